@@ -1,0 +1,39 @@
+//! The library's error type: every failure a user can see, defined once.
+
+use std::path::PathBuf;
+
+/// Errors of the library (loading cases, running a server, writing evidence).
+///
+/// Case failures (an outcome that differs from the expected one) are not errors:
+/// they are verdicts, reported by `crate::report`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// A file could not be read or written.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// A file is not the JSON this crate expects.
+    #[error("{path}: invalid JSON: {source}")]
+    Json {
+        /// The file.
+        path: PathBuf,
+        /// serde_json's error, with line and column.
+        source: serde_json::Error,
+    },
+    /// Two cases share a name; names identify evidence and snapshots.
+    #[error("duplicate case name {0:?}")]
+    DuplicateCase(String),
+    /// The server command could not be started.
+    #[error("cannot start server {command:?}: {source}")]
+    Spawn {
+        /// The program and its arguments.
+        command: Vec<String>,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+}

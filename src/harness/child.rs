@@ -1,0 +1,112 @@
+//! The server under test as a real child process: spawn, stderr capture, shutdown.
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::AsyncReadExt;
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::task::JoinHandle;
+
+use crate::error::Error;
+
+/// Most bytes of stderr kept per session (the rest is counted, not kept).
+pub const MAX_STDERR_BYTES: usize = 1024 * 1024;
+
+/// How the server ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Exit {
+    /// The exit code; `None` when a signal ended it.
+    pub code: Option<i32>,
+    /// Whether the harness had to kill it after the shutdown grace period.
+    pub forced_kill: bool,
+    /// Its whole stderr (up to [`MAX_STDERR_BYTES`]), lossily decoded.
+    pub stderr: String,
+}
+
+/// A running server process with its stdio taken apart.
+#[derive(Debug)]
+pub struct ServerProcess {
+    child: Child,
+    stderr: JoinHandle<String>,
+    /// The process id.
+    pub pid: Option<u32>,
+}
+
+/// Spawns `command` (program, then arguments) with piped stdin, stdout and stderr.
+/// The child is killed if the handle is dropped, so nothing outlives a test.
+///
+/// # Errors
+/// [`Error::Spawn`] when the command is empty or cannot start.
+pub fn spawn(command: &[String]) -> Result<(ServerProcess, ChildStdin, ChildStdout), Error> {
+    let spawn_error = |source| Error::Spawn {
+        command: command.to_vec(),
+        source,
+    };
+    let (program, args) = command.split_first().ok_or_else(|| {
+        spawn_error(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "empty server command",
+        ))
+    })?;
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(spawn_error)?;
+    let missing = |what: &str| spawn_error(std::io::Error::other(format!("no {what} pipe")));
+    let stdin = child.stdin.take().ok_or_else(|| missing("stdin"))?;
+    let stdout = child.stdout.take().ok_or_else(|| missing("stdout"))?;
+    let mut stderr_pipe = child.stderr.take().ok_or_else(|| missing("stderr"))?;
+    let stderr = tokio::spawn(async move {
+        let mut kept = Vec::new();
+        let mut chunk = [0u8; 8192];
+        let mut dropped = 0usize;
+        while let Ok(read) = stderr_pipe.read(&mut chunk).await {
+            if read == 0 {
+                break;
+            }
+            let room = MAX_STDERR_BYTES.saturating_sub(kept.len());
+            kept.extend_from_slice(&chunk[..read.min(room)]);
+            dropped += read.saturating_sub(room);
+        }
+        let mut text = String::from_utf8_lossy(&kept).into_owned();
+        if dropped > 0 {
+            text.push_str(&format!(
+                "\n[elicit-check: {dropped} more bytes of stderr not kept]"
+            ));
+        }
+        text
+    });
+    let pid = child.id();
+    Ok((ServerProcess { child, stderr, pid }, stdin, stdout))
+}
+
+impl ServerProcess {
+    /// Waits up to `grace` for the child to exit (its stdin must already be
+    /// closed), then kills only this child. Collects stderr within `grace` too.
+    pub async fn shutdown(mut self, grace: Duration) -> Exit {
+        let (status, forced_kill) = match tokio::time::timeout(grace, self.child.wait()).await {
+            Ok(status) => (status.ok(), false),
+            Err(_) => {
+                let _ = self.child.start_kill();
+                (self.child.wait().await.ok(), true)
+            }
+        };
+        let stderr = match tokio::time::timeout(grace, &mut self.stderr).await {
+            Ok(Ok(text)) => text,
+            // A grandchild may hold stderr open; what was read so far is lost only then.
+            _ => {
+                self.stderr.abort();
+                "[elicit-check: stderr still open after the server exited]".to_owned()
+            }
+        };
+        Exit {
+            code: status.and_then(|status| status.code()),
+            forced_kill,
+            stderr,
+        }
+    }
+}

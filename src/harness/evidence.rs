@@ -1,0 +1,77 @@
+//! The evidence of one case: everything needed to judge it and to read it later.
+//!
+//! Written to `run-output/` for every case, passing or failing (issue 2, section 3).
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::proxy::{Event, Frame, StrayLine};
+use super::{Call, Finished};
+use crate::case::Case;
+
+/// The rmcp version this crate is built against (checked against Cargo.lock by a test).
+pub const RMCP_VERSION: &str = "3.11.0";
+
+/// Evidence of one case run in one server process. JSON keys are the field names.
+#[derive(Debug, Clone, Serialize)]
+pub struct Evidence {
+    /// The case's name.
+    pub case: String,
+    /// The case itself (inputs).
+    pub input: Case,
+    /// This crate's version.
+    pub elicit_check_version: &'static str,
+    /// rmcp's version.
+    pub rmcp_version: &'static str,
+    /// The server command (program and arguments).
+    pub server_command: Vec<String>,
+    /// The server's process id.
+    pub pid: Option<u32>,
+    /// The protocol version the server answered at `initialize`.
+    pub protocol_version: Option<String>,
+    /// Every JSON-RPC frame in both directions, in order.
+    pub wire: Vec<Frame>,
+    /// Timed events (milliseconds since spawn).
+    pub timeline: Vec<Event>,
+    /// How many times the client's `create_elicitation` callback ran.
+    pub callbacks: usize,
+    /// Server stdout lines that were not JSON-RPC messages.
+    pub stray_stdout: Vec<StrayLine>,
+    /// The server's whole stderr.
+    pub stderr: String,
+    /// The server's exit code (`None`: ended by a signal).
+    pub exit_code: Option<i32>,
+    /// Whether the harness killed the server after the shutdown grace period.
+    pub forced_kill: bool,
+    /// `structuredContent` of the `calculate` result.
+    pub outcome: Option<Value>,
+    /// `content[0].text` of the `calculate` result, parsed as JSON.
+    pub text_outcome: Option<Value>,
+    /// Why there is no outcome (handshake failure, timeout, JSON-RPC error).
+    pub error: Option<String>,
+}
+
+impl Evidence {
+    /// Assembles the evidence of `case` from a finished session and its one call.
+    pub fn new(case: &Case, command: &[String], finished: Finished, call: Call) -> Self {
+        Evidence {
+            case: case.name.clone(),
+            input: case.clone(),
+            elicit_check_version: env!("CARGO_PKG_VERSION"),
+            rmcp_version: RMCP_VERSION,
+            server_command: command.to_vec(),
+            pid: finished.pid,
+            protocol_version: finished.protocol_version,
+            wire: finished.recording.wire,
+            timeline: finished.recording.timeline,
+            callbacks: finished.callbacks,
+            stray_stdout: finished.recording.stray_stdout,
+            stderr: finished.exit.stderr,
+            exit_code: finished.exit.code,
+            forced_kill: finished.exit.forced_kill,
+            outcome: call.outcome,
+            text_outcome: call.text_outcome,
+            error: finished.startup_error.or(call.error),
+        }
+    }
+}

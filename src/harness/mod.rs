@@ -1,0 +1,295 @@
+//! The harness: runs any MCP server as a real stdio child process, talks to it
+//! with an rmcp client through a recording proxy, and answers elicitations with
+//! raw JSON.
+//!
+//! ```text
+//! rmcp client (CaseClient) ⇄ duplex ⇄ proxy (record, inject answer, tap) ⇄ child stdin/stdout
+//! ```
+//! Every await has a bound ([`Limits`]); a session that hangs ends with an error
+//! in its evidence, never with a hung test.
+
+pub mod child;
+pub mod client;
+pub mod evidence;
+pub mod proxy;
+
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{RoleClient, RunningService};
+use serde_json::{Map, Value};
+use tokio::task::JoinHandle;
+
+use crate::case::{Answer, Case};
+use crate::error::Error;
+pub use evidence::Evidence;
+use proxy::{Frame, ProxyState, ServerTap};
+
+/// The tool every session calls.
+pub const TOOL_NAME: &str = "calculate";
+
+/// Time bounds of one session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// From spawn to a finished `initialize` and `tools/list`.
+    pub startup: Duration,
+    /// One `tools/call`, elicitation included.
+    pub call: Duration,
+    /// After stdin closes, how long the server may take to exit before it is killed.
+    pub shutdown: Duration,
+}
+
+impl Default for Limits {
+    /// 10 s startup, 10 s per call, 5 s shutdown grace (issue 2, section 3).
+    fn default() -> Self {
+        Limits {
+            startup: Duration::from_secs(10),
+            call: Duration::from_secs(10),
+            shutdown: Duration::from_secs(5),
+        }
+    }
+}
+
+/// What one `tools/call` produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    /// `structuredContent` of the tool result.
+    pub outcome: Option<Value>,
+    /// `content[0].text` parsed as JSON.
+    pub text_outcome: Option<Value>,
+    /// Why there is no result: a JSON-RPC error, a timeout, a closed transport.
+    pub error: Option<String>,
+    /// The frames recorded during this call.
+    pub frames: Vec<Frame>,
+}
+
+/// A live session with one server process.
+pub struct Session {
+    client: Option<RunningService<RoleClient, client::CaseClient>>,
+    state: ProxyState,
+    process: child::ServerProcess,
+    pumps: [JoinHandle<()>; 2],
+    callbacks: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    limits: Limits,
+    startup_error: Option<String>,
+}
+
+/// What a finished session leaves behind.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    /// All frames, stray lines and events.
+    pub recording: proxy::Recording,
+    /// How the process ended.
+    pub exit: child::Exit,
+    /// `create_elicitation` callbacks the client received.
+    pub callbacks: usize,
+    /// The protocol version the server answered at `initialize`.
+    pub protocol_version: Option<String>,
+    /// The process id.
+    pub pid: Option<u32>,
+    /// Why the session could not start (initialize or tools/list failed or timed out).
+    pub startup_error: Option<String>,
+}
+
+impl Session {
+    /// Spawns `command`, initializes an rmcp client declaring `capabilities`
+    /// (raw JSON, sent byte for byte) and checks that the server lists `calculate`.
+    ///
+    /// `tap`, when given, rewrites server→client frames (wire mutants, issue 4).
+    ///
+    /// # Errors
+    /// [`Error::Spawn`] when the process cannot start. A failed handshake is not an
+    /// error here: it is kept for the evidence (see [`Finished::startup_error`]).
+    pub async fn start(
+        command: &[String],
+        capabilities: &Value,
+        limits: Limits,
+        tap: Option<ServerTap>,
+    ) -> Result<Session, Error> {
+        let started = Instant::now();
+        let (process, stdin, stdout) = child::spawn(command)?;
+        let state = ProxyState::new(capabilities.clone(), started);
+        state.event(format!("spawned pid {}", process.pid.unwrap_or(0)));
+        let (client_io, proxy_io) = tokio::io::duplex(1 << 20);
+        let (proxy_read, proxy_write) = tokio::io::split(proxy_io);
+        let pumps = [
+            tokio::spawn(proxy::client_to_server(state.clone(), proxy_read, stdin)),
+            tokio::spawn(proxy::server_to_client(
+                state.clone(),
+                stdout,
+                proxy_write,
+                tap,
+            )),
+        ];
+        let handler = client::CaseClient::new(capabilities.clone());
+        let callbacks = handler.callbacks();
+        let mut session = Session {
+            client: None,
+            state,
+            process,
+            pumps,
+            callbacks,
+            limits,
+            startup_error: None,
+        };
+        match tokio::time::timeout(limits.startup, handler.serve(client_io)).await {
+            Ok(Ok(client)) => session.client = Some(client),
+            Ok(Err(error)) => session.startup_error = Some(format!("initialize failed: {error}")),
+            Err(_) => {
+                session.startup_error = Some(format!(
+                    "initialize did not finish within {:?}",
+                    limits.startup
+                ));
+            }
+        }
+        if session.startup_error.is_none() {
+            session.startup_error = session.check_tool_listed().await.err();
+        }
+        Ok(session)
+    }
+
+    /// Lists the server's tools and checks that [`TOOL_NAME`] is among them.
+    async fn check_tool_listed(&self) -> Result<(), String> {
+        let Some(client) = &self.client else {
+            return Err("no client".into());
+        };
+        let listed = tokio::time::timeout(self.limits.startup, client.peer().list_tools(None))
+            .await
+            .map_err(|_| format!("tools/list did not finish within {:?}", self.limits.startup))?
+            .map_err(|error| format!("tools/list failed: {error}"))?;
+        if listed.tools.iter().any(|tool| tool.name == TOOL_NAME) {
+            Ok(())
+        } else {
+            let names: Vec<_> = listed
+                .tools
+                .iter()
+                .map(|tool| tool.name.to_string())
+                .collect();
+            Err(format!(
+                "the server offers no tool named {TOOL_NAME:?} (it offers {names:?})"
+            ))
+        }
+    }
+
+    /// Why the session could not start, if it could not.
+    pub fn startup_error(&self) -> Option<&str> {
+        self.startup_error.as_deref()
+    }
+
+    /// Calls `calculate` with `{"policy": policy}` and answers its elicitation, if
+    /// any, with `answer` (raw JSON written into the reply frame).
+    pub async fn call(&mut self, policy: &str, answer: Option<Answer>) -> Call {
+        let first_frame = self.state.frame_count();
+        let mut call = Call {
+            outcome: None,
+            text_outcome: None,
+            error: None,
+            frames: Vec::new(),
+        };
+        match &self.client {
+            None => {
+                call.error = Some(
+                    self.startup_error
+                        .clone()
+                        .unwrap_or_else(|| "session not started".into()),
+                );
+            }
+            Some(client) => {
+                self.state.set_answer(answer);
+                let mut arguments = Map::new();
+                arguments.insert("policy".into(), Value::String(policy.to_owned()));
+                let params = CallToolRequestParams::new(TOOL_NAME).with_arguments(arguments);
+                match tokio::time::timeout(self.limits.call, client.peer().call_tool(params)).await
+                {
+                    Ok(Ok(result)) => read_result(&result, &mut call),
+                    Ok(Err(error)) => call.error = Some(format!("tools/call failed: {error}")),
+                    Err(_) => {
+                        call.error = Some(format!(
+                            "tools/call did not finish within {:?}",
+                            self.limits.call
+                        ));
+                    }
+                }
+            }
+        }
+        call.frames = self.state.frames_since(first_frame);
+        call
+    }
+
+    /// Closes the client, then the server's stdin; waits for the server to exit
+    /// (killing it after the grace period) and returns everything recorded.
+    pub async fn finish(mut self) -> Finished {
+        let protocol_version = self
+            .client
+            .as_ref()
+            .and_then(|client| client.peer().peer_info())
+            .map(|info| info.protocol_version.to_string());
+        if let Some(client) = self.client.take() {
+            let _ = tokio::time::timeout(self.limits.shutdown, client.cancel()).await;
+        }
+        let pid = self.process.pid;
+        let [mut to_server, mut to_client] = self.pumps;
+        // The client side is gone; the pump closes the server's stdin when it sees that.
+        if tokio::time::timeout(self.limits.shutdown, &mut to_server)
+            .await
+            .is_err()
+        {
+            to_server.abort(); // drops the server's stdin
+            self.state
+                .event("client pump did not end; server stdin dropped");
+        }
+        let exit = self.process.shutdown(self.limits.shutdown).await;
+        if tokio::time::timeout(self.limits.shutdown, &mut to_client)
+            .await
+            .is_err()
+        {
+            to_client.abort();
+            self.state.event("server stdout still open after exit");
+        }
+        self.state.event(format!(
+            "exited with {:?}{}",
+            exit.code,
+            if exit.forced_kill { " (killed)" } else { "" }
+        ));
+        Finished {
+            recording: self.state.recording(),
+            exit,
+            callbacks: self.callbacks.load(Ordering::SeqCst),
+            protocol_version,
+            pid,
+            startup_error: self.startup_error,
+        }
+    }
+}
+
+/// Fills `call` from a tool result: `structuredContent` and `content[0]` text.
+fn read_result(result: &CallToolResult, call: &mut Call) {
+    call.outcome = result.structured_content.clone();
+    call.text_outcome = result
+        .content
+        .first()
+        .and_then(|block| block.as_text())
+        .and_then(|text| serde_json::from_str(&text.text).ok());
+    if result.is_error == Some(true) {
+        call.error = Some("the tool result has isError: true".into());
+    }
+}
+
+/// Runs one case in a fresh server process and returns its evidence.
+///
+/// # Errors
+/// [`Error::Spawn`] only; every other failure (handshake, timeout, crash) is
+/// recorded in the evidence so nothing is lost.
+pub async fn run_case(
+    command: &[String],
+    case: &Case,
+    limits: Limits,
+    tap: Option<ServerTap>,
+) -> Result<Evidence, Error> {
+    let mut session = Session::start(command, &case.capabilities, limits, tap).await?;
+    let call = session.call(case.policy(), case.answer.clone()).await;
+    let finished = session.finish().await;
+    Ok(Evidence::new(case, command, finished, call))
+}

@@ -1,0 +1,345 @@
+//! The recording line proxy between the rmcp client and the server's stdio.
+//!
+//! Every line in both directions is recorded in order with a sequence number,
+//! before rmcp can skip it. Client→server: the reply to an `elicitation/create`
+//! gets the case's raw answer written into it, and `initialize` declares the
+//! case's capabilities byte for byte. Server→client: stdout lines that are not
+//! JSON-RPC messages are recorded apart and not forwarded; an optional
+//! [`ServerTap`] may rewrite frames before the client and the checks see them.
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde::Serialize;
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+
+use crate::case::Answer;
+
+/// Longest line the proxy reads, as rmcp's stdio transport (16 MiB).
+pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
+
+/// Which peer wrote a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    /// The harness's client (its frames go to the server's stdin).
+    Client,
+    /// The server under test (its frames come from its stdout).
+    Server,
+}
+
+/// One JSON-RPC frame as it crossed the proxy: `{"seq": 3, "from": "server", "message": {...}}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Frame {
+    /// Position in the session's line order (frames and stray lines share it), from 0.
+    pub seq: u64,
+    /// The sender.
+    pub from: Side,
+    /// The parsed message, as delivered to the other side.
+    pub message: Value,
+}
+
+/// A server stdout line that is not a JSON-RPC message (rmcp would skip it silently).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StrayLine {
+    /// Position in the session's line order.
+    pub seq: u64,
+    /// The line, lossily decoded as UTF-8, without its newline.
+    pub line: String,
+}
+
+/// A timed event: `{"ms": 12, "event": "elicitation/create id 0 from server"}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Event {
+    /// Milliseconds since the session started.
+    pub ms: u64,
+    /// What happened.
+    pub event: String,
+}
+
+/// Everything the proxy saw.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Recording {
+    /// JSON-RPC frames in order.
+    pub wire: Vec<Frame>,
+    /// Non-JSON-RPC lines on the server's stdout.
+    pub stray_stdout: Vec<StrayLine>,
+    /// Timed events (the only place timings live, so `wire` is deterministic).
+    pub timeline: Vec<Event>,
+}
+
+/// Rewrites one server→client frame into zero or more lines to deliver instead
+/// (issue 4, wire mutants). Given the frame and the recording so far.
+pub type ServerTap = Box<dyn FnMut(Value, &Recording) -> Vec<TapLine> + Send>;
+
+/// A line a [`ServerTap`] delivers to the client.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TapLine {
+    /// A JSON-RPC frame (recorded as from the server).
+    Frame(Value),
+    /// Raw text (recorded as a stray line when it is not a JSON-RPC message).
+    Raw(String),
+}
+
+/// State shared by both directions.
+#[derive(Debug)]
+pub struct Shared {
+    started: Instant,
+    next_seq: u64,
+    recording: Recording,
+    /// Ids of `elicitation/create` requests from the server awaiting the client's reply.
+    pending_elicitations: BTreeSet<String>,
+    /// The answer to write into the next elicitation reply.
+    answer: Option<Answer>,
+    /// The exact `capabilities` object to declare at `initialize`.
+    capabilities: Value,
+}
+
+/// A handle on the proxy's shared state.
+#[derive(Debug, Clone)]
+pub struct ProxyState(Arc<Mutex<Shared>>);
+
+impl ProxyState {
+    /// A new state declaring `capabilities`.
+    pub fn new(capabilities: Value, started: Instant) -> Self {
+        ProxyState(Arc::new(Mutex::new(Shared {
+            started,
+            next_seq: 0,
+            recording: Recording::default(),
+            pending_elicitations: BTreeSet::new(),
+            answer: None,
+            capabilities,
+        })))
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
+        // A panic while holding the lock cannot leave the recording half-written in a
+        // way that matters more than losing it; keep going with what is there.
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Sets the answer the proxy writes into elicitation replies from now on.
+    pub fn set_answer(&self, answer: Option<Answer>) {
+        self.lock().answer = answer;
+    }
+
+    /// Records a timed event.
+    pub fn event(&self, event: impl Into<String>) {
+        let mut shared = self.lock();
+        let ms = u64::try_from(shared.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        shared.recording.timeline.push(Event {
+            ms,
+            event: event.into(),
+        });
+    }
+
+    /// A copy of the recording so far.
+    pub fn recording(&self) -> Recording {
+        self.lock().recording.clone()
+    }
+
+    /// Frames recorded from position `from` on (for per-call slices).
+    pub fn frames_since(&self, from: usize) -> Vec<Frame> {
+        self.lock().recording.wire[from..].to_vec()
+    }
+
+    /// Number of frames recorded so far.
+    pub fn frame_count(&self) -> usize {
+        self.lock().recording.wire.len()
+    }
+
+    fn record(&self, from: Side, message: Value) {
+        let mut shared = self.lock();
+        let seq = shared.next_seq;
+        shared.next_seq += 1;
+        let ms = u64::try_from(shared.started.elapsed().as_millis()).unwrap_or(u64::MAX);
+        let summary = summarize(from, &message);
+        shared.recording.timeline.push(Event { ms, event: summary });
+        shared.recording.wire.push(Frame { seq, from, message });
+    }
+
+    fn record_stray(&self, line: String) {
+        let mut shared = self.lock();
+        let seq = shared.next_seq;
+        shared.next_seq += 1;
+        shared.recording.stray_stdout.push(StrayLine { seq, line });
+    }
+
+    /// Client→server rewriting: exact capabilities at `initialize`, the case's answer
+    /// in an elicitation reply.
+    fn rewrite_client_frame(&self, mut message: Value) -> Value {
+        let mut shared = self.lock();
+        if message.get("method").and_then(Value::as_str) == Some("initialize") {
+            if let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) {
+                params.insert("capabilities".into(), shared.capabilities.clone());
+            }
+            return message;
+        }
+        let is_response = message.get("method").is_none();
+        let Some(id) = message.get("id").map(id_key) else {
+            return message;
+        };
+        if !is_response || !shared.pending_elicitations.remove(&id) {
+            return message;
+        }
+        // Only a result is replaced: a client that refused (mode not declared) keeps its error.
+        if message.get("result").is_none() {
+            return message;
+        }
+        if let (Some(answer), Some(object)) = (shared.answer.clone(), message.as_object_mut()) {
+            object.remove("result");
+            match answer {
+                Answer::Result(result) => object.insert("result".into(), result),
+                Answer::Error(error) => object.insert("error".into(), error),
+            };
+        }
+        message
+    }
+
+    fn note_server_frame(&self, message: &Value) {
+        let is_elicitation =
+            message.get("method").and_then(Value::as_str) == Some("elicitation/create");
+        if let (true, Some(id)) = (is_elicitation, message.get("id")) {
+            self.lock().pending_elicitations.insert(id_key(id));
+        }
+    }
+}
+
+/// A request id as a map key: JSON text, so `1` and `"1"` stay distinct.
+fn id_key(id: &Value) -> String {
+    id.to_string()
+}
+
+/// A one-line description of a frame for the timeline.
+fn summarize(from: Side, message: &Value) -> String {
+    let id = message
+        .get("id")
+        .map_or_else(|| "-".to_owned(), Value::to_string);
+    let kind = match (message.get("method"), message.get("error")) {
+        (Some(method), _) => method.as_str().unwrap_or("?").to_owned(),
+        (None, Some(_)) => "error".to_owned(),
+        (None, None) => "result".to_owned(),
+    };
+    let from = match from {
+        Side::Client => "client",
+        Side::Server => "server",
+    };
+    format!("{from} {kind} id {id}")
+}
+
+/// Whether a parsed line is a JSON-RPC 2.0 message.
+pub fn is_jsonrpc(message: &Value) -> bool {
+    message.get("jsonrpc").and_then(Value::as_str) == Some("2.0")
+}
+
+/// Reads one line (without the newline); `None` at end of stream. Lines longer
+/// than [`MAX_LINE_BYTES`] are cut there (the rest is read and dropped).
+async fn read_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> Option<String> {
+    let mut buffer = Vec::new();
+    loop {
+        let available = match reader.fill_buf().await {
+            Ok(available) => available,
+            Err(_) => return None,
+        };
+        if available.is_empty() {
+            return (!buffer.is_empty()).then(|| String::from_utf8_lossy(&buffer).into_owned());
+        }
+        let (chunk, found) = match available.iter().position(|byte| *byte == b'\n') {
+            Some(end) => (&available[..end], Some(end + 1)),
+            None => (available, None),
+        };
+        let room = MAX_LINE_BYTES.saturating_sub(buffer.len());
+        buffer.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        let consumed = found.unwrap_or(available.len());
+        reader.consume(consumed);
+        if found.is_some() {
+            if buffer.last() == Some(&b'\r') {
+                buffer.pop();
+            }
+            return Some(String::from_utf8_lossy(&buffer).into_owned());
+        }
+    }
+}
+
+/// Pumps client→server: records, rewrites, writes to the server's stdin. Ends when
+/// the client closes; then closes the server's stdin.
+pub async fn client_to_server<R, W>(state: ProxyState, from_client: R, mut to_server: W)
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut reader = BufReader::new(from_client);
+    while let Some(line) = read_line(&mut reader).await {
+        let Ok(message) = serde_json::from_str::<Value>(&line) else {
+            continue; // rmcp writes only JSON; nothing to forward
+        };
+        let message = state.rewrite_client_frame(message);
+        let text = message.to_string();
+        state.record(Side::Client, message);
+        if to_server.write_all(text.as_bytes()).await.is_err()
+            || to_server.write_all(b"\n").await.is_err()
+            || to_server.flush().await.is_err()
+        {
+            state.event("server stdin closed while writing");
+            break;
+        }
+    }
+    let _ = to_server.shutdown().await;
+    state.event("client closed; server stdin closed");
+}
+
+/// Pumps server→client: records every stdout line, forwards JSON-RPC frames
+/// (after the tap, if any). Ends at the server's end of stdout.
+pub async fn server_to_client<R, W>(
+    state: ProxyState,
+    from_server: R,
+    mut to_client: W,
+    mut tap: Option<ServerTap>,
+) where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    let mut reader = BufReader::new(from_server);
+    let mut client_open = true;
+    while let Some(line) = read_line(&mut reader).await {
+        let message = match serde_json::from_str::<Value>(&line) {
+            Ok(message) if is_jsonrpc(&message) => message,
+            _ => {
+                state.record_stray(line);
+                continue;
+            }
+        };
+        let lines = match tap.as_mut() {
+            Some(tap) => tap(message, &state.recording()),
+            None => vec![TapLine::Frame(message)],
+        };
+        for line in lines {
+            let text = match line {
+                TapLine::Frame(message) => {
+                    state.note_server_frame(&message);
+                    let text = message.to_string();
+                    state.record(Side::Server, message);
+                    text
+                }
+                TapLine::Raw(text) => {
+                    state.record_stray(text.clone());
+                    text
+                }
+            };
+            if client_open
+                && (to_client.write_all(text.as_bytes()).await.is_err()
+                    || to_client.write_all(b"\n").await.is_err()
+                    || to_client.flush().await.is_err())
+            {
+                // Keep draining and recording the server's stdout even if the client left.
+                client_open = false;
+            }
+        }
+    }
+    let _ = to_client.shutdown().await;
+    state.event("server stdout closed");
+}

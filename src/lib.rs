@@ -1,0 +1,33 @@
+//! elicit-check: property-based and mutation testing for MCP form elicitation.
+//!
+//! The data flow, one answer from generation to verdict:
+//!
+//! ```text
+//! case / strategy  ->  harness (rmcp client + recording proxy)  <->  server (child process)
+//!                  ->  outcome  ->  oracle (model, contract checks, compare)  ->  report
+//! ```
+//!
+//! - [`case`], [`strategy`]: what to send (fixed contract cases, generated cases with a reason).
+//! - [`harness`]: runs any stdio MCP server, records every frame, injects raw answers.
+//! - [`server`] over the pure core [`form`], [`reply`], [`decision`], [`outcome`]: the reference server.
+//! - [`oracle`], [`compare`]: judgements that share no code with the core.
+//! - [`run`], [`report`]: the `elicit-check run` job, its table and `results.json`.
+//!
+//! Statuses (see [`outcome::Outcome`]): `calculated` (the only one with
+//! `computed: true`), `invalid_content`, `invalid_response`, `declined`, `cancelled`,
+//! `unsupported`, `protocol_error`, `raw_response`.
+#![warn(missing_docs)]
+
+pub mod case;
+pub mod compare;
+pub mod decision;
+pub mod error;
+pub mod form;
+pub mod harness;
+pub mod oracle;
+pub mod outcome;
+pub mod reply;
+pub mod report;
+pub mod run;
+pub mod server;
+pub mod strategy;

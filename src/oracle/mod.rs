@@ -1,0 +1,11 @@
+//! Oracles: judgements that share no code with the server core.
+//!
+//! - [`model`]: the reference model, the contract as a table of rules over raw JSON.
+//! - [`contract`]: the checks of one case's evidence (outcome, wire, ids, schema).
+//!
+//! The third oracle, "by construction", lives with the strategies
+//! (`crate::strategy::Reason::expected`): each generated case knows why it must
+//! or must not compute.
+
+pub mod contract;
+pub mod model;

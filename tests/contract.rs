@@ -1,0 +1,177 @@
+//! The 17 contract cases: over real stdio (one fresh server per case) and against
+//! the pure core. Expected outcomes come from `expected/results.json`, written by
+//! hand from the table in issue 2.
+
+use elicit_check::case::{self, Case};
+use elicit_check::compare;
+use elicit_check::harness::{self, Limits};
+use elicit_check::oracle::contract;
+use serde_json::Value;
+
+use crate::util;
+
+/// The table of issue 2, in order.
+const CONTRACT_NAMES: [&str; 17] = [
+    "accept_valid",
+    "accept_missing_field",
+    "accept_no_content",
+    "accept_wrong_type",
+    "accept_out_of_range",
+    "decline",
+    "cancel",
+    "decline_with_spurious_data",
+    "cancel_with_spurious_data",
+    "raw_accept_missing_field",
+    "unsupported_guarded",
+    "unsupported_unchecked_diagnostic",
+    "legacy_empty_capability_accept",
+    "url_only_guarded",
+    "accept_extra_field",
+    "accept_float_integer",
+    "accept_boolean_as_integer",
+];
+
+fn contract_case(name: &str) -> (Case, Value) {
+    let case = case::contract_cases()
+        .into_iter()
+        .find(|case| case.name == name)
+        .unwrap_or_else(|| panic!("no case {name} in fixtures/cases.json"));
+    let expected = case::contract_expected()
+        .get(name)
+        .cloned()
+        .unwrap_or_else(|| panic!("no expected outcome for {name}"));
+    (case, expected)
+}
+
+/// Runs one contract case over stdio and fails with every check that did not hold.
+fn over_stdio(name: &str) {
+    let (case, expected) = contract_case(name);
+    let evidence = util::runtime()
+        .block_on(harness::run_case(
+            &util::reference_server(),
+            &case,
+            Limits::default(),
+            None,
+        ))
+        .expect("the reference server starts");
+    let failures = contract::check(&case, &expected, &evidence);
+    assert!(
+        failures.is_empty(),
+        "case {name} failed:\n  {}\nwire: {}",
+        failures.join("\n  "),
+        serde_json::to_string_pretty(&evidence.wire).unwrap_or_default()
+    );
+    // The check above covers these; they are repeated so the contract reads here too.
+    let elicitations = evidence
+        .wire
+        .iter()
+        .filter(|frame| {
+            frame.message.get("method").and_then(Value::as_str) == Some("elicitation/create")
+        })
+        .count();
+    let requested = expected.get("requested") != Some(&Value::Bool(false));
+    assert_eq!(
+        elicitations,
+        usize::from(requested),
+        "{name}: elicitation/create count"
+    );
+    assert_eq!(evidence.callbacks, elicitations, "{name}: client callbacks");
+    assert_eq!(evidence.exit_code, Some(0), "{name}: exit code");
+    assert!(!evidence.forced_kill, "{name}: forced kill");
+    assert_eq!(evidence.protocol_version.as_deref(), Some("2025-11-25"));
+}
+
+macro_rules! stdio_cases {
+    ($($name:ident),* $(,)?) => {
+        mod stdio {
+            $(
+                #[test]
+                fn $name() {
+                    super::over_stdio(stringify!($name));
+                }
+            )*
+        }
+    };
+}
+
+stdio_cases!(
+    accept_valid,
+    accept_missing_field,
+    accept_no_content,
+    accept_wrong_type,
+    accept_out_of_range,
+    decline,
+    cancel,
+    decline_with_spurious_data,
+    cancel_with_spurious_data,
+    raw_accept_missing_field,
+    unsupported_guarded,
+    unsupported_unchecked_diagnostic,
+    legacy_empty_capability_accept,
+    url_only_guarded,
+    accept_extra_field,
+    accept_float_integer,
+    accept_boolean_as_integer,
+);
+
+#[test]
+fn fixtures_hold_exactly_the_seventeen_contract_cases_in_table_order() {
+    let names: Vec<String> = case::contract_cases()
+        .into_iter()
+        .map(|case| case.name)
+        .collect();
+    assert_eq!(names, CONTRACT_NAMES);
+    let expected = case::contract_expected();
+    let mut expected_names: Vec<&str> = expected.keys().map(String::as_str).collect();
+    expected_names.sort_unstable();
+    let mut table = CONTRACT_NAMES.to_vec();
+    table.sort_unstable();
+    assert_eq!(expected_names, table);
+}
+
+#[test]
+fn the_pure_core_gives_every_expected_outcome() {
+    let expected = case::contract_expected();
+    for case in case::contract_cases() {
+        let outcome = util::core_outcome(&case).to_json();
+        let mismatches = compare::compare(&expected[&case.name], &outcome);
+        assert!(mismatches.is_empty(), "{}: {mismatches:?}", case.name);
+    }
+}
+
+#[test]
+fn the_reference_model_gives_every_expected_outcome() {
+    let expected = case::contract_expected();
+    for case in case::contract_cases() {
+        let outcome = elicit_check::oracle::model::expected_outcome(&case);
+        let mismatches = compare::compare(&expected[&case.name], &outcome);
+        assert!(mismatches.is_empty(), "{}: {mismatches:?}", case.name);
+    }
+}
+
+#[test]
+fn the_requested_schema_is_exactly_the_contract_schema() {
+    let sent = serde_json::to_value(elicit_check::server::requested_schema()).expect("serializes");
+    assert_eq!(
+        compare::compare(&contract::contract_schema(), &sent),
+        vec![]
+    );
+    assert_eq!(
+        sent.to_string(),
+        r#"{"type":"object","properties":{"units":{"type":"integer","minimum":1,"maximum":10},"unit_value":{"type":"integer","minimum":1,"maximum":100}},"required":["units","unit_value"]}"#
+    );
+}
+
+#[test]
+fn cargo_lock_pins_the_rmcp_version_reported_in_evidence() {
+    let lock = include_str!("../Cargo.lock");
+    let pinned = format!(
+        "name = \"rmcp\"\nversion = \"{}\"",
+        elicit_check::harness::evidence::RMCP_VERSION
+    );
+    assert!(
+        lock.contains(&pinned),
+        "Cargo.lock does not pin rmcp {}",
+        elicit_check::harness::evidence::RMCP_VERSION
+    );
+}

@@ -1,0 +1,35 @@
+//! Shared helpers: the reference server command, a runtime, the pure simulation.
+
+use elicit_check::case::Case;
+use elicit_check::decision::{self, Policy};
+use elicit_check::harness::client::reply_for;
+use elicit_check::outcome::Outcome;
+use elicit_check::reply::Reply;
+use rmcp::model::ClientCapabilities;
+
+/// `elicit-check serve`, the built-in reference server, as a child command.
+pub fn reference_server() -> Vec<String> {
+    vec![
+        env!("CARGO_BIN_EXE_elicit-check").to_owned(),
+        "serve".to_owned(),
+    ]
+}
+
+/// A current-thread runtime for one test (proptest bodies cannot be async).
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a tokio runtime")
+}
+
+/// The reference core's outcome for `case` without a process: the harness
+/// client's reply (`reply_for`) parsed as rmcp would, through the decision.
+pub fn core_outcome(case: &Case) -> Outcome {
+    let capabilities: ClientCapabilities =
+        serde_json::from_value(case.capabilities.clone()).expect("valid capabilities");
+    let policy: Policy = case.policy.parse().expect("known policy");
+    decision::decide(capabilities.elicitation.as_ref(), policy, || {
+        Reply::from_answer(&reply_for(case))
+    })
+}
