@@ -31,3 +31,4 @@ pub mod report;
 pub mod run;
 pub mod server;
 pub mod strategy;
+pub mod transcript;

@@ -11,6 +11,7 @@
 pub mod child;
 pub mod client;
 pub mod evidence;
+pub mod mutation;
 pub mod proxy;
 
 use std::sync::atomic::Ordering;

@@ -1,0 +1,73 @@
+//! Wire-log snapshots (issue 4, section 3): the transcript of each contract case
+//! over real stdio, one insta snapshot per case in the top-level `snapshots/`
+//! folder, named after the case. `CI=true cargo test` fails on any changed frame.
+
+use elicit_check::case;
+use elicit_check::harness::{self, Limits};
+use elicit_check::transcript;
+
+use crate::util;
+
+/// Runs contract case `name` against the reference server and snapshots its transcript.
+fn snapshot(name: &str) {
+    let case = case::contract_cases()
+        .into_iter()
+        .find(|case| case.name == name)
+        .unwrap_or_else(|| panic!("no case {name} in fixtures/cases.json"));
+    let evidence = util::runtime()
+        .block_on(harness::run_case(
+            &util::reference_server(),
+            &case,
+            Limits::default(),
+            None,
+        ))
+        .expect("the reference server starts");
+    let text = transcript::render_with_stray(&evidence.wire, &evidence.stray_stdout);
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_description(format!("wire of contract case {name}"));
+    settings.bind(|| insta::assert_snapshot!(name, text));
+}
+
+macro_rules! snapshot_cases {
+    ($($name:ident),* $(,)?) => {
+        /// The cases with a snapshot test, in table order.
+        const SNAPSHOT_CASES: &[&str] = &[$(stringify!($name)),*];
+        $(
+            #[test]
+            fn $name() {
+                snapshot(stringify!($name));
+            }
+        )*
+    };
+}
+
+snapshot_cases!(
+    accept_valid,
+    accept_missing_field,
+    accept_no_content,
+    accept_wrong_type,
+    accept_out_of_range,
+    decline,
+    cancel,
+    decline_with_spurious_data,
+    cancel_with_spurious_data,
+    raw_accept_missing_field,
+    unsupported_guarded,
+    unsupported_unchecked_diagnostic,
+    legacy_empty_capability_accept,
+    url_only_guarded,
+    accept_extra_field,
+    accept_float_integer,
+    accept_boolean_as_integer,
+);
+
+#[test]
+fn every_contract_case_has_a_snapshot_test() {
+    let names: Vec<String> = case::contract_cases()
+        .into_iter()
+        .map(|case| case.name)
+        .collect();
+    assert_eq!(names, SNAPSHOT_CASES);
+}
