@@ -1,5 +1,6 @@
 //! The `elicit-check` command: `serve` the reference server, or `run` the checks.
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -23,18 +24,28 @@ enum Command {
     Run(RunArgs),
 }
 
-#[derive(Debug, Default, clap::Args)]
+#[derive(Debug, clap::Args)]
 struct RunArgs {
     /// Folder for the evidence (`results.json`), written even when cases fail.
     #[arg(long, default_value = "run-output")]
     output: PathBuf,
+    /// Generated cases to run over stdio after the 17 contract cases.
+    #[arg(long, default_value_t = 256)]
+    cases: usize,
+    /// Seed of the generated cases (default: from the clock; printed, so a run can be repeated).
+    #[arg(long)]
+    seed: Option<u64>,
     /// The server command to test, after `--` (e.g. `-- python3 server.py`).
     #[arg(last = true)]
     server: Vec<String>,
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let mut cli = Cli::parse();
+    if cli.command.is_none() {
+        // No subcommand means `run` with its defaults.
+        cli = Cli::parse_from(["elicit-check", "run"]);
+    }
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
         .with_env_filter(
@@ -54,10 +65,7 @@ fn main() -> ExitCode {
             .block_on(elicit_check::server::serve_stdio())
             .map(|()| true),
         Some(Command::Run(args)) => runtime.block_on(run(args)),
-        None => runtime.block_on(run(RunArgs {
-            output: PathBuf::from("run-output"),
-            server: Vec::new(),
-        })),
+        None => unreachable!("defaulted to run above"),
     };
     match result {
         Ok(true) => ExitCode::SUCCESS,
@@ -69,7 +77,7 @@ fn main() -> ExitCode {
     }
 }
 
-/// Runs the contract cases; `Ok(false)` when any case failed.
+/// Runs the contract cases, then the generated ones; `Ok(false)` when any case failed.
 async fn run(args: RunArgs) -> anyhow::Result<bool> {
     let command = if args.server.is_empty() {
         let exe = std::env::current_exe()
@@ -79,13 +87,66 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         args.server
     };
     eprintln!("elicit-check: server: {}", command.join(" "));
-    let verdicts =
-        elicit_check::run::run_contract(&command, &args.output, Limits::default()).await?;
+    let limits = Limits::default();
+    let mut verdicts = Vec::new();
+    elicit_check::run::run_contract(&command, &args.output, limits, &mut verdicts).await?;
+    let contract = verdicts.len();
+    let mut minimal = None;
+    if args.cases > 0 {
+        let seed = args.seed.unwrap_or_else(clock_seed);
+        eprintln!(
+            "elicit-check: {} generated cases, seed {seed} (repeat with --seed {seed})",
+            args.cases
+        );
+        let bar = indicatif::ProgressBar::new(args.cases as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} generated cases {msg}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        minimal = elicit_check::run::run_generated(
+            &command,
+            args.cases,
+            seed,
+            &args.output,
+            limits,
+            &mut verdicts,
+            &mut |done| bar.set_position(done as u64),
+        )
+        .await?;
+        bar.finish_and_clear();
+    }
     let mut stdout = std::io::stdout().lock();
-    elicit_check::report::write_table(&mut stdout, &verdicts)?;
+    let (fixed, generated) = verdicts.split_at(contract);
+    elicit_check::report::write_table(&mut stdout, fixed)?;
+    if !generated.is_empty() {
+        writeln!(
+            stdout,
+            "generated: {}",
+            elicit_check::report::summary(generated)
+        )?;
+    }
+    if let Some(minimal) = &minimal {
+        writeln!(
+            stdout,
+            "minimal failing generated case (after {} shrink runs):{}",
+            minimal.shrink_runs,
+            elicit_check::report::explain(&minimal.generated, &minimal.outcome)
+        )?;
+        for failure in &minimal.failures {
+            writeln!(stdout, "    {failure}")?;
+        }
+    }
+    writeln!(stdout, "{}", elicit_check::report::summary(&verdicts))?;
     eprintln!(
         "elicit-check: evidence in {}",
         args.output.join("results.json").display()
     );
     Ok(verdicts.iter().all(|verdict| verdict.passed))
+}
+
+/// A seed from the clock's nanoseconds.
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_nanos() as u64)
 }

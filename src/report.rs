@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use crate::error::Error;
 use crate::harness::Evidence;
+use crate::strategy::GeneratedCase;
 
 /// The verdict of one case: its evidence, what was expected, and every failure.
 #[derive(Debug, Clone, Serialize)]
@@ -48,8 +49,8 @@ fn cell(outcome: Option<&Value>, key: &str) -> String {
     )
 }
 
-/// Writes the table (name, status, computed, value, verdict), each failure under
-/// its row, and a summary line `N passed, N failed`.
+/// Writes the table (name, status, computed, value, verdict) with each failure
+/// under its row.
 ///
 /// # Errors
 /// The writer's I/O error.
@@ -80,7 +81,7 @@ pub fn write_table(out: &mut impl Write, verdicts: &[Verdict]) -> std::io::Resul
             writeln!(out, "    {}: {failure}", verdict.case)?;
         }
     }
-    writeln!(out, "{}", summary(verdicts))
+    Ok(())
 }
 
 /// `N passed, N failed` (the plain closing line CI reads).
@@ -107,4 +108,19 @@ pub fn write_results(dir: &Path, verdicts: &[Verdict]) -> Result<PathBuf, Error>
     })?;
     std::fs::write(&path, text + "\n").map_err(io(&path))?;
     Ok(path)
+}
+
+/// A generated case's failure in its minimal form, one item per line: reason,
+/// capabilities, policy, answer, outcome and expected outcome. Used by the
+/// properties and by `elicit-check run --cases N` alike.
+pub fn explain(generated: &GeneratedCase, outcome: &Value) -> String {
+    format!(
+        "\n  reason:       {}\n  capabilities: {}\n  policy:       {}\n  answer:       {}\n  outcome:      {}\n  expected:     {}",
+        generated.reason,
+        generated.case.capabilities,
+        generated.case.policy,
+        serde_json::to_string(&generated.case.answer).unwrap_or_default(),
+        outcome,
+        generated.expected
+    )
 }

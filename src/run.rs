@@ -1,18 +1,30 @@
 //! A run: every case through the harness, each judged by the contract oracle.
+//!
+//! The fixed contract cases first ([`run_contract`]), then, on request,
+//! generated cases ([`run_generated`]) whose first failure is shrunk over stdio
+//! to a minimal answer, as proptest would.
 
 use std::path::Path;
 
+use proptest::strategy::{Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::Value;
 
 use crate::case::{self, Case};
+use crate::compare;
 use crate::error::Error;
 use crate::harness::{self, Limits};
-use crate::oracle::contract;
+use crate::oracle::{contract, model};
 use crate::report::{self, Verdict};
+use crate::strategy::{GeneratedCase, generated_case};
+
+/// Most stdio runs spent shrinking one failure.
+pub const MAX_SHRINK_RUNS: usize = 256;
 
 /// Runs `cases` against `command`, one fresh server process per case, judging
-/// each against `expected[case.name]`, and writes `results.json` into `output`
-/// after every case, so a crash or an interrupt loses nothing already run.
+/// each against `expected[case.name]`, appends the verdicts to `verdicts` and
+/// rewrites `results.json` in `output` after every case, so a crash or an
+/// interrupt loses nothing already run.
 ///
 /// # Errors
 /// [`Error::Spawn`] when the server cannot start; [`Error::Io`] when the
@@ -24,24 +36,39 @@ pub async fn run_cases(
     expected: &serde_json::Map<String, Value>,
     output: &Path,
     limits: Limits,
-) -> Result<Vec<Verdict>, Error> {
-    let mut verdicts = Vec::with_capacity(cases.len());
+    verdicts: &mut Vec<Verdict>,
+) -> Result<(), Error> {
     for case in cases {
-        let evidence = harness::run_case(command, case, limits, None).await?;
-        let (expected, failures) = match expected.get(&case.name) {
-            Some(expected) => (expected.clone(), contract::check(case, expected, &evidence)),
-            None => (
-                Value::Null,
-                vec![format!("no expected outcome for case {:?}", case.name)],
-            ),
-        };
-        verdicts.push(Verdict::new(expected, failures, evidence));
-        report::write_results(output, &verdicts)?;
+        let expected = expected.get(&case.name).cloned();
+        verdicts.push(judge(command, case, expected, limits).await?);
+        report::write_results(output, verdicts)?;
     }
-    Ok(verdicts)
+    Ok(())
 }
 
-/// The contract run: the 17 cases of `fixtures/cases.json` with `expected/results.json`.
+/// Runs one case and judges it; a missing expected outcome is a failure.
+async fn judge(
+    command: &[String],
+    case: &Case,
+    expected: Option<Value>,
+    limits: Limits,
+) -> Result<Verdict, Error> {
+    let evidence = harness::run_case(command, case, limits, None).await?;
+    Ok(match expected {
+        Some(expected) => {
+            let failures = contract::check(case, &expected, &evidence);
+            Verdict::new(expected, failures, evidence)
+        }
+        None => Verdict::new(
+            Value::Null,
+            vec![format!("no expected outcome for case {:?}", case.name)],
+            evidence,
+        ),
+    })
+}
+
+/// The contract run: the 17 cases of `fixtures/cases.json` judged against
+/// `expected/results.json`, appended to `verdicts`.
 ///
 /// # Errors
 /// As [`run_cases`].
@@ -49,13 +76,126 @@ pub async fn run_contract(
     command: &[String],
     output: &Path,
     limits: Limits,
-) -> Result<Vec<Verdict>, Error> {
-    run_cases(
+    verdicts: &mut Vec<Verdict>,
+) -> Result<(), Error> {
+    let cases = case::contract_cases();
+    let expected = case::contract_expected();
+    run_cases(command, &cases, &expected, output, limits, verdicts).await
+}
+
+/// A generated failure shrunk to its minimal form.
+#[derive(Debug, Clone)]
+pub struct MinimalFailure {
+    /// The minimal case, with its reason and expected outcome.
+    pub generated: GeneratedCase,
+    /// The server's outcome for it (`null` when there was none).
+    pub outcome: Value,
+    /// The checks that failed on it.
+    pub failures: Vec<String>,
+    /// Stdio runs spent shrinking.
+    pub shrink_runs: usize,
+}
+
+/// Runs `count` generated cases (seeded by `seed`) against `command`, appends a
+/// verdict per case to `verdicts` (named `generated_0001`, ...), rewrites
+/// `results.json` after each, and shrinks the first failure over stdio.
+/// `progress` is called after each case with the number done.
+///
+/// # Errors
+/// As [`run_cases`].
+pub async fn run_generated(
+    command: &[String],
+    count: usize,
+    seed: u64,
+    output: &Path,
+    limits: Limits,
+    verdicts: &mut Vec<Verdict>,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Option<MinimalFailure>, Error> {
+    let mut seed_bytes = [0u8; 32];
+    seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes),
+    );
+    let strategy = generated_case();
+    let mut minimal = None;
+    for index in 1..=count {
+        let mut tree = strategy
+            .new_tree(&mut runner)
+            .expect("the generated-case strategy never rejects");
+        let mut generated = tree.current();
+        generated.case.name = format!("generated_{index:04}");
+        let verdict = judge_generated(command, &generated, limits).await?;
+        let failed = !verdict.passed;
+        verdicts.push(verdict);
+        report::write_results(output, verdicts)?;
+        if failed && minimal.is_none() {
+            minimal = Some(shrink(command, &mut tree, limits).await?);
+        }
+        progress(index);
+    }
+    Ok(minimal)
+}
+
+/// Judges one generated case: the two oracles must agree, then the contract checks.
+async fn judge_generated(
+    command: &[String],
+    generated: &GeneratedCase,
+    limits: Limits,
+) -> Result<Verdict, Error> {
+    let mut verdict = judge(
         command,
-        &case::contract_cases(),
-        &case::contract_expected(),
-        output,
+        &generated.case,
+        Some(generated.expected.clone()),
         limits,
     )
-    .await
+    .await?;
+    let model = model::expected_outcome(&generated.case);
+    for mismatch in compare::compare(&generated.expected, &model) {
+        verdict.failures.push(format!(
+            "the oracles disagree (model vs reason): {mismatch}"
+        ));
+        verdict.passed = false;
+    }
+    if !verdict.passed {
+        verdict
+            .failures
+            .push(format!("reason: {}", generated.reason));
+    }
+    Ok(verdict)
+}
+
+/// proptest's shrinking loop, over stdio: simplify while the case still fails,
+/// complicate when a simplification passes, at most [`MAX_SHRINK_RUNS`] runs.
+async fn shrink(
+    command: &[String],
+    tree: &mut impl ValueTree<Value = GeneratedCase>,
+    limits: Limits,
+) -> Result<MinimalFailure, Error> {
+    let mut generated = tree.current();
+    generated.case.name = "minimal".into();
+    let mut verdict = judge_generated(command, &generated, limits).await?;
+    let mut best = (generated, verdict.clone());
+    let mut runs = 0;
+    let mut step = tree.simplify();
+    while step && runs < MAX_SHRINK_RUNS {
+        runs += 1;
+        let mut candidate = tree.current();
+        candidate.case.name = "minimal".into();
+        verdict = judge_generated(command, &candidate, limits).await?;
+        step = if verdict.passed {
+            tree.complicate()
+        } else {
+            best = (candidate, verdict.clone());
+            tree.simplify()
+        };
+    }
+    let (generated, verdict) = best;
+    Ok(MinimalFailure {
+        outcome: verdict.evidence.outcome.clone().unwrap_or(Value::Null),
+        failures: verdict.failures,
+        generated,
+        shrink_runs: runs,
+    })
 }

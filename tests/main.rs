@@ -1,6 +1,10 @@
 //! All integration tests in one binary (one link step).
 
+mod broken_cores;
+mod cli;
 mod contract;
+mod properties_core;
+mod properties_stdio;
 mod snapshots;
 mod util;
 mod wire_mutants;

@@ -33,3 +33,20 @@ pub fn core_outcome(case: &Case) -> Outcome {
         Reply::from_answer(&reply_for(case))
     })
 }
+
+/// The persistence file for one property group in the top-level
+/// `proptest-regressions/` folder (the default would put it beside the test file).
+#[macro_export]
+macro_rules! regressions {
+    ($file:literal) => {
+        Some(Box::new(
+            proptest::test_runner::FileFailurePersistence::Direct(concat!(
+                env!("CARGO_MANIFEST_DIR"),
+                "/proptest-regressions/",
+                $file
+            )),
+        ))
+    };
+}
+
+pub use elicit_check::report::explain;

@@ -1,0 +1,289 @@
+//! `elicit-check run` end to end: the table, the summary, the exit code and the
+//! evidence, against the reference server and against a Python peer server with
+//! bugs planted on purpose (`fixtures/servers/calculator.py`).
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+
+/// A fresh output folder for one test.
+fn output_dir(test: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("elicit-check-{}-{test}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Runs `elicit-check run` with `args`, scrubbing variables that could change it.
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+        .arg("run")
+        .args(args)
+        .env_remove("RUST_LOG")
+        .env_remove("PROPTEST_CASES")
+        .output()
+        .expect("elicit-check runs")
+}
+
+fn calculator(bug: Option<&str>) -> Vec<String> {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/servers/calculator.py"
+    );
+    let mut command = vec!["python3".to_owned(), script.to_owned()];
+    if let Some(bug) = bug {
+        command.extend(["--bug".to_owned(), bug.to_owned()]);
+    }
+    command
+}
+
+/// Runs the 17 contract cases (no generated ones) against `server` (empty: the
+/// reference server); returns stdout, the exit code and the verdicts written.
+fn run_contract(test: &str, server: &[String]) -> (String, Option<i32>, Vec<Value>) {
+    let dir = output_dir(test);
+    let dir_text = dir.to_string_lossy().into_owned();
+    let mut args = vec!["--cases", "0", "--output", dir_text.as_str()];
+    if !server.is_empty() {
+        args.push("--");
+        args.extend(server.iter().map(String::as_str));
+    }
+    let output = run(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let results = std::fs::read_to_string(dir.join("results.json")).unwrap_or_else(|error| {
+        panic!(
+            "no results.json ({error}); stderr: {}",
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    let verdicts: Vec<Value> = serde_json::from_str(&results).expect("results.json is JSON");
+    let _ = std::fs::remove_dir_all(&dir);
+    (stdout, output.status.code(), verdicts)
+}
+
+#[test]
+fn run_passes_all_seventeen_cases_against_the_reference_server() {
+    let (stdout, code, verdicts) = run_contract("reference", &[]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert_eq!(verdicts.len(), 17);
+    assert!(
+        verdicts
+            .iter()
+            .all(|verdict| verdict["passed"] == Value::Bool(true))
+    );
+    assert!(
+        stdout.lines().any(|line| line == "17 passed, 0 failed"),
+        "{stdout}"
+    );
+    let row = stdout
+        .lines()
+        .find(|line| line.starts_with("accept_valid "))
+        .expect("a row per case");
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells, ["accept_valid", "calculated", "true", "21", "pass"]);
+    let evidence = &verdicts[0]["evidence"];
+    for key in [
+        "case",
+        "elicit_check_version",
+        "rmcp_version",
+        "pid",
+        "protocol_version",
+        "wire",
+        "timeline",
+        "callbacks",
+        "stray_stdout",
+        "stderr",
+        "exit_code",
+        "forced_kill",
+        "outcome",
+    ] {
+        assert!(evidence.get(key).is_some(), "evidence lacks {key}");
+    }
+}
+
+#[test]
+fn run_passes_a_conformant_python_server_it_did_not_build() {
+    let (stdout, code, _) = run_contract("python-ok", &calculator(None));
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(
+        stdout.lines().any(|line| line == "17 passed, 0 failed"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_server_that_computes_on_decline_fails_naming_the_case_and_path() {
+    let (stdout, code, verdicts) =
+        run_contract("python-decline", &calculator(Some("computes-on-decline")));
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains("decline_with_spurious_data: outcome $.computed: true != false"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(
+            "cancel_with_spurious_data: outcome $.status: \"calculated\" != \"cancelled\""
+        ),
+        "{stdout}"
+    );
+    let failed: Vec<&str> = verdicts
+        .iter()
+        .filter(|verdict| verdict["passed"] == Value::Bool(false))
+        .filter_map(|verdict| verdict["case"].as_str())
+        .collect();
+    assert_eq!(
+        failed,
+        ["decline_with_spurious_data", "cancel_with_spurious_data"]
+    );
+}
+
+#[test]
+fn a_server_that_answers_computed_as_an_integer_fails_every_case_it_answers() {
+    let (stdout, code, verdicts) = run_contract("python-int", &calculator(Some("computed-as-int")));
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains("accept_valid: outcome $.computed: integer != boolean"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("decline: outcome $.computed: integer != boolean"),
+        "{stdout}"
+    );
+    assert_eq!(
+        verdicts
+            .iter()
+            .filter(|v| v["passed"] == Value::Bool(false))
+            .count(),
+        17
+    );
+    assert!(
+        stdout.lines().any(|line| line == "0 passed, 17 failed"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_server_that_accepts_a_whole_float_fails_only_that_case() {
+    let (stdout, code, verdicts) =
+        run_contract("python-float", &calculator(Some("float-as-integer")));
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains(
+            "accept_float_integer: outcome $.status: \"calculated\" != \"invalid_content\""
+        ),
+        "{stdout}"
+    );
+    let failed: Vec<&str> = verdicts
+        .iter()
+        .filter(|verdict| verdict["passed"] == Value::Bool(false))
+        .filter_map(|verdict| verdict["case"].as_str())
+        .collect();
+    assert_eq!(failed, ["accept_float_integer"]);
+}
+
+#[test]
+fn a_line_of_noise_on_stdout_is_caught_although_rmcp_would_skip_it() {
+    let (stdout, code, verdicts) = run_contract("python-noise", &calculator(Some("stdout-noise")));
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains("accept_valid: non-JSON-RPC line on stdout"),
+        "{stdout}"
+    );
+    assert_eq!(
+        verdicts[0]["evidence"]["stray_stdout"][0]["line"],
+        "calculating..."
+    );
+}
+
+#[test]
+fn a_server_that_cannot_start_is_a_clear_error() {
+    let output = run(&[
+        "--cases",
+        "0",
+        "--output",
+        &output_dir("missing").to_string_lossy(),
+        "--",
+        "/nonexistent/server",
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("cannot start server [\"/nonexistent/server\"]"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_server_that_exits_at_once_fails_every_case_with_its_evidence() {
+    let (stdout, code, verdicts) = run_contract("exits", &["true".to_owned()]);
+    assert_eq!(code, Some(1), "{stdout}");
+    assert_eq!(verdicts.len(), 17);
+    assert!(
+        stdout.contains("accept_valid: harness: initialize failed"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn generated_cases_run_after_the_contract_and_land_in_the_evidence() {
+    let dir = output_dir("generated");
+    let output = run(&[
+        "--cases",
+        "20",
+        "--seed",
+        "7",
+        "--output",
+        &dir.to_string_lossy(),
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line == "generated: 20 passed, 0 failed"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.lines().any(|line| line == "37 passed, 0 failed"),
+        "{stdout}"
+    );
+    let verdicts: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("results.json")).expect("results.json"),
+    )
+    .expect("JSON");
+    assert_eq!(verdicts.len(), 37);
+    assert_eq!(verdicts[17]["case"], "generated_0001");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_broken_server_gets_its_first_generated_failure_shrunk() {
+    let dir = output_dir("shrunk");
+    // Seed 3 meets its first decline carrying a valid form at the 4th generated case.
+    let server = calculator(Some("computes-on-decline"));
+    let mut args = vec!["--cases", "10", "--seed", "3", "--output"];
+    let dir_text = dir.to_string_lossy().into_owned();
+    args.push(&dir_text);
+    args.push("--");
+    args.extend(server.iter().map(String::as_str));
+    let output = run(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let minimal = stdout
+        .split("minimal failing generated case")
+        .nth(1)
+        .expect("a minimal failure is printed");
+    assert!(minimal.contains("reason:"), "{minimal}");
+    assert!(
+        minimal.contains("decline with attached a valid form"),
+        "{minimal}"
+    );
+    assert!(
+        minimal.contains(r#"outcome:      {"status":"calculated","computed":true"#),
+        "{minimal}"
+    );
+    assert!(
+        minimal.contains(r#"expected:     {"status":"declined","computed":false}"#),
+        "{minimal}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
