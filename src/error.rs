@@ -28,6 +28,14 @@ pub enum Error {
     /// Two cases share a name; names identify evidence and snapshots.
     #[error("duplicate case name {0:?}")]
     DuplicateCase(String),
+    /// `--case` named a contract case that does not exist.
+    #[error("no contract case named {name:?}; the cases are: {}", known.join(", "))]
+    UnknownCase {
+        /// The name given.
+        name: String,
+        /// Every contract case's name.
+        known: Vec<String>,
+    },
     /// The server command could not be started.
     #[error("cannot start server {command:?}: {source}")]
     Spawn {

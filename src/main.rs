@@ -3,6 +3,7 @@
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
@@ -35,6 +36,18 @@ struct RunArgs {
     /// Seed of the generated cases (default: from the clock; printed, so a run can be repeated).
     #[arg(long)]
     seed: Option<u64>,
+    /// Run only this contract case (repeatable); default: all 17.
+    #[arg(long = "case", value_name = "NAME")]
+    only: Vec<String>,
+    /// Seconds a server may take to answer `initialize` and `tools/list`.
+    #[arg(long, default_value_t = 10.0, value_parser = seconds)]
+    startup_timeout: f64,
+    /// Seconds one `tools/call` may take, elicitation included.
+    #[arg(long, default_value_t = 10.0, value_parser = seconds)]
+    call_timeout: f64,
+    /// Seconds a server may take to exit after its stdin closes before it is killed.
+    #[arg(long, default_value_t = 5.0, value_parser = seconds)]
+    shutdown_grace: f64,
     /// The server command to test, after `--` (e.g. `-- python3 server.py`).
     #[arg(last = true)]
     server: Vec<String>,
@@ -87,9 +100,14 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         args.server
     };
     eprintln!("elicit-check: server: {}", command.join(" "));
-    let limits = Limits::default();
+    let limits = Limits {
+        startup: Duration::from_secs_f64(args.startup_timeout),
+        call: Duration::from_secs_f64(args.call_timeout),
+        shutdown: Duration::from_secs_f64(args.shutdown_grace),
+    };
     let mut verdicts = Vec::new();
-    elicit_check::run::run_contract(&command, &args.output, limits, &mut verdicts).await?;
+    elicit_check::run::run_contract(&command, &args.only, &args.output, limits, &mut verdicts)
+        .await?;
     let contract = verdicts.len();
     let mut minimal = None;
     if args.cases > 0 {
@@ -142,6 +160,14 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         args.output.join("results.json").display()
     );
     Ok(verdicts.iter().all(|verdict| verdict.passed))
+}
+
+/// Parses a positive number of seconds (at most a day).
+fn seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if value > 0.0 && value <= 86_400.0 => Ok(value),
+        _ => Err(format!("{text:?} is not a number of seconds in (0, 86400]")),
+    }
 }
 
 /// A seed from the clock's nanoseconds.

@@ -67,18 +67,33 @@ async fn judge(
     })
 }
 
-/// The contract run: the 17 cases of `fixtures/cases.json` judged against
-/// `expected/results.json`, appended to `verdicts`.
+/// The contract run: the cases of `fixtures/cases.json` named in `only` (all 17
+/// when `only` is empty) judged against `expected/results.json`, appended to
+/// `verdicts`.
 ///
 /// # Errors
-/// As [`run_cases`].
+/// [`Error::UnknownCase`] when `only` names a case that does not exist (before
+/// anything runs); otherwise as [`run_cases`].
 pub async fn run_contract(
     command: &[String],
+    only: &[String],
     output: &Path,
     limits: Limits,
     verdicts: &mut Vec<Verdict>,
 ) -> Result<(), Error> {
-    let cases = case::contract_cases();
+    let mut cases = case::contract_cases();
+    if let Some(unknown) = only
+        .iter()
+        .find(|name| !cases.iter().any(|case| &case.name == *name))
+    {
+        return Err(Error::UnknownCase {
+            name: unknown.clone(),
+            known: cases.into_iter().map(|case| case.name).collect(),
+        });
+    }
+    if !only.is_empty() {
+        cases.retain(|case| only.contains(&case.name));
+    }
     let expected = case::contract_expected();
     run_cases(command, &cases, &expected, output, limits, verdicts).await
 }

@@ -287,3 +287,60 @@ fn a_broken_server_gets_its_first_generated_failure_shrunk() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn one_case_can_be_run_alone_and_an_unknown_name_is_a_clear_error() {
+    let dir = output_dir("only");
+    let dir_text = dir.to_string_lossy().into_owned();
+    let output = run(&["--cases", "0", "--case", "decline", "--output", &dir_text]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.lines().any(|line| line == "1 passed, 0 failed"),
+        "{stdout}"
+    );
+    let output = run(&["--cases", "0", "--case", "declined", "--output", &dir_text]);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("no contract case named \"declined\"; the cases are: accept_valid,"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_hung_server_gets_a_verdict_within_its_bounds_and_is_killed() {
+    let (stdout, code, verdicts) = {
+        let dir = output_dir("hung");
+        let dir_text = dir.to_string_lossy().into_owned();
+        let output = run(&[
+            "--cases",
+            "0",
+            "--case",
+            "accept_valid",
+            "--startup-timeout",
+            "0.3",
+            "--shutdown-grace",
+            "0.3",
+            "--output",
+            &dir_text,
+            "--",
+            "sleep",
+            "30",
+        ]);
+        let results = std::fs::read_to_string(dir.join("results.json")).expect("results.json");
+        let _ = std::fs::remove_dir_all(&dir);
+        (
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            output.status.code(),
+            serde_json::from_str::<Vec<Value>>(&results).expect("JSON"),
+        )
+    };
+    assert_eq!(code, Some(1), "{stdout}");
+    assert!(
+        stdout.contains("accept_valid: harness: initialize did not finish within 300ms"),
+        "{stdout}"
+    );
+    assert_eq!(verdicts[0]["evidence"]["forced_kill"], Value::Bool(true));
+}
