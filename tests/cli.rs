@@ -60,6 +60,15 @@ fn run_contract(test: &str, server: &[String]) -> (String, Option<i32>, Vec<Valu
     (stdout, output.status.code(), verdicts)
 }
 
+/// The names of the failed cases in `results.json`'s verdicts, in order.
+fn failed_cases(verdicts: &[Value]) -> Vec<&str> {
+    verdicts
+        .iter()
+        .filter(|verdict| verdict["passed"] == Value::Bool(false))
+        .filter_map(|verdict| verdict["case"].as_str())
+        .collect()
+}
+
 #[test]
 fn run_passes_all_seventeen_cases_against_the_reference_server() {
     let (stdout, code, verdicts) = run_contract("reference", &[]);
@@ -125,11 +134,7 @@ fn a_server_that_computes_on_decline_fails_naming_the_case_and_path() {
         ),
         "{stdout}"
     );
-    let failed: Vec<&str> = verdicts
-        .iter()
-        .filter(|verdict| verdict["passed"] == Value::Bool(false))
-        .filter_map(|verdict| verdict["case"].as_str())
-        .collect();
+    let failed = failed_cases(&verdicts);
     assert_eq!(
         failed,
         ["decline_with_spurious_data", "cancel_with_spurious_data"]
@@ -148,13 +153,7 @@ fn a_server_that_answers_computed_as_an_integer_fails_every_case_it_answers() {
         stdout.contains("decline: outcome $.computed: integer != boolean"),
         "{stdout}"
     );
-    assert_eq!(
-        verdicts
-            .iter()
-            .filter(|v| v["passed"] == Value::Bool(false))
-            .count(),
-        17
-    );
+    assert_eq!(failed_cases(&verdicts).len(), 17);
     assert!(
         stdout.lines().any(|line| line == "0 passed, 17 failed"),
         "{stdout}"
@@ -172,11 +171,7 @@ fn a_server_that_accepts_a_whole_float_fails_only_that_case() {
         ),
         "{stdout}"
     );
-    let failed: Vec<&str> = verdicts
-        .iter()
-        .filter(|verdict| verdict["passed"] == Value::Bool(false))
-        .filter_map(|verdict| verdict["case"].as_str())
-        .collect();
+    let failed = failed_cases(&verdicts);
     assert_eq!(failed, ["accept_float_integer"]);
 }
 

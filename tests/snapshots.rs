@@ -43,25 +43,7 @@ macro_rules! snapshot_cases {
     };
 }
 
-snapshot_cases!(
-    accept_valid,
-    accept_missing_field,
-    accept_no_content,
-    accept_wrong_type,
-    accept_out_of_range,
-    decline,
-    cancel,
-    decline_with_spurious_data,
-    cancel_with_spurious_data,
-    raw_accept_missing_field,
-    unsupported_guarded,
-    unsupported_unchecked_diagnostic,
-    legacy_empty_capability_accept,
-    url_only_guarded,
-    accept_extra_field,
-    accept_float_integer,
-    accept_boolean_as_integer,
-);
+crate::with_contract_cases!(snapshot_cases);
 
 #[test]
 fn every_contract_case_has_a_snapshot_test() {

@@ -50,3 +50,30 @@ macro_rules! regressions {
 }
 
 pub use elicit_check::report::explain;
+
+/// Calls `$callback!` with the 17 contract case names of issue 2's table, in
+/// order: the one list that per-case tests (stdio, snapshots) are generated from.
+#[macro_export]
+macro_rules! with_contract_cases {
+    ($callback:ident) => {
+        $callback!(
+            accept_valid,
+            accept_missing_field,
+            accept_no_content,
+            accept_wrong_type,
+            accept_out_of_range,
+            decline,
+            cancel,
+            decline_with_spurious_data,
+            cancel_with_spurious_data,
+            raw_accept_missing_field,
+            unsupported_guarded,
+            unsupported_unchecked_diagnostic,
+            legacy_empty_capability_accept,
+            url_only_guarded,
+            accept_extra_field,
+            accept_float_integer,
+            accept_boolean_as_integer,
+        );
+    };
+}
