@@ -7,11 +7,28 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-/// A fresh output folder for one test.
-fn output_dir(test: &str) -> PathBuf {
+/// A fresh output folder for one test, removed when dropped (pass or fail).
+struct OutputDir(PathBuf);
+
+impl OutputDir {
+    fn join(&self, name: &str) -> PathBuf {
+        self.0.join(name)
+    }
+
+    fn to_string_lossy(&self) -> std::borrow::Cow<'_, str> {
+        self.0.to_string_lossy()
+    }
+}
+
+impl Drop for OutputDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn output_dir(test: &str) -> OutputDir {
     let dir = std::env::temp_dir().join(format!("elicit-check-{}-{test}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+    OutputDir(dir)
 }
 
 /// Runs `elicit-check run` with `args`, scrubbing variables that could change it.
@@ -56,7 +73,6 @@ fn run_contract(test: &str, server: &[String]) -> (String, Option<i32>, Vec<Valu
         )
     });
     let verdicts: Vec<Value> = serde_json::from_str(&results).expect("results.json is JSON");
-    let _ = std::fs::remove_dir_all(&dir);
     (stdout, output.status.code(), verdicts)
 }
 
@@ -247,7 +263,6 @@ fn generated_cases_run_after_the_contract_and_land_in_the_evidence() {
     .expect("JSON");
     assert_eq!(verdicts.len(), 37);
     assert_eq!(verdicts[17]["case"], "generated_0001");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -280,7 +295,6 @@ fn a_broken_server_gets_its_first_generated_failure_shrunk() {
         minimal.contains(r#"expected:     {"status":"declined","computed":false}"#),
         "{minimal}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -301,7 +315,6 @@ fn one_case_can_be_run_alone_and_an_unknown_name_is_a_clear_error() {
         stderr.contains("no contract case named \"declined\"; the cases are: accept_valid,"),
         "{stderr}"
     );
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -325,7 +338,6 @@ fn a_hung_server_gets_a_verdict_within_its_bounds_and_is_killed() {
             "30",
         ]);
         let results = std::fs::read_to_string(dir.join("results.json")).expect("results.json");
-        let _ = std::fs::remove_dir_all(&dir);
         (
             String::from_utf8_lossy(&output.stdout).into_owned(),
             output.status.code(),
