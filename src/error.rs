@@ -9,16 +9,16 @@ use std::path::PathBuf;
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// A file could not be read or written.
-    #[error("{path}: {source}")]
+    /// A file or folder could not be read or written.
+    #[error("cannot read or write {path}")]
     Io {
         /// The file.
         path: PathBuf,
         /// The operating system's error.
         source: std::io::Error,
     },
-    /// A file is not the JSON this crate expects.
-    #[error("{path}: invalid JSON: {source}")]
+    /// A file is not the JSON this crate expects (or a value cannot be written as JSON).
+    #[error("{path}: invalid JSON")]
     Json {
         /// The file.
         path: PathBuf,
@@ -36,8 +36,17 @@ pub enum Error {
         /// Every contract case's name.
         known: Vec<String>,
     },
+    /// The server started but never completed `initialize` and `tools/list` in the
+    /// first case, so no case can be judged; its stderr tells why.
+    #[error("the server did not start: {error}\n--- its stderr (last lines) ---\n{stderr}")]
+    ServerDidNotStart {
+        /// The harness's reason (initialize failed or timed out, no `calculate` tool).
+        error: String,
+        /// The last lines of the server's stderr.
+        stderr: String,
+    },
     /// The server command could not be started.
-    #[error("cannot start server {command:?}: {source}")]
+    #[error("cannot start server {command:?}")]
     Spawn {
         /// The program and its arguments.
         command: Vec<String>,

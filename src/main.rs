@@ -1,6 +1,6 @@
 //! The `elicit-check` command: `serve` the reference server, or `run` the checks.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
@@ -8,6 +8,8 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use elicit_check::harness::Limits;
+use elicit_check::report::{self, EvidenceLog};
+use serde_json::json;
 
 /// Property-based and mutation testing for MCP form elicitation servers.
 #[derive(Debug, Parser)]
@@ -30,9 +32,10 @@ struct RunArgs {
     /// Folder for the evidence (`results.json`), written even when cases fail.
     #[arg(long, default_value = "run-output")]
     output: PathBuf,
-    /// Generated cases to run over stdio after the 17 contract cases.
-    #[arg(long, default_value_t = 256)]
-    cases: usize,
+    /// Generated cases to run over stdio after the contract cases
+    /// [default: 256, or 0 when --case is given].
+    #[arg(long)]
+    cases: Option<usize>,
     /// Seed of the generated cases (default: from the clock; printed, so a run can be repeated).
     #[arg(long)]
     seed: Option<u64>,
@@ -61,6 +64,7 @@ fn main() -> ExitCode {
     }
     tracing_subscriber::fmt()
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=error")),
@@ -90,57 +94,37 @@ fn main() -> ExitCode {
     }
 }
 
-/// Runs the contract cases, then the generated ones; `Ok(false)` when any case failed.
+/// Runs the contract cases, then the generated ones; `Ok(false)` when any case
+/// failed. Ctrl-C or SIGTERM stops the run: the case in flight is dropped (its
+/// server killed) and the evidence of every finished case is written.
 async fn run(args: RunArgs) -> anyhow::Result<bool> {
     let command = if args.server.is_empty() {
         let exe = std::env::current_exe()
             .context("cannot find this executable to serve the reference server")?;
         vec![exe.to_string_lossy().into_owned(), "serve".to_owned()]
     } else {
-        args.server
+        args.server.clone()
     };
     eprintln!("elicit-check: server: {}", command.join(" "));
-    let limits = Limits {
-        startup: Duration::from_secs_f64(args.startup_timeout),
-        call: Duration::from_secs_f64(args.call_timeout),
-        shutdown: Duration::from_secs_f64(args.shutdown_grace),
-    };
-    let mut verdicts = Vec::new();
-    elicit_check::run::run_contract(&command, &args.only, &args.output, limits, &mut verdicts)
-        .await?;
-    let contract = verdicts.len();
+    let log = EvidenceLog::create(&args.output)
+        .with_context(|| format!("cannot write the evidence folder {}", args.output.display()))?;
+    let cases = args
+        .cases
+        .unwrap_or(if args.only.is_empty() { 256 } else { 0 });
+    let seed = args.seed.unwrap_or_else(clock_seed);
     let mut minimal = None;
-    if args.cases > 0 {
-        let seed = args.seed.unwrap_or_else(clock_seed);
-        eprintln!(
-            "elicit-check: {} generated cases, seed {seed} (repeat with --seed {seed})",
-            args.cases
-        );
-        let bar = indicatif::ProgressBar::new(args.cases as u64);
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} generated cases {msg}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        minimal = elicit_check::run::run_generated(
-            &command,
-            args.cases,
-            seed,
-            &args.output,
-            limits,
-            &mut verdicts,
-            &mut |done| bar.set_position(done as u64),
-        )
-        .await?;
-        bar.finish_and_clear();
-    }
+    let interrupted = tokio::select! {
+        result = run_all(&args, &command, cases, seed, &log, &mut minimal) => { result?; false }
+        signal = stop_signal() => { eprintln!("elicit-check: {signal}: stopping; the case in flight is dropped"); true }
+    };
+    let verdicts = log.verdicts();
     let mut stdout = std::io::stdout().lock();
-    let (fixed, generated) = verdicts.split_at(contract);
-    elicit_check::report::write_table(&mut stdout, fixed)?;
-    if !generated.is_empty() {
+    let contract = verdicts.iter().filter(|v| v.reason.is_none()).count();
+    if verdicts.len() > contract {
         writeln!(
             stdout,
             "generated: {}",
-            elicit_check::report::summary(generated)
+            report::summary(&verdicts[contract..])
         )?;
     }
     if let Some(minimal) = &minimal {
@@ -148,18 +132,84 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
             stdout,
             "minimal failing generated case (after {} shrink runs):{}",
             minimal.shrink_runs,
-            elicit_check::report::explain(&minimal.generated, &minimal.outcome)
+            report::explain(&minimal.generated, &minimal.outcome)
         )?;
         for failure in &minimal.failures {
             writeln!(stdout, "    {failure}")?;
         }
     }
-    writeln!(stdout, "{}", elicit_check::report::summary(&verdicts))?;
-    eprintln!(
-        "elicit-check: evidence in {}",
-        args.output.join("results.json").display()
-    );
+    writeln!(stdout, "{}", report::summary(&verdicts))?;
+    let summary = json!({
+        "server_command": command,
+        "seed": seed,
+        "generated_cases": cases,
+        "interrupted": interrupted,
+        "cases": verdicts.len(),
+        "passed": verdicts.iter().filter(|v| v.passed).count(),
+        "minimal_failure": minimal.as_ref().map(|m| json!({
+            "reason": m.generated.reason.to_string(),
+            "case": m.generated.case,
+            "outcome": m.outcome,
+            "expected": m.generated.expected,
+            "failures": m.failures,
+            "shrink_runs": m.shrink_runs,
+        })),
+    });
+    let results = log.finish(&summary)?;
+    eprintln!("elicit-check: evidence in {}", results.display());
+    if interrupted {
+        anyhow::bail!("interrupted after {} cases", verdicts.len());
+    }
     Ok(verdicts.iter().all(|verdict| verdict.passed))
+}
+
+/// The contract cases (rows printed as they finish), then the generated ones.
+async fn run_all(
+    args: &RunArgs,
+    command: &[String],
+    cases: usize,
+    seed: u64,
+    log: &EvidenceLog,
+    minimal: &mut Option<elicit_check::run::MinimalFailure>,
+) -> anyhow::Result<()> {
+    let limits = Limits {
+        startup: Duration::from_secs_f64(args.startup_timeout),
+        call: Duration::from_secs_f64(args.call_timeout),
+        shutdown: Duration::from_secs_f64(args.shutdown_grace),
+    };
+    report::write_header(&mut std::io::stdout())?;
+    let mut print_row = |verdict: &report::Verdict| {
+        let _ = report::write_row(&mut std::io::stdout(), verdict);
+    };
+    elicit_check::run::run_contract(command, &args.only, limits, log, &mut print_row).await?;
+    if cases > 0 {
+        eprintln!("elicit-check: {cases} generated cases, seed {seed} (repeat with --seed {seed})");
+        let bar = indicatif::ProgressBar::new(cases as u64);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} generated cases")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        *minimal =
+            elicit_check::run::run_generated(command, cases, seed, limits, log, &mut |done| {
+                bar.set_position(done as u64)
+            })
+            .await?;
+        bar.finish_and_clear();
+    }
+    Ok(())
+}
+
+/// Resolves on Ctrl-C (SIGINT) or SIGTERM, naming the signal.
+async fn stop_signal() -> &'static str {
+    let mut terminate =
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(stream) => stream,
+            Err(_) => return std::future::pending().await,
+        };
+    tokio::select! {
+        _ = tokio::signal::ctrl_c() => "interrupted",
+        _ = terminate.recv() => "terminated",
+    }
 }
 
 /// Parses a positive number of seconds (at most a day).

@@ -2,6 +2,8 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use serde::Serialize;
 use serde_json::Value;
@@ -21,6 +23,9 @@ pub struct Verdict {
     pub expected: Value,
     /// Every failed check, each naming its JSON path or frame.
     pub failures: Vec<String>,
+    /// Why a generated case was built (`None` for contract cases).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// Everything the harness recorded.
     pub evidence: Evidence,
 }
@@ -33,6 +38,7 @@ impl Verdict {
             passed: failures.is_empty(),
             expected,
             failures,
+            reason: None,
             evidence,
         }
     }
@@ -49,39 +55,52 @@ fn cell(outcome: Option<&Value>, key: &str) -> String {
     )
 }
 
-/// Writes the table (name, status, computed, value, verdict) with each failure
-/// under its row.
+/// Width of the case column: the longest contract case name.
+const CASE_WIDTH: usize = 32;
+
+/// Writes the table's header line (case, status, computed, value, verdict).
 ///
 /// # Errors
 /// The writer's I/O error.
-pub fn write_table(out: &mut impl Write, verdicts: &[Verdict]) -> std::io::Result<()> {
-    let width = verdicts
-        .iter()
-        .map(|v| v.case.len())
-        .max()
-        .unwrap_or(4)
-        .max(4);
+pub fn write_header(out: &mut impl Write) -> std::io::Result<()> {
     writeln!(
         out,
-        "{:<width$}  {:<16}  {:<8}  {:<6}  verdict",
+        "{:<CASE_WIDTH$}  {:<16}  {:<8}  {:<6}  verdict",
         "case", "status", "computed", "value"
+    )
+}
+
+/// Writes one table row, then each failure under it (long failures cut at
+/// [`MAX_FAILURE_CHARS`]; `results.json` keeps them whole).
+///
+/// # Errors
+/// The writer's I/O error.
+pub fn write_row(out: &mut impl Write, verdict: &Verdict) -> std::io::Result<()> {
+    let outcome = verdict.evidence.outcome.as_ref();
+    writeln!(
+        out,
+        "{:<CASE_WIDTH$}  {:<16}  {:<8}  {:<6}  {}",
+        verdict.case,
+        cell(outcome, "status"),
+        cell(outcome, "computed"),
+        cell(outcome, "value"),
+        if verdict.passed { "pass" } else { "FAIL" }
     )?;
-    for verdict in verdicts {
-        let outcome = verdict.evidence.outcome.as_ref();
-        writeln!(
-            out,
-            "{:<width$}  {:<16}  {:<8}  {:<6}  {}",
-            verdict.case,
-            cell(outcome, "status"),
-            cell(outcome, "computed"),
-            cell(outcome, "value"),
-            if verdict.passed { "pass" } else { "FAIL" }
-        )?;
-        for failure in &verdict.failures {
-            writeln!(out, "    {}: {failure}", verdict.case)?;
-        }
+    for failure in &verdict.failures {
+        writeln!(out, "    {}: {}", verdict.case, shorten(failure))?;
     }
     Ok(())
+}
+
+/// Most characters of one failure printed in the table.
+pub const MAX_FAILURE_CHARS: usize = 300;
+
+/// `text` cut at [`MAX_FAILURE_CHARS`] characters, with the length it had.
+fn shorten(text: &str) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(MAX_FAILURE_CHARS) {
+        None => text.into(),
+        Some((end, _)) => format!("{}… ({} bytes in all)", &text[..end], text.len()).into(),
+    }
 }
 
 /// `N passed, N failed` (the plain closing line CI reads).
@@ -90,24 +109,119 @@ pub fn summary(verdicts: &[Verdict]) -> String {
     format!("{passed} passed, {} failed", verdicts.len() - passed)
 }
 
-/// Writes `results.json` (an array of verdicts with their evidence) into `dir`,
-/// creating it; returns the file's path.
+/// Shortest time between two rewrites of `results.json` during a run, so a long
+/// run stays linear; `results.jsonl` gets every verdict at once.
+pub const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(1);
+
+/// The evidence folder of one run:
+/// - `results.jsonl`: one verdict per line, appended and flushed as each case ends;
+/// - `results.json`: the array of all verdicts, replaced atomically (write, then
+///   rename) at most every [`CHECKPOINT_INTERVAL`] and at [`EvidenceLog::finish`],
+///   so it is never empty or half-written, even when the run is interrupted;
+/// - `run.json`: the run's summary (server command, seed, counts, minimal failure).
 ///
-/// # Errors
-/// [`Error::Io`] when the folder or file cannot be written.
-pub fn write_results(dir: &Path, verdicts: &[Verdict]) -> Result<PathBuf, Error> {
-    let io = |path: &Path| {
-        let path = path.to_owned();
-        move |source| Error::Io { path, source }
-    };
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
-    let path = dir.join("results.json");
-    let text = serde_json::to_string_pretty(verdicts).map_err(|source| Error::Json {
-        path: path.clone(),
-        source,
-    })?;
-    std::fs::write(&path, text + "\n").map_err(io(&path))?;
-    Ok(path)
+/// An earlier run's files in the same folder are replaced.
+#[derive(Debug)]
+pub struct EvidenceLog {
+    dir: PathBuf,
+    inner: Mutex<LogState>,
+}
+
+#[derive(Debug)]
+struct LogState {
+    lines: std::fs::File,
+    verdicts: Vec<Verdict>,
+    last_checkpoint: Option<Instant>,
+}
+
+fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
+    let path = path.to_owned();
+    move |source| Error::Io { path, source }
+}
+
+impl EvidenceLog {
+    /// Creates `dir` (and parents), starts an empty `results.jsonl` and writes an
+    /// empty `results.json`, so a run that cannot write its evidence fails before
+    /// any case runs.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the folder or a file cannot be written.
+    pub fn create(dir: &Path) -> Result<Self, Error> {
+        std::fs::create_dir_all(dir).map_err(io_error(dir))?;
+        let lines_path = dir.join("results.jsonl");
+        let lines = std::fs::File::create(&lines_path).map_err(io_error(&lines_path))?;
+        let log = EvidenceLog {
+            dir: dir.to_owned(),
+            inner: Mutex::new(LogState {
+                lines,
+                verdicts: Vec::new(),
+                last_checkpoint: None,
+            }),
+        };
+        log.write_json("results.json", &Vec::<Verdict>::new())?;
+        Ok(log)
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, LogState> {
+        self.inner
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Records one verdict: appended to `results.jsonl` at once, and to
+    /// `results.json` at the next checkpoint.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when a file cannot be written.
+    pub fn push(&self, verdict: Verdict) -> Result<(), Error> {
+        let mut state = self.state();
+        let path = self.dir.join("results.jsonl");
+        let line = serde_json::to_string(&verdict).map_err(|source| Error::Json {
+            path: path.clone(),
+            source,
+        })?;
+        writeln!(state.lines, "{line}")
+            .and_then(|()| state.lines.flush())
+            .map_err(io_error(&path))?;
+        state.verdicts.push(verdict);
+        let due = state
+            .last_checkpoint
+            .is_none_or(|last| last.elapsed() >= CHECKPOINT_INTERVAL);
+        if due {
+            state.last_checkpoint = Some(Instant::now());
+            self.write_json("results.json", &state.verdicts)?;
+        }
+        Ok(())
+    }
+
+    /// A copy of every verdict recorded so far.
+    pub fn verdicts(&self) -> Vec<Verdict> {
+        self.state().verdicts.clone()
+    }
+
+    /// Writes the final `results.json` and `run.json` (`summary`); returns the
+    /// path of `results.json`.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when a file cannot be written.
+    pub fn finish(&self, summary: &Value) -> Result<PathBuf, Error> {
+        let state = self.state();
+        self.write_json("run.json", summary)?;
+        self.write_json("results.json", &state.verdicts)
+    }
+
+    /// Writes `value` as pretty JSON to `name` in the folder, atomically.
+    fn write_json(&self, name: &str, value: &impl Serialize) -> Result<PathBuf, Error> {
+        let path = self.dir.join(name);
+        let partial = self.dir.join(format!(".{name}.partial"));
+        let text = serde_json::to_string_pretty(value).map_err(|source| Error::Json {
+            path: path.clone(),
+            source,
+        })?;
+        std::fs::write(&partial, text + "\n").map_err(io_error(&partial))?;
+        std::fs::rename(&partial, &path).map_err(io_error(&path))?;
+        Ok(path)
+    }
 }
 
 /// A generated case's failure in its minimal form, one item per line: reason,

@@ -4,8 +4,6 @@
 //! generated cases ([`run_generated`]) whose first failure is shrunk over stdio
 //! to a minimal answer, as proptest would.
 
-use std::path::Path;
-
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::Value;
@@ -15,35 +13,51 @@ use crate::compare;
 use crate::error::Error;
 use crate::harness::{self, Limits};
 use crate::oracle::{contract, model};
-use crate::report::{self, Verdict};
+use crate::report::{EvidenceLog, Verdict};
 use crate::strategy::{GeneratedCase, generated_case};
 
 /// Most stdio runs spent shrinking one failure.
 pub const MAX_SHRINK_RUNS: usize = 256;
 
 /// Runs `cases` against `command`, one fresh server process per case, judging
-/// each against `expected[case.name]`, appends the verdicts to `verdicts` and
-/// rewrites `results.json` in `output` after every case, so a crash or an
-/// interrupt loses nothing already run.
+/// each against `expected[case.name]`; each verdict goes to `log` and then to
+/// `on_verdict` (the CLI prints its table row there).
 ///
 /// # Errors
-/// [`Error::Spawn`] when the server cannot start; [`Error::Io`] when the
-/// evidence cannot be written. A case whose expected outcome is missing fails
-/// with that reason.
+/// [`Error::Spawn`] when the server cannot start; [`Error::ServerDidNotStart`]
+/// when it starts but the first case's handshake fails (its evidence is logged
+/// first; no later case could be judged either); [`Error::Io`] when the evidence
+/// cannot be written. A case whose expected outcome is missing fails with that
+/// reason.
 pub async fn run_cases(
     command: &[String],
     cases: &[Case],
     expected: &serde_json::Map<String, Value>,
-    output: &Path,
     limits: Limits,
-    verdicts: &mut Vec<Verdict>,
+    log: &EvidenceLog,
+    on_verdict: &mut dyn FnMut(&Verdict),
 ) -> Result<(), Error> {
-    for case in cases {
+    for (index, case) in cases.iter().enumerate() {
         let expected = expected.get(&case.name).cloned();
-        verdicts.push(judge(command, case, expected, limits).await?);
-        report::write_results(output, verdicts)?;
+        let verdict = judge(command, case, expected, limits).await?;
+        let did_not_start =
+            (index == 0 && !verdict.evidence.started).then(|| Error::ServerDidNotStart {
+                error: verdict.evidence.error.clone().unwrap_or_default(),
+                stderr: last_lines(&verdict.evidence.stderr, 20),
+            });
+        on_verdict(&verdict);
+        log.push(verdict)?;
+        if let Some(error) = did_not_start {
+            return Err(error);
+        }
     }
     Ok(())
+}
+
+/// The last `count` lines of `text`.
+fn last_lines(text: &str, count: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(count)..].join("\n")
 }
 
 /// Runs one case and judges it; a missing expected outcome is a failure.
@@ -68,8 +82,7 @@ async fn judge(
 }
 
 /// The contract run: the cases of `fixtures/cases.json` named in `only` (all 17
-/// when `only` is empty) judged against `expected/results.json`, appended to
-/// `verdicts`.
+/// when `only` is empty) judged against `expected/results.json`.
 ///
 /// # Errors
 /// [`Error::UnknownCase`] when `only` names a case that does not exist (before
@@ -77,9 +90,9 @@ async fn judge(
 pub async fn run_contract(
     command: &[String],
     only: &[String],
-    output: &Path,
     limits: Limits,
-    verdicts: &mut Vec<Verdict>,
+    log: &EvidenceLog,
+    on_verdict: &mut dyn FnMut(&Verdict),
 ) -> Result<(), Error> {
     let mut cases = case::contract_cases();
     if let Some(unknown) = only
@@ -95,7 +108,7 @@ pub async fn run_contract(
         cases.retain(|case| only.contains(&case.name));
     }
     let expected = case::contract_expected();
-    run_cases(command, &cases, &expected, output, limits, verdicts).await
+    run_cases(command, &cases, &expected, limits, log, on_verdict).await
 }
 
 /// A generated failure shrunk to its minimal form.
@@ -111,10 +124,10 @@ pub struct MinimalFailure {
     pub shrink_runs: usize,
 }
 
-/// Runs `count` generated cases (seeded by `seed`) against `command`, appends a
-/// verdict per case to `verdicts` (named `generated_0001`, ...), rewrites
-/// `results.json` after each, and shrinks the first failure over stdio.
-/// `progress` is called after each case with the number done.
+/// Runs `count` generated cases (seeded by `seed`) against `command`, logs a
+/// verdict per case (named `generated_0001`, ...) with its reason, and shrinks
+/// the first failure over stdio. `progress` is called after each case with the
+/// number done.
 ///
 /// # Errors
 /// As [`run_cases`].
@@ -122,9 +135,8 @@ pub async fn run_generated(
     command: &[String],
     count: usize,
     seed: u64,
-    output: &Path,
     limits: Limits,
-    verdicts: &mut Vec<Verdict>,
+    log: &EvidenceLog,
     progress: &mut dyn FnMut(usize),
 ) -> Result<Option<MinimalFailure>, Error> {
     let mut seed_bytes = [0u8; 32];
@@ -141,10 +153,10 @@ pub async fn run_generated(
             .expect("the generated-case strategy never rejects");
         let mut generated = tree.current();
         generated.case.name = format!("generated_{index:04}");
-        let verdict = judge_generated(command, &generated, limits).await?;
+        let mut verdict = judge_generated(command, &generated, limits).await?;
+        verdict.reason = Some(generated.reason.to_string());
         let failed = !verdict.passed;
-        verdicts.push(verdict);
-        report::write_results(output, verdicts)?;
+        log.push(verdict)?;
         if failed && minimal.is_none() {
             minimal = Some(shrink(command, &mut tree, limits).await?);
         }

@@ -205,6 +205,7 @@ mod tests {
         let stray = [StrayLine {
             seq: 3,
             line: "hello".into(),
+            bytes: 5,
         }];
         assert_eq!(
             render_with_stray(&wire, &stray),

@@ -49,6 +49,8 @@ pub struct Evidence {
     pub text_outcome: Option<Value>,
     /// Why there is no outcome (handshake failure, timeout, JSON-RPC error).
     pub error: Option<String>,
+    /// Whether `initialize` and `tools/list` succeeded (the session started).
+    pub started: bool,
 }
 
 impl Evidence {
@@ -71,6 +73,7 @@ impl Evidence {
             forced_kill: finished.exit.forced_kill,
             outcome: call.outcome,
             text_outcome: call.text_outcome,
+            started: finished.startup_error.is_none(),
             error: finished.startup_error.or(call.error),
         }
     }

@@ -41,13 +41,19 @@ pub struct Frame {
     pub message: Value,
 }
 
+/// Most bytes of one stray stdout line kept in the evidence.
+pub const MAX_STRAY_BYTES: usize = 64 * 1024;
+
 /// A server stdout line that is not a JSON-RPC message (rmcp would skip it silently).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StrayLine {
     /// Position in the session's line order.
     pub seq: u64,
-    /// The line, lossily decoded as UTF-8, without its newline.
+    /// The line, lossily decoded as UTF-8, without its newline; cut at
+    /// [`MAX_STRAY_BYTES`] (on a character boundary).
     pub line: String,
+    /// The line's whole length in bytes, as read (at most [`MAX_LINE_BYTES`]).
+    pub bytes: usize,
 }
 
 /// A timed event: `{"ms": 12, "event": "elicitation/create id 0 from server"}`.
@@ -162,11 +168,22 @@ impl ProxyState {
         shared.recording.wire.push(Frame { seq, from, message });
     }
 
-    fn record_stray(&self, line: String) {
+    fn record_stray(&self, mut line: String) {
+        let bytes = line.len();
+        if bytes > MAX_STRAY_BYTES {
+            let mut end = MAX_STRAY_BYTES;
+            while !line.is_char_boundary(end) {
+                end -= 1;
+            }
+            line.truncate(end);
+        }
         let mut shared = self.lock();
         let seq = shared.next_seq;
         shared.next_seq += 1;
-        shared.recording.stray_stdout.push(StrayLine { seq, line });
+        shared
+            .recording
+            .stray_stdout
+            .push(StrayLine { seq, line, bytes });
     }
 
     /// Client→server rewriting: exact capabilities at `initialize`, the case's answer
