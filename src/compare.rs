@@ -388,4 +388,20 @@ mod tests {
         assert_eq!(Kind::of(&json!(null)).name(), "null");
         assert_eq!(Kind::of(&json!(true)).name(), "boolean");
     }
+
+    #[test]
+    fn type_aware_eq_is_false_as_soon_as_anything_differs() {
+        assert!(!type_aware_eq(&json!(true), &json!(1)));
+        assert!(!type_aware_eq(&json!(21), &json!(21.0)));
+        assert!(!type_aware_eq(&json!({"a": 1}), &json!({"a": 1, "b": 2})));
+    }
+
+    #[test]
+    fn a_negative_integer_is_not_a_negative_float() {
+        assert_eq!(Kind::of(&json!(-1)), Kind::Integer);
+        assert_eq!(
+            compare(&json!(-1), &json!(-1.0)),
+            vec![m("$", "float != integer")]
+        );
+    }
 }

@@ -158,3 +158,202 @@ impl Action {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{Value, json};
+
+    /// A declared `elicitation` capability, from its JSON.
+    fn declared(capability: Value) -> ElicitationCapability {
+        serde_json::from_value(capability).expect("an elicitation capability")
+    }
+
+    /// A well-formed `ElicitResult` answer, from its JSON.
+    fn answer(result: Value) -> Reply {
+        Reply::Result(serde_json::from_value(result).expect("an ElicitResult"))
+    }
+
+    fn valid_accept() -> Reply {
+        answer(json!({"action": "accept", "content": {"units": 3, "unit_value": 7}}))
+    }
+
+    #[test]
+    fn form_is_supported_when_declared_or_legacy_empty_never_url_only_or_absent() {
+        assert!(form_supported(Some(&declared(json!({"form": {}})))));
+        assert!(form_supported(Some(&declared(
+            json!({"form": {}, "url": {}})
+        ))));
+        assert!(form_supported(Some(&declared(json!({})))));
+        assert!(!form_supported(Some(&declared(json!({"url": {}})))));
+        assert!(!form_supported(None));
+    }
+
+    #[test]
+    fn only_diagnostic_unchecked_asks_without_form_support() {
+        for policy in Policy::ALL {
+            assert!(should_elicit(true, policy), "{policy} with form");
+        }
+        assert!(!should_elicit(false, Policy::Validated));
+        assert!(!should_elicit(false, Policy::Raw));
+        assert!(should_elicit(false, Policy::DiagnosticUnchecked));
+    }
+
+    #[test]
+    fn the_guard_asks_nothing_when_form_is_not_declared() {
+        let url_only = declared(json!({"url": {}}));
+        for (elicitation, policy) in [
+            (None, Policy::Validated),
+            (None, Policy::Raw),
+            (Some(&url_only), Policy::Validated),
+            (Some(&url_only), Policy::Raw),
+        ] {
+            let outcome = decide(elicitation, policy, || panic!("{policy} asked"));
+            assert_eq!(outcome, Outcome::Unsupported);
+        }
+        let refused = decide(None, Policy::DiagnosticUnchecked, || Reply::Error {
+            code: -32602,
+            message: "elicitation mode not declared: form".to_owned(),
+        });
+        assert_eq!(
+            refused,
+            Outcome::ProtocolError {
+                code: -32602,
+                message: "elicitation mode not declared: form".to_owned()
+            }
+        );
+    }
+
+    #[test]
+    fn a_valid_accept_computes_only_under_validated() {
+        let form = declared(json!({"form": {}}));
+        assert_eq!(
+            decide(Some(&form), Policy::Validated, valid_accept),
+            Outcome::Calculated { value: 21 }
+        );
+        for policy in [Policy::Raw, Policy::DiagnosticUnchecked] {
+            assert_eq!(
+                decide(Some(&form), policy, valid_accept),
+                Outcome::RawResponse {
+                    action: "accept".to_owned(),
+                    content: Some(json!({"units": 3, "unit_value": 7}))
+                },
+                "{policy}"
+            );
+        }
+    }
+
+    #[test]
+    fn decline_with_valid_content_is_never_computed() {
+        let spurious = json!({"units": 3, "unit_value": 7});
+        assert_eq!(
+            conclude(
+                Policy::Validated,
+                &answer(json!({"action": "decline", "content": spurious}))
+            ),
+            Outcome::Declined
+        );
+        assert_eq!(
+            conclude(
+                Policy::Validated,
+                &answer(json!({"action": "cancel", "content": spurious}))
+            ),
+            Outcome::Cancelled
+        );
+    }
+
+    #[test]
+    fn raw_policies_report_decline_and_cancel_as_received() {
+        assert_eq!(
+            conclude(
+                Policy::Raw,
+                &answer(json!({"action": "decline", "content": [1]}))
+            ),
+            Outcome::RawResponse {
+                action: "decline".to_owned(),
+                content: Some(json!([1]))
+            }
+        );
+        assert_eq!(
+            conclude(
+                Policy::DiagnosticUnchecked,
+                &answer(json!({"action": "cancel", "content": null}))
+            ),
+            Outcome::RawResponse {
+                action: "cancel".to_owned(),
+                content: None
+            }
+        );
+    }
+
+    #[test]
+    fn accept_without_content_or_with_null_content_is_an_invalid_response() {
+        for result in [
+            json!({"action": "accept"}),
+            json!({"action": "accept", "content": null}),
+        ] {
+            assert_eq!(
+                conclude(Policy::Validated, &answer(result)),
+                Outcome::InvalidResponse {
+                    error: "accept response has no content"
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn accept_with_invalid_content_lists_the_failing_paths() {
+        assert_eq!(
+            conclude(
+                Policy::Validated,
+                &answer(json!({"action": "accept", "content": {"units": "3", "unit_value": 7}}))
+            ),
+            Outcome::InvalidContent {
+                errors: vec![vec!["units".to_owned()]]
+            }
+        );
+    }
+
+    #[test]
+    fn a_malformed_answer_or_an_error_is_never_computed_under_any_policy() {
+        for policy in Policy::ALL {
+            assert_eq!(
+                conclude(policy, &Reply::Malformed),
+                Outcome::InvalidResponse {
+                    error: "malformed elicitation result"
+                },
+                "{policy}"
+            );
+            assert_eq!(
+                conclude(
+                    policy,
+                    &Reply::Error {
+                        code: -32603,
+                        message: "boom".to_owned()
+                    }
+                ),
+                Outcome::ProtocolError {
+                    code: -32603,
+                    message: "boom".to_owned()
+                },
+                "{policy}"
+            );
+        }
+    }
+
+    #[test]
+    fn policies_parse_from_and_display_as_their_wire_names() {
+        for (text, policy) in [
+            ("validated", Policy::Validated),
+            ("raw", Policy::Raw),
+            ("diagnostic_unchecked", Policy::DiagnosticUnchecked),
+        ] {
+            assert_eq!(text.parse::<Policy>(), Ok(policy));
+            assert_eq!(policy.to_string(), text);
+        }
+        assert_eq!(
+            "Validated".parse::<Policy>(),
+            Err(UnknownPolicy("Validated".to_owned()))
+        );
+    }
+}

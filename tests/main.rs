@@ -3,6 +3,7 @@
 mod broken_cores;
 mod cli;
 mod contract;
+mod mutant_killers;
 mod properties_core;
 mod properties_stdio;
 mod snapshots;

@@ -114,3 +114,131 @@ impl ClientHandler for CaseClient {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rmcp::ServiceExt;
+    use rmcp::model::ErrorCode;
+    use rmcp::service::ServiceError;
+
+    #[test]
+    fn form_is_declared_by_form_or_by_the_legacy_empty_object() {
+        assert!(declares_form(&json!({"elicitation": {"form": {}}})));
+        assert!(declares_form(
+            &json!({"elicitation": {"form": {}, "url": {}}})
+        ));
+        assert!(declares_form(&json!({"elicitation": {}})));
+        assert!(!declares_form(&json!({"elicitation": {"url": {}}})));
+        assert!(!declares_form(&json!({})));
+        assert!(!declares_form(&json!({"elicitation": true})));
+    }
+
+    #[test]
+    fn url_is_declared_only_by_a_url_key_in_the_elicitation_object() {
+        assert!(declares_url(&json!({"elicitation": {"url": {}}})));
+        assert!(declares_url(
+            &json!({"elicitation": {"form": {}, "url": {}}})
+        ));
+        assert!(!declares_url(&json!({"elicitation": {"form": {}}})));
+        assert!(!declares_url(&json!({"elicitation": {}})));
+        assert!(!declares_url(&json!({"url": {}})));
+        assert!(!declares_url(&json!({})));
+    }
+
+    #[test]
+    fn a_client_without_form_replies_invalid_params_whatever_the_case_answers() {
+        let case = Case {
+            name: "hand".to_owned(),
+            policy: "diagnostic_unchecked".to_owned(),
+            capabilities: json!({"elicitation": {"url": {}}}),
+            answer: Some(Answer::Result(json!({"action": "accept"}))),
+        };
+        assert_eq!(
+            reply_for(&case),
+            Answer::Error(
+                json!({"code": -32602, "message": "elicitation mode not declared: form"})
+            )
+        );
+    }
+
+    #[test]
+    fn a_client_with_form_and_no_answer_cancels() {
+        let case = Case {
+            name: "hand".to_owned(),
+            policy: "validated".to_owned(),
+            capabilities: json!({"elicitation": {"form": {}}}),
+            answer: None,
+        };
+        assert_eq!(
+            reply_for(&case),
+            Answer::Result(json!({"action": "cancel"}))
+        );
+    }
+
+    #[test]
+    fn the_client_asks_for_protocol_2025_11_25_under_its_own_name() {
+        let config = CaseClient::new(json!({"elicitation": {"form": {}}})).get_info();
+        assert_eq!(config.protocol_version, ProtocolVersion::V_2025_11_25);
+        assert_eq!(config.client_info.name, "elicit-check");
+        let elicitation = config
+            .capabilities
+            .elicitation
+            .expect("elicitation declared");
+        assert!(elicitation.form.is_some());
+        assert!(elicitation.url.is_none());
+    }
+
+    /// A server with nothing to offer; the test drives its peer by hand.
+    #[derive(Debug, Clone, Default)]
+    struct Bare;
+
+    impl rmcp::ServerHandler for Bare {}
+
+    /// Sends one URL-mode `elicitation/create` from an in-process server to a
+    /// `CaseClient` declaring `capabilities`; returns the server's view of the
+    /// reply and the client's callback count.
+    async fn url_elicitation(capabilities: Value) -> (Result<ElicitResult, ServiceError>, usize) {
+        let (server_io, client_io) = tokio::io::duplex(64 * 1024);
+        let server = tokio::spawn(async move { Bare.serve(server_io).await });
+        let handler = CaseClient::new(capabilities);
+        let callbacks = handler.callbacks();
+        let client = handler.serve(client_io).await.expect("client starts");
+        let server = server.await.expect("server task").expect("server starts");
+        let reply = server
+            .peer()
+            .create_elicitation(ElicitRequestParams::UrlElicitationParams {
+                meta: None,
+                message: "open the link".to_owned(),
+                url: "https://example.com/form".to_owned(),
+                elicitation_id: "e1".to_owned(),
+            })
+            .await;
+        let count = callbacks.load(Ordering::SeqCst);
+        client.cancel().await.expect("client stops");
+        (reply, count)
+    }
+
+    #[tokio::test]
+    async fn a_url_elicitation_is_refused_unless_url_was_declared() {
+        let (reply, callbacks) = url_elicitation(json!({"elicitation": {"form": {}}})).await;
+        assert_eq!(callbacks, 1);
+        match reply {
+            Err(ServiceError::McpError(error)) => {
+                assert_eq!(error.code, ErrorCode(-32602));
+                assert_eq!(error.message, "elicitation mode not declared: url");
+            }
+            other => panic!("expected -32602, got {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_declared_url_elicitation_gets_the_placeholder_cancel() {
+        let (reply, callbacks) = url_elicitation(json!({"elicitation": {"url": {}}})).await;
+        assert_eq!(callbacks, 1);
+        assert_eq!(
+            reply.expect("an ElicitResult").action,
+            ElicitationAction::Cancel
+        );
+    }
+}
