@@ -2,37 +2,17 @@
 //! the pure core. Expected outcomes come from `expected/results.json`, written by
 //! hand from the table in issue 2.
 
-use elicit_check::case::{self, Case};
+use elicit_check::case;
 use elicit_check::compare;
-use elicit_check::harness::{self, Limits};
 use elicit_check::oracle::contract;
 use serde_json::Value;
 
 use crate::util;
 
-fn contract_case(name: &str) -> (Case, Value) {
-    let case = case::contract_cases()
-        .into_iter()
-        .find(|case| case.name == name)
-        .unwrap_or_else(|| panic!("no case {name} in fixtures/cases.json"));
-    let expected = case::contract_expected()
-        .get(name)
-        .cloned()
-        .unwrap_or_else(|| panic!("no expected outcome for {name}"));
-    (case, expected)
-}
-
 /// Runs one contract case over stdio and fails with every check that did not hold.
 fn over_stdio(name: &str) {
-    let (case, expected) = contract_case(name);
-    let evidence = util::runtime()
-        .block_on(harness::run_case(
-            &util::reference_server(),
-            &case,
-            Limits::default(),
-            None,
-        ))
-        .expect("the reference server starts");
+    let (case, expected) = util::contract_case(name);
+    let evidence = util::run_on_reference(&case);
     let failures = contract::check(&case, &expected, &evidence);
     assert!(
         failures.is_empty(),

@@ -2,9 +2,9 @@
 //! cargo-mutants mutant (issue 4, section 1). Each test takes the genuine evidence
 //! of one contract case over stdio and breaks exactly one thing in it.
 
-use elicit_check::case::{self, Case};
+use elicit_check::case::Case;
+use elicit_check::harness::Evidence;
 use elicit_check::harness::proxy::Side;
-use elicit_check::harness::{self, Evidence, Limits};
 use elicit_check::oracle::contract;
 use serde_json::Value;
 
@@ -13,19 +13,8 @@ use crate::util;
 /// The named contract case, its hand-written expected outcome, and the evidence
 /// of one run of it against the reference server.
 fn genuine(name: &str) -> (Case, Value, Evidence) {
-    let case = case::contract_cases()
-        .into_iter()
-        .find(|case| case.name == name)
-        .unwrap_or_else(|| panic!("no case {name}"));
-    let expected = case::contract_expected()[name].clone();
-    let evidence = util::runtime()
-        .block_on(harness::run_case(
-            &util::reference_server(),
-            &case,
-            Limits::default(),
-            None,
-        ))
-        .expect("the reference server starts");
+    let (case, expected) = util::contract_case(name);
+    let evidence = util::run_on_reference(&case);
     assert_eq!(
         contract::check(&case, &expected, &evidence),
         Vec::<String>::new(),

@@ -3,25 +3,14 @@
 //! folder, named after the case. `CI=true cargo test` fails on any changed frame.
 
 use elicit_check::case;
-use elicit_check::harness::{self, Limits};
 use elicit_check::transcript;
 
 use crate::util;
 
 /// Runs contract case `name` against the reference server and snapshots its transcript.
 fn snapshot(name: &str) {
-    let case = case::contract_cases()
-        .into_iter()
-        .find(|case| case.name == name)
-        .unwrap_or_else(|| panic!("no case {name} in fixtures/cases.json"));
-    let evidence = util::runtime()
-        .block_on(harness::run_case(
-            &util::reference_server(),
-            &case,
-            Limits::default(),
-            None,
-        ))
-        .expect("the reference server starts");
+    let (case, _) = util::contract_case(name);
+    let evidence = util::run_on_reference(&case);
     let text = transcript::render_with_stray(&evidence.wire, &evidence.stray_stdout);
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));

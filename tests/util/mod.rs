@@ -15,6 +15,32 @@ pub fn reference_server() -> Vec<String> {
     ]
 }
 
+/// Contract case `name` from `fixtures/cases.json` with its hand-written expected
+/// outcome from `expected/results.json`.
+pub fn contract_case(name: &str) -> (Case, serde_json::Value) {
+    let case = elicit_check::case::contract_cases()
+        .into_iter()
+        .find(|case| case.name == name)
+        .unwrap_or_else(|| panic!("no case {name} in fixtures/cases.json"));
+    let expected = elicit_check::case::contract_expected()
+        .get(name)
+        .cloned()
+        .unwrap_or_else(|| panic!("no expected outcome for {name}"));
+    (case, expected)
+}
+
+/// Runs `case` once over stdio against the reference server (default limits, no tap).
+pub fn run_on_reference(case: &Case) -> elicit_check::harness::Evidence {
+    runtime()
+        .block_on(elicit_check::harness::run_case(
+            &reference_server(),
+            case,
+            elicit_check::harness::Limits::default(),
+            None,
+        ))
+        .expect("the reference server starts")
+}
+
 /// A current-thread runtime for one test (proptest bodies cannot be async).
 pub fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_current_thread()
