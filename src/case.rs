@@ -3,12 +3,8 @@
 //! Cases hold inputs only. The expected outcomes of the contract cases live in
 //! `expected/results.json`, written by hand (issue 2, section 4).
 
-use std::path::Path;
-
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-
-use crate::error::Error;
 
 /// One input to the server: what the client declares and what it answers.
 ///
@@ -48,36 +44,6 @@ pub enum Answer {
     /// The `error` member of the response: a JSON-RPC error object
     /// (`{"code": -32603, "message": "..."}`), sent instead of a result.
     Error(Value),
-}
-
-impl Case {
-    /// The `policy` value sent in the `tools/call` arguments.
-    pub fn policy(&self) -> &str {
-        &self.policy
-    }
-}
-
-/// Reads a JSON array of [`Case`]s from `path`.
-///
-/// # Errors
-/// [`Error::Io`] when the file cannot be read, [`Error::Json`] when it is not an
-/// array of cases, [`Error::DuplicateCase`] when two cases share a name.
-pub fn load_cases(path: &Path) -> Result<Vec<Case>, Error> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
-        path: path.to_owned(),
-        source,
-    })?;
-    let cases: Vec<Case> = serde_json::from_str(&text).map_err(|source| Error::Json {
-        path: path.to_owned(),
-        source,
-    })?;
-    let mut names = std::collections::BTreeSet::new();
-    for case in &cases {
-        if !names.insert(case.name.as_str()) {
-            return Err(Error::DuplicateCase(case.name.clone()));
-        }
-    }
-    Ok(cases)
 }
 
 /// The contract cases shipped with the crate (`fixtures/cases.json`), compiled in

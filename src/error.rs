@@ -25,9 +25,6 @@ pub enum Error {
         /// serde_json's error, with line and column.
         source: serde_json::Error,
     },
-    /// Two cases share a name; names identify evidence and snapshots.
-    #[error("duplicate case name {0:?}")]
-    DuplicateCase(String),
     /// `--case` named a contract case that does not exist.
     #[error("no contract case named {name:?}; the cases are: {}", known.join(", "))]
     UnknownCase {

@@ -290,7 +290,7 @@ pub async fn run_case(
     tap: Option<ServerTap>,
 ) -> Result<Evidence, Error> {
     let mut session = Session::start(command, &case.capabilities, limits, tap).await?;
-    let call = session.call(case.policy(), case.answer.clone()).await;
+    let call = session.call(&case.policy, case.answer.clone()).await;
     let finished = session.finish().await;
     Ok(Evidence::new(case, command, finished, call))
 }
