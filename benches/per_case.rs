@@ -12,9 +12,9 @@ use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
 use elicit_check::case::{self, Case};
-use elicit_check::decision::{self, Policy};
 use elicit_check::harness::{self, Limits, Session, client::reply_for};
-use elicit_check::reply::Reply;
+use elicit_check::server::decision::{self, Policy};
+use elicit_check::server::reply::Reply;
 use elicit_check::strategy::generated_case;
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::TestRunner;

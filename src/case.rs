@@ -18,7 +18,7 @@ pub struct Case {
     /// Stable, unique name; it names the evidence and the snapshot.
     pub name: String,
     /// The `policy` argument of the `calculate` tool: `validated`, `raw` or
-    /// `diagnostic_unchecked` (see `crate::decision::Policy`).
+    /// `diagnostic_unchecked` (see `crate::server::decision::Policy`).
     pub policy: String,
     /// The `capabilities` object the client declares at `initialize`, exactly as
     /// sent (`{}` declares nothing; `{"elicitation": {}}` is the legacy form-only object).

@@ -9,24 +9,21 @@
 //!
 //! - [`case`], [`strategy`]: what to send (fixed contract cases, generated cases with a reason).
 //! - [`harness`]: runs any stdio MCP server, records every frame, injects raw answers.
-//! - [`server`] over the pure core [`form`], [`reply`], [`decision`], [`outcome`]: the reference server.
+//! - [`server`]: the reference server, an rmcp handler over the pure core
+//!   ([`server::form`], [`server::reply`], [`server::decision`], [`server::outcome`]).
 //! - [`oracle`], [`compare`]: judgements that share no code with the core.
 //! - [`run`], [`report`]: the `elicit-check run` job, its table and `results.json`.
 //!
-//! Statuses (see [`outcome::Outcome`]): `calculated` (the only one with
+//! Statuses (see [`server::outcome::Outcome`]): `calculated` (the only one with
 //! `computed: true`), `invalid_content`, `invalid_response`, `declined`, `cancelled`,
 //! `unsupported`, `protocol_error`, `raw_response`.
 #![warn(missing_docs)]
 
 pub mod case;
 pub mod compare;
-pub mod decision;
 pub mod error;
-pub mod form;
 pub mod harness;
 pub mod oracle;
-pub mod outcome;
-pub mod reply;
 pub mod report;
 pub mod run;
 pub mod server;

@@ -1,10 +1,10 @@
 //! Shared helpers: the reference server command, a runtime, the pure simulation.
 
 use elicit_check::case::Case;
-use elicit_check::decision::{self, Policy};
 use elicit_check::harness::client::reply_for;
-use elicit_check::outcome::Outcome;
-use elicit_check::reply::Reply;
+use elicit_check::server::decision::{self, Policy};
+use elicit_check::server::outcome::Outcome;
+use elicit_check::server::reply::Reply;
 use rmcp::model::ClientCapabilities;
 
 /// `elicit-check serve`, the built-in reference server, as a child command.

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::form::ErrorPath;
+use crate::server::form::ErrorPath;
 
 /// Error text of an `accept` whose `content` is absent or `null`.
 pub const NO_CONTENT: &str = "accept response has no content";
@@ -21,7 +21,7 @@ pub enum Outcome {
         value: i64,
     },
     /// `{"status":"invalid_content","computed":false,"errors":[[...],...]}`: accept with content
-    /// that fails the form rules; `errors` lists every failing path (see `crate::form::validate`).
+    /// that fails the form rules; `errors` lists every failing path (see `crate::server::form::validate`).
     InvalidContent {
         /// Failing paths, schema order then sorted extra keys.
         errors: Vec<ErrorPath>,

@@ -2,16 +2,16 @@
 //!
 //! Source: issue 2, section 1 and 2. An `accept` returns input; it never
 //! authorizes anything else: the value is computed only for a `validated` policy,
-//! an `accept` action and content that passes `crate::form::validate`.
+//! an `accept` action and content that passes `crate::server::form::validate`.
 
 use std::fmt;
 use std::str::FromStr;
 
 use rmcp::model::{ElicitationAction, ElicitationCapability};
 
-use crate::form;
-use crate::outcome::{MALFORMED, NO_CONTENT, Outcome};
-use crate::reply::Reply;
+use crate::server::form;
+use crate::server::outcome::{MALFORMED, NO_CONTENT, Outcome};
+use crate::server::reply::Reply;
 
 /// The `policy` argument of the `calculate` tool.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -16,10 +16,10 @@ use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 
-use crate::decision::{self, Policy};
-use crate::form::FIELDS;
-use crate::outcome::Outcome;
-use crate::reply::Reply;
+use crate::server::decision::{self, Policy};
+use crate::server::form::FIELDS;
+use crate::server::outcome::Outcome;
+use crate::server::reply::Reply;
 
 /// The tool's name.
 pub const TOOL_NAME: &str = "calculate";

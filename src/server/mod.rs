@@ -1,0 +1,26 @@
+//! The reference server: a strict `calculate` tool over rmcp, and the pure core
+//! that decides it.
+//!
+//! The core is pure and small; the handler is the only part with I/O:
+//!
+//! ```text
+//! handler (rmcp ServerHandler, stdio)
+//!   -> reply    the client's answer as the server sees it (result, malformed, JSON-RPC error)
+//!   -> decision capabilities + policy + answer -> outcome
+//!        -> form     the strict form rules: fields, bounds, integer rule, error paths
+//!   -> outcome  the outcome statuses and their exact JSON shape
+//! ```
+//!
+//! Nothing under [`crate::oracle`] or [`crate::strategy`] reads this module: the
+//! oracles restate the contract by hand (issue 2, section 5).
+
+pub mod decision;
+pub mod form;
+pub mod handler;
+pub mod outcome;
+pub mod reply;
+
+pub use handler::{
+    ELICITATION_MESSAGE, PROTOCOL_VERSION, ReferenceServer, TOOL_NAME, requested_schema,
+    serve_stdio,
+};
