@@ -113,9 +113,10 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         .unwrap_or(if args.only.is_empty() { 256 } else { 0 });
     let seed = args.seed.unwrap_or_else(clock_seed);
     let mut minimal = None;
+    let mut signals = StopSignals::listen();
     let interrupted = tokio::select! {
         result = run_all(&args, &command, cases, seed, &log, &mut minimal) => { result?; false }
-        signal = stop_signal() => { eprintln!("elicit-check: {signal}: stopping; the case in flight is dropped"); true }
+        signal = signals.recv() => { eprintln!("elicit-check: {signal}: stopping; the case in flight is dropped"); true }
     };
     let verdicts = log.verdicts();
     let mut stdout = std::io::stdout().lock();
@@ -199,16 +200,37 @@ async fn run_all(
     Ok(())
 }
 
-/// Resolves on Ctrl-C (SIGINT) or SIGTERM, naming the signal.
-async fn stop_signal() -> &'static str {
-    let mut terminate =
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(stream) => stream,
-            Err(_) => return std::future::pending().await,
-        };
-    tokio::select! {
-        _ = tokio::signal::ctrl_c() => "interrupted",
-        _ = terminate.recv() => "terminated",
+/// Ctrl-C (SIGINT) and SIGTERM, listened for from the moment this is made: made
+/// before any server is spawned, so no signal can kill the run (and orphan the
+/// server group) before it is listened for.
+struct StopSignals {
+    interrupt: Option<tokio::signal::unix::Signal>,
+    terminate: Option<tokio::signal::unix::Signal>,
+}
+
+impl StopSignals {
+    fn listen() -> StopSignals {
+        use tokio::signal::unix::{SignalKind, signal};
+        StopSignals {
+            interrupt: signal(SignalKind::interrupt()).ok(),
+            terminate: signal(SignalKind::terminate()).ok(),
+        }
+    }
+
+    /// Resolves on the first of the two signals, naming it.
+    async fn recv(&mut self) -> &'static str {
+        async fn next(stream: &mut Option<tokio::signal::unix::Signal>) {
+            match stream {
+                Some(stream) => {
+                    stream.recv().await;
+                }
+                None => std::future::pending().await,
+            }
+        }
+        tokio::select! {
+            () = next(&mut self.interrupt) => "interrupted",
+            () = next(&mut self.terminate) => "terminated",
+        }
     }
 }
 

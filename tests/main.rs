@@ -4,6 +4,7 @@ mod broken_cores;
 mod cli;
 mod contract;
 mod mutant_killers;
+mod process_group;
 mod properties_core;
 mod properties_stdio;
 mod snapshots;

@@ -1,4 +1,12 @@
 //! The server under test as a real child process: spawn, stderr capture, shutdown.
+//!
+//! The server runs in its own process group (issue 10, section 0): servers are very
+//! often started through a wrapper (`sh -c`, `npx`, `uvx`, `uv run`) that starts the
+//! real server as a grandchild, and killing only the direct child would leave that
+//! grandchild running. Every kill here is sent to the whole group, and the group is
+//! ended when the session ends however it ends (normal exit, timeout, a dropped
+//! session on Ctrl-C or SIGTERM, a panic). Only the group the harness created is ever
+//! signalled; a process that leaves it on purpose (`setsid`) is out of reach.
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -21,6 +29,9 @@ pub struct Exit {
     pub forced_kill: bool,
     /// Its whole stderr (up to [`MAX_STDERR_BYTES`]), lossily decoded.
     pub stderr: String,
+    /// Whether processes of the server's group (a wrapper's children) were still
+    /// running after the server itself had exited, and were killed.
+    pub group_left_running: bool,
 }
 
 /// A running server process with its stdio taken apart.
@@ -28,12 +39,13 @@ pub struct Exit {
 pub struct ServerProcess {
     child: Child,
     stderr: JoinHandle<String>,
-    /// The process id.
+    /// The process id; also the id of the server's process group.
     pub pid: Option<u32>,
 }
 
-/// Spawns `command` (program, then arguments) with piped stdin, stdout and stderr.
-/// The child is killed if the handle is dropped, so nothing outlives a test.
+/// Spawns `command` (program, then arguments) with piped stdin, stdout and stderr,
+/// as the leader of a new process group. The whole group is killed when the handle
+/// is dropped, so nothing outlives a run or a test.
 ///
 /// # Errors
 /// [`Error::Spawn`] when the command is empty or cannot start.
@@ -53,6 +65,7 @@ pub fn spawn(command: &[String]) -> Result<(ServerProcess, ChildStdin, ChildStdo
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
+        .process_group(0)
         .kill_on_drop(true)
         .spawn()
         .map_err(spawn_error)?;
@@ -86,15 +99,20 @@ pub fn spawn(command: &[String]) -> Result<(ServerProcess, ChildStdin, ChildStdo
 
 impl ServerProcess {
     /// Waits up to `grace` for the child to exit (its stdin must already be
-    /// closed), then kills only this child. Collects stderr within `grace` too.
+    /// closed), then kills its process group. Processes of the group still running
+    /// after the child exited are killed too (see [`Exit::group_left_running`]).
+    /// Collects stderr within `grace` too.
     pub async fn shutdown(mut self, grace: Duration) -> Exit {
         let (status, forced_kill) = match tokio::time::timeout(grace, self.child.wait()).await {
             Ok(status) => (status.ok(), false),
             Err(_) => {
+                self.kill_group();
                 let _ = self.child.start_kill();
                 (self.child.wait().await.ok(), true)
             }
         };
+        let group_left_running = !forced_kill && self.group_alive();
+        self.kill_group();
         let stderr = match tokio::time::timeout(grace, &mut self.stderr).await {
             Ok(Ok(text)) => text,
             // A grandchild may hold stderr open; what was read so far is lost only then.
@@ -107,6 +125,45 @@ impl ServerProcess {
             code: status.and_then(|status| status.code()),
             forced_kill,
             stderr,
+            group_left_running,
         }
+    }
+
+    /// Whether any process of the server's group still exists.
+    fn group_alive(&self) -> bool {
+        self.group()
+            // SAFETY: signal 0 only checks that the group exists; no process is touched.
+            .is_some_and(|group| unsafe { libc::kill(-group, 0) } == 0)
+    }
+
+    /// Sends SIGKILL to every process of the server's group.
+    ///
+    /// The group id is the child's pid. After the child has been reaped that number
+    /// stays reserved while any process of the group lives; once none does, the
+    /// kernel reports "no such process" (or, after a pid wrap-around, could reach a
+    /// new group leader that got the same number, which this runs too soon after
+    /// the exit to meet in practice).
+    fn kill_group(&self) {
+        if let Some(group) = self.group() {
+            // SAFETY: plain syscall; a negative pid addresses the group this harness created.
+            unsafe {
+                libc::kill(-group, libc::SIGKILL);
+            }
+        }
+    }
+
+    /// The process group id (the child's pid), when it fits a `pid_t` above 1.
+    fn group(&self) -> Option<libc::pid_t> {
+        self.pid
+            .and_then(|pid| libc::pid_t::try_from(pid).ok())
+            .filter(|group| *group > 1)
+    }
+}
+
+impl Drop for ServerProcess {
+    /// A session dropped before [`ServerProcess::shutdown`] (Ctrl-C, SIGTERM, a
+    /// panic, a cancelled future) still ends the whole group.
+    fn drop(&mut self) {
+        self.kill_group();
     }
 }

@@ -43,6 +43,9 @@ pub struct Evidence {
     pub exit_code: Option<i32>,
     /// Whether the harness killed the server after the shutdown grace period.
     pub forced_kill: bool,
+    /// Whether processes of the server's process group (a wrapper's children) were
+    /// still running after the server exited, and were killed (issue 10, section 0).
+    pub group_left_running: bool,
     /// `structuredContent` of the `calculate` result.
     pub outcome: Option<Value>,
     /// `content[0].text` of the `calculate` result, parsed as JSON.
@@ -71,6 +74,7 @@ impl Evidence {
             stderr: finished.exit.stderr,
             exit_code: finished.exit.code,
             forced_kill: finished.exit.forced_kill,
+            group_left_running: finished.exit.group_left_running,
             outcome: call.outcome,
             text_outcome: call.text_outcome,
             started: finished.startup_error.is_none(),

@@ -249,11 +249,16 @@ impl Session {
             to_client.abort();
             self.state.event("server stdout still open after exit");
         }
-        self.state.event(format!(
-            "exited with {:?}{}",
-            exit.code,
-            if exit.forced_kill { " (killed)" } else { "" }
-        ));
+        self.state.event(match (exit.code, exit.forced_kill) {
+            (Some(code), false) => format!("exited with code {code}"),
+            (None, false) => "ended by a signal".to_owned(),
+            (_, true) => "killed after the shutdown grace period".to_owned(),
+        });
+        if exit.group_left_running {
+            self.state.event(
+                "processes of the server's group were still running after it exited; killed",
+            );
+        }
         Finished {
             recording: self.state.recording(),
             exit,

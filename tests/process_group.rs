@@ -1,0 +1,299 @@
+//! Nothing the harness starts outlives the run (issue 10, section 0): the server
+//! runs in its own process group, and the whole group is killed when the case
+//! ends, whether the server exited, timed out, or the run was stopped by a signal.
+//! Servers here are shell wrappers whose grandchild ignores stdin close, the way
+//! `sh -c`, `npx` and `uvx` start real servers.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+/// A fresh scratch folder for one test, removed when dropped (pass or fail).
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(test: &str) -> Scratch {
+        let dir =
+            std::env::temp_dir().join(format!("elicit-check-pg-{}-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("scratch folder");
+        Scratch(dir)
+    }
+
+    fn path(&self, name: &str) -> String {
+        self.0.join(name).to_string_lossy().into_owned()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// The live (non-zombie) processes whose process group is `group`, from `/proc`.
+fn live_members(group: i32) -> Vec<String> {
+    let mut members = Vec::new();
+    for entry in std::fs::read_dir("/proc")
+        .expect("/proc is readable")
+        .flatten()
+    {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // pid (comm) state ppid pgrp ...; comm may hold spaces, so split after ')'.
+        let Some((head, rest)) = stat.rsplit_once(')') else {
+            continue;
+        };
+        let fields: Vec<&str> = rest.split_whitespace().collect();
+        let (Some(state), Some(pgrp)) = (fields.first(), fields.get(2)) else {
+            continue;
+        };
+        if *state != "Z" && pgrp.parse::<i32>() == Ok(group) {
+            members.push(format!("{})", head.trim()));
+        }
+    }
+    members
+}
+
+/// Waits (at most 10 s, a bound, not a timing assertion) until group `group` has
+/// no live process; returns the processes still there otherwise.
+fn wait_group_gone(group: i32) -> Vec<String> {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let members = live_members(group);
+        if members.is_empty() || Instant::now() > deadline {
+            return members;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The wrapper (the server the harness spawned, so also its group id) and its
+/// grandchild, as written by the wrapper script to a file: `"$$ $!"`.
+struct Pids {
+    wrapper: i32,
+    grandchild: i32,
+}
+
+/// Waits (at most 20 s) for `file` to hold the two pids written by the wrapper.
+fn read_pids(file: &str) -> Pids {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(file)
+            && let Some((wrapper, grandchild)) = text.trim().split_once(' ')
+            && let (Ok(wrapper), Ok(grandchild)) = (wrapper.parse(), grandchild.parse())
+        {
+            return Pids {
+                wrapper,
+                grandchild,
+            };
+        }
+        assert!(Instant::now() < deadline, "the wrapper never wrote {file}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Whether process `pid` exists and is not a zombie.
+fn alive(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rsplit_once(')')
+                .map(|(_, rest)| rest.trim_start().to_owned())
+        })
+        .is_some_and(|rest| !rest.starts_with('Z'))
+}
+
+/// Asserts that the wrapper's whole group is gone, the grandchild included.
+fn assert_nothing_left(pids: &Pids, label: &str) {
+    assert_eq!(
+        wait_group_gone(pids.wrapper),
+        Vec::<String>::new(),
+        "{label}: processes left in the server's group {}",
+        pids.wrapper
+    );
+    assert!(
+        !alive(pids.grandchild),
+        "{label}: the wrapper's grandchild {} is still running",
+        pids.grandchild
+    );
+}
+
+fn elicit_check(args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_elicit-check"));
+    command
+        .arg("run")
+        .args(args)
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+/// A `sleep` started by the test itself, outside any group the harness makes.
+struct Bystander(Child);
+
+impl Bystander {
+    fn start() -> Bystander {
+        Bystander(
+            Command::new("sleep")
+                .arg("1000")
+                .spawn()
+                .expect("sleep starts"),
+        )
+    }
+
+    fn still_running(&mut self) -> bool {
+        self.0.try_wait().expect("try_wait").is_none()
+    }
+}
+
+impl Drop for Bystander {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// An `elicit-check run` started by a test; stopped with SIGTERM if the test
+/// fails before stopping it itself.
+struct Runner(Option<Child>);
+
+impl Runner {
+    /// Sends `signal` to the run and waits for it to end.
+    fn stop(&mut self, signal: i32) -> std::process::ExitStatus {
+        let mut child = self.0.take().expect("running");
+        let pid = libc::pid_t::try_from(child.id()).expect("pid fits");
+        // SAFETY: signals the elicit-check process this test started.
+        assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
+        child.wait().expect("elicit-check ends")
+    }
+}
+
+impl Drop for Runner {
+    fn drop(&mut self) {
+        if self.0.is_some() {
+            self.stop(libc::SIGTERM);
+        }
+    }
+}
+
+fn results(dir: &Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(dir.join("results.json")).expect("results.json written");
+    serde_json::from_str(&text).expect("results.json is JSON")
+}
+
+#[test]
+fn a_wrapper_that_never_answers_initialize_is_killed_with_its_grandchild() {
+    let scratch = Scratch::new("startup");
+    let pid_file = scratch.path("pid");
+    let output = scratch.path("out");
+    let mut bystander = Bystander::start();
+    // The sleep is a grandchild; the wrapper waits for it and never speaks MCP.
+    let script = format!("sleep 1000 & echo $$ $! > {pid_file}; wait; echo never");
+    let run = elicit_check(&[
+        "--case",
+        "accept_valid",
+        "--startup-timeout",
+        "1",
+        "--shutdown-grace",
+        "1",
+        "--output",
+        &output,
+        "--",
+        "sh",
+        "-c",
+        &script,
+    ])
+    .output()
+    .expect("elicit-check runs");
+    assert_eq!(
+        run.status.code(),
+        Some(2),
+        "a server that never starts stops the run"
+    );
+    assert_nothing_left(&read_pids(&pid_file), "startup timeout");
+    assert!(
+        bystander.still_running(),
+        "a process the harness did not start was touched"
+    );
+}
+
+#[test]
+fn a_grandchild_left_running_after_a_normal_exit_is_killed_and_recorded() {
+    let scratch = Scratch::new("normal");
+    let pid_file = scratch.path("pid");
+    let output = scratch.path("out");
+    // The wrapper leaves a sleep behind (holding the server's pipes) and execs the
+    // reference server, which passes the case and exits when stdin closes.
+    let script = format!("sleep 1000 & echo $$ $! > {pid_file}; exec \"$0\" serve");
+    let run = elicit_check(&[
+        "--case",
+        "accept_valid",
+        "--output",
+        &output,
+        "--",
+        "sh",
+        "-c",
+        &script,
+        env!("CARGO_BIN_EXE_elicit-check"),
+    ])
+    .output()
+    .expect("elicit-check runs");
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "stdout: {}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+    let pids = read_pids(&pid_file);
+    assert_nothing_left(&pids, "normal exit");
+    let verdicts = results(Path::new(&output));
+    let evidence = &verdicts[0]["evidence"];
+    assert_eq!(evidence["pid"], Value::from(pids.wrapper));
+    assert_eq!(evidence["exit_code"], Value::from(0));
+    assert_eq!(evidence["group_left_running"], Value::Bool(true));
+    let timeline = evidence["timeline"].to_string();
+    assert!(
+        timeline.contains("still running after it exited; killed"),
+        "the timeline says the group was killed: {timeline}"
+    );
+}
+
+#[test]
+fn a_run_stopped_by_sigterm_or_sigint_kills_the_server_group_in_flight() {
+    for (signal, name) in [(libc::SIGTERM, "sigterm"), (libc::SIGINT, "sigint")] {
+        let scratch = Scratch::new(name);
+        let pid_file = scratch.path("pid");
+        let output = scratch.path("out");
+        let script = format!("sleep 1000 & echo $$ $! > {pid_file}; wait; echo never");
+        let run = elicit_check(&[
+            "--case",
+            "accept_valid",
+            "--startup-timeout",
+            "600",
+            "--output",
+            &output,
+            "--",
+            "sh",
+            "-c",
+            &script,
+        ])
+        .spawn()
+        .expect("elicit-check starts");
+        let mut run = Runner(Some(run));
+        let pids = read_pids(&pid_file);
+        assert_eq!(
+            live_members(pids.wrapper).len(),
+            2,
+            "{name}: the wrapper and its grandchild run in the server's own group"
+        );
+        let status = run.stop(signal);
+        assert_eq!(status.code(), Some(2), "{name}: an interrupted run exits 2");
+        assert_nothing_left(&pids, name);
+    }
+}
