@@ -248,6 +248,12 @@ fn summarize(from: Side, message: &Value) -> String {
     format!("{from} {kind} id {id}")
 }
 
+/// The line parsed, when it is a JSON-RPC 2.0 message; `None` for anything else
+/// (not JSON, or JSON without `"jsonrpc": "2.0"`).
+fn jsonrpc_message(line: &str) -> Option<Value> {
+    serde_json::from_str::<Value>(line).ok().filter(is_jsonrpc)
+}
+
 /// Whether a parsed line is a JSON-RPC 2.0 message.
 pub fn is_jsonrpc(message: &Value) -> bool {
     message.get("jsonrpc").and_then(Value::as_str) == Some("2.0")
@@ -323,26 +329,29 @@ pub async fn server_to_client<R, W>(
     let mut reader = BufReader::new(from_server);
     let mut client_open = true;
     while let Some(line) = read_line(&mut reader).await {
-        let message = match serde_json::from_str::<Value>(&line) {
-            Ok(message) if is_jsonrpc(&message) => message,
-            _ => {
-                state.record_stray(line);
-                continue;
-            }
+        let Some(message) = jsonrpc_message(&line) else {
+            state.record_stray(line);
+            continue;
         };
         let lines = match tap.as_mut() {
             Some(tap) => tap(message, &state.recording()),
             None => vec![TapLine::Frame(message)],
         };
         for line in lines {
-            let text = match line {
-                TapLine::Frame(message) => {
+            // A tap's raw line is judged like any stdout line: a frame when it is a
+            // JSON-RPC message, else a stray line.
+            let message = match line {
+                TapLine::Frame(message) => Ok(message),
+                TapLine::Raw(text) => jsonrpc_message(&text).ok_or(text),
+            };
+            let text = match message {
+                Ok(message) => {
                     state.note_server_frame(&message);
                     let text = message.to_string();
                     state.record(Side::Server, message);
                     text
                 }
-                TapLine::Raw(text) => {
+                Err(text) => {
                     state.record_stray(text.clone());
                     text
                 }
