@@ -165,8 +165,15 @@ pub async fn run_generated(
     Ok(minimal)
 }
 
-/// Judges one generated case: the two oracles must agree, then the contract checks.
-async fn judge_generated(
+/// Judges one generated case over stdio: the contract checks against the case's
+/// expected outcome (derived from its reason), and the two oracles must agree:
+/// when the reference model disagrees with the reason, the verdict fails with
+/// `the oracles disagree (model vs reason): PATH: ...` even if the server matched
+/// the reason (issue 12, finding 3). A failed verdict ends with `reason: ...`.
+///
+/// # Errors
+/// [`Error::Spawn`] when the server cannot start.
+pub async fn judge_generated(
     command: &[String],
     generated: &GeneratedCase,
     limits: Limits,

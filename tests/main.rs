@@ -6,6 +6,7 @@ mod contract;
 mod mutant_killers;
 mod properties_core;
 mod properties_stdio;
+mod run_verdicts;
 mod snapshots;
 mod util;
 mod wire_mutants;

@@ -15,6 +15,20 @@ pub fn reference_server() -> Vec<String> {
     ]
 }
 
+/// The Python peer server (`fixtures/servers/calculator.py`), with one planted
+/// `--bug` when given.
+pub fn calculator(bug: Option<&str>) -> Vec<String> {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/servers/calculator.py"
+    );
+    let mut command = vec!["python3".to_owned(), script.to_owned()];
+    if let Some(bug) = bug {
+        command.extend(["--bug".to_owned(), bug.to_owned()]);
+    }
+    command
+}
+
 /// Contract case `name` from `fixtures/cases.json` with its hand-written expected
 /// outcome from `expected/results.json`.
 pub fn contract_case(name: &str) -> (Case, serde_json::Value) {
