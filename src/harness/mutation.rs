@@ -700,6 +700,7 @@ mod tests {
             answer: Some(Answer::Result(
                 json!({"action": "accept", "content": content}),
             )),
+            answer_text: None,
         };
         assert_eq!(
             loose_product(&case(json!({"units": "3", "unit_value": 7}))),

@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
-use crate::case::Answer;
+use crate::case::WireAnswer;
 
 /// Longest line the proxy reads, as rmcp's stdio transport (16 MiB).
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -39,6 +39,11 @@ pub struct Frame {
     pub from: Side,
     /// The parsed message, as delivered to the other side.
     pub message: Value,
+    /// The exact line delivered, when `message` re-serialized would differ from
+    /// it: a reply carrying an answer written as raw JSON text (`-0`, `3e0`, an
+    /// integer beyond 64 bits). `None` means the line is `message` serialized.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 /// Most bytes of one stray stdout line kept in the evidence.
@@ -98,7 +103,7 @@ pub struct Shared {
     /// Ids of `elicitation/create` requests from the server awaiting the client's reply.
     pending_elicitations: BTreeSet<String>,
     /// The answer to write into the next elicitation reply.
-    answer: Option<Answer>,
+    answer: Option<WireAnswer>,
     /// The exact `capabilities` object to declare at `initialize`.
     capabilities: Value,
 }
@@ -129,7 +134,7 @@ impl ProxyState {
     }
 
     /// Sets the answer the proxy writes into elicitation replies from now on.
-    pub fn set_answer(&self, answer: Option<Answer>) {
+    pub fn set_answer(&self, answer: Option<WireAnswer>) {
         self.lock().answer = answer;
     }
 
@@ -158,14 +163,19 @@ impl ProxyState {
         self.lock().recording.wire.len()
     }
 
-    fn record(&self, from: Side, message: Value) {
+    fn record(&self, from: Side, message: Value, text: Option<String>) {
         let mut shared = self.lock();
         let seq = shared.next_seq;
         shared.next_seq += 1;
         let ms = u64::try_from(shared.started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let summary = summarize(from, &message);
         shared.recording.timeline.push(Event { ms, event: summary });
-        shared.recording.wire.push(Frame { seq, from, message });
+        shared.recording.wire.push(Frame {
+            seq,
+            from,
+            message,
+            text,
+        });
     }
 
     fn record_stray(&self, mut line: String) {
@@ -187,34 +197,35 @@ impl ProxyState {
     }
 
     /// Client→server rewriting: exact capabilities at `initialize`, the case's answer
-    /// in an elicitation reply.
-    fn rewrite_client_frame(&self, mut message: Value) -> Value {
+    /// in an elicitation reply. Returns the message and the exact line to send
+    /// (the message serialized, with an injected answer's text spliced in as written).
+    fn rewrite_client_frame(&self, mut message: Value) -> (Value, String) {
         let mut shared = self.lock();
         if message.get("method").and_then(Value::as_str) == Some("initialize") {
             if let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) {
                 params.insert("capabilities".into(), shared.capabilities.clone());
             }
-            return message;
+            let text = message.to_string();
+            return (message, text);
         }
         let is_response = message.get("method").is_none();
-        let Some(id) = message.get("id").map(id_key) else {
-            return message;
+        let pending = match message.get("id").map(id_key) {
+            Some(id) => is_response && shared.pending_elicitations.remove(&id),
+            None => false,
         };
-        if !is_response || !shared.pending_elicitations.remove(&id) {
-            return message;
-        }
         // Only a result is replaced: a client that refused (mode not declared) keeps its error.
-        if message.get("result").is_none() {
-            return message;
+        let answer = shared.answer.clone();
+        match (pending, message.get("result").is_some(), answer) {
+            (true, true, Some(answer)) => {
+                let text = with_member(&mut message, answer.member.key(), answer.text.get());
+                let message = serde_json::from_str(&text).expect("a spliced answer is valid JSON");
+                (message, text)
+            }
+            _ => {
+                let text = message.to_string();
+                (message, text)
+            }
         }
-        if let (Some(answer), Some(object)) = (shared.answer.clone(), message.as_object_mut()) {
-            object.remove("result");
-            match answer {
-                Answer::Result(result) => object.insert("result".into(), result),
-                Answer::Error(error) => object.insert("error".into(), error),
-            };
-        }
-        message
     }
 
     fn note_server_frame(&self, message: &Value) {
@@ -224,6 +235,20 @@ impl ProxyState {
             self.lock().pending_elicitations.insert(id_key(id));
         }
     }
+}
+
+/// The text of `message` (a response object) with its `result` removed and
+/// `member` set to `raw`, written exactly as given, as the last key.
+fn with_member(message: &mut Value, member: &str, raw: &str) -> String {
+    if let Some(object) = message.as_object_mut() {
+        object.remove("result");
+        object.remove(member);
+    }
+    let head = message.to_string();
+    // `head` is an object `{...}`: the member goes before its closing brace.
+    let body = &head[1..head.len() - 1];
+    let separator = if body.is_empty() { "" } else { "," };
+    format!("{{{body}{separator}{}:{raw}}}", Value::from(member))
 }
 
 /// A request id as a map key: JSON text, so `1` and `"1"` stay distinct.
@@ -300,9 +325,10 @@ where
         let Ok(message) = serde_json::from_str::<Value>(&line) else {
             continue; // rmcp writes only JSON; nothing to forward
         };
-        let message = state.rewrite_client_frame(message);
-        let text = message.to_string();
-        state.record(Side::Client, message);
+        let (message, text) = state.rewrite_client_frame(message);
+        let serialized = serde_json::to_string(&message).unwrap_or_default();
+        let exact = (serialized != text).then(|| text.clone());
+        state.record(Side::Client, message, exact);
         if to_server.write_all(text.as_bytes()).await.is_err()
             || to_server.write_all(b"\n").await.is_err()
             || to_server.flush().await.is_err()
@@ -348,7 +374,7 @@ pub async fn server_to_client<R, W>(
                 Ok(message) => {
                     state.note_server_frame(&message);
                     let text = message.to_string();
-                    state.record(Side::Server, message);
+                    state.record(Side::Server, message, None);
                     text
                 }
                 Err(text) => {

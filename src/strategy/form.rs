@@ -28,11 +28,20 @@ pub enum Content {
 }
 
 impl Content {
-    /// The `content` value written into the result.
+    /// The `content` value written into the result, parsed.
     pub fn to_json(&self) -> Value {
         match self {
             Content::Form(form) => form.to_json(),
             Content::NotAnObject(value) => value.clone(),
+        }
+    }
+
+    /// The exact JSON text of the `content` written into the result (`-0`, `3e0`
+    /// and digits beyond u64 as written).
+    pub fn to_text(&self) -> String {
+        match self {
+            Content::Form(form) => form.to_text(),
+            Content::NotAnObject(value) => value.to_string(),
         }
     }
 
@@ -69,29 +78,27 @@ pub struct Form {
 }
 
 impl Form {
-    /// The content object, keys in the order described by `extras_first`.
+    /// The content object parsed, keys in the order described by `extras_first`.
     pub fn to_json(&self) -> Value {
-        let mut object = Map::new();
-        if self.extras_first {
-            self.insert_extras(&mut object);
-        }
-        if let Some(units) = self.units.to_json() {
-            object.insert("units".to_owned(), units);
-        }
-        if let Some(unit_value) = self.unit_value.to_json() {
-            object.insert("unit_value".to_owned(), unit_value);
-        }
-        if !self.extras_first {
-            self.insert_extras(&mut object);
-        }
-        Value::Object(object)
+        parse(&self.to_text())
     }
 
-    /// Writes the extra keys into `object` in insertion order.
-    fn insert_extras(&self, object: &mut Map<String, Value>) {
-        for (key, value) in &self.extras {
-            object.insert(key.clone(), value.clone());
-        }
+    /// The content object's exact JSON text, keys in the order described by
+    /// `extras_first`, each field written as built (`-0`, `3e0` kept).
+    pub fn to_text(&self) -> String {
+        let extras = self
+            .extras
+            .iter()
+            .map(|(key, value)| (key.as_str(), value.to_string()));
+        let fields = [("units", &self.units), ("unit_value", &self.unit_value)]
+            .into_iter()
+            .filter_map(|(name, field)| field.to_text().map(|text| (name, text)));
+        let members: Vec<(&str, String)> = if self.extras_first {
+            extras.chain(fields).collect()
+        } else {
+            fields.chain(extras).collect()
+        };
+        object_text(&members)
     }
 
     /// The outcome of accepting this form under `validated`: one error per broken
@@ -176,13 +183,18 @@ impl Field {
         }
     }
 
-    /// The JSON written for the field; `None` when missing.
+    /// The JSON written for the field, parsed; `None` when missing.
     pub fn to_json(&self) -> Option<Value> {
+        self.to_text().map(|text| parse(&text))
+    }
+
+    /// The exact JSON text written for the field; `None` when missing.
+    pub fn to_text(&self) -> Option<String> {
         match self {
-            Field::Valid(value) | Field::OutOfRange(value) => Some(Value::from(*value)),
+            Field::Valid(value) | Field::OutOfRange(value) => Some(value.to_string()),
             Field::Missing => None,
-            Field::BeyondI64(value) => Some(Value::from(*value)),
-            Field::Mistyped(mistyped) => Some(mistyped.to_json()),
+            Field::BeyondI64(value) => Some(value.to_string()),
+            Field::Mistyped(mistyped) => Some(mistyped.to_text()),
         }
     }
 
@@ -224,7 +236,18 @@ pub enum Mistyped {
 }
 
 impl Mistyped {
-    /// The JSON written for the field.
+    /// The exact JSON text written for the field: `-0`, `3e0` and digits beyond
+    /// u64 as written (parsing would turn them into `-0.0`, `3.0`, `1.8…e+19`).
+    pub fn to_text(&self) -> String {
+        match self {
+            Mistyped::Exponent(value) => format!("{value}e0"),
+            Mistyped::NegativeZero => "-0".to_owned(),
+            Mistyped::BeyondU64(digits) => digits.clone(),
+            other => other.to_json().to_string(),
+        }
+    }
+
+    /// The JSON written for the field, parsed.
     pub fn to_json(&self) -> Value {
         match self {
             Mistyped::DigitString(value) => Value::String(value.to_string()),
@@ -270,8 +293,17 @@ fn float(value: f64) -> Value {
     Value::Number(Number::from_f64(value).expect("generated floats are finite"))
 }
 
+/// A JSON object's text from its members' keys and exact value texts, in order.
+pub(crate) fn object_text(members: &[(&str, String)]) -> String {
+    let members: Vec<String> = members
+        .iter()
+        .map(|(key, text)| format!("{}:{text}", Value::from(*key)))
+        .collect();
+    format!("{{{}}}", members.join(","))
+}
+
 /// JSON text written by this module, parsed.
-fn parse(text: &str) -> Value {
+pub(crate) fn parse(text: &str) -> Value {
     serde_json::from_str(text).expect("generated JSON text is valid")
 }
 

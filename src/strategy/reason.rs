@@ -171,12 +171,17 @@ impl Reason {
             | Reason::NotDeclaredUnchecked { ignored, .. } => ignored,
             Reason::Declared { reply, .. } => reply,
         };
-        Case {
+        let mut case = Case {
             name: "generated".to_owned(),
             policy: self.policy_str().to_owned(),
             capabilities: self.capabilities_json(),
-            answer: reply.answer(),
+            answer: None,
+            answer_text: None,
+        };
+        if let Some(wire) = reply.wire_answer() {
+            case.set_wire_answer(wire);
         }
+        case
     }
 
     /// The outcome this reason implies (issue 2 contract table), derived from the

@@ -2,15 +2,15 @@
 
 use std::fmt;
 
-use proptest::option;
 use proptest::prelude::*;
 use proptest::sample;
+use proptest::{collection, option};
 use serde_json::{Map, Value};
 
 use super::expected::{MALFORMED, NO_CONTENT, invalid_response, outcome, raw_response};
-use super::form::{Content, accept_content, valid_form};
+use super::form::{Content, accept_content, json_value, object_text, valid_form};
 use super::reason::Policy;
-use crate::case::Answer;
+use crate::case::WireAnswer;
 
 /// What the client deliberately answers to `elicitation/create` (issue 3).
 #[derive(Debug, Clone, PartialEq)]
@@ -34,34 +34,51 @@ pub enum Reply {
     Decline(Attached),
     /// `{"action":"cancel"}`, with content attached or not.
     Cancel(Attached),
+    /// A well-formed result (accept, decline or cancel) with members beyond
+    /// `action` and `content`, appended in order: `_meta` (an object), `roots`, or
+    /// unknown keys. MCP 2025-11-25 lets a result carry `_meta` and members the
+    /// schema does not name, so they are ignored: the outcome is the inner reply's.
+    WithExtraMembers(Box<Reply>, Vec<(String, Value)>),
 }
 
 impl Reply {
-    /// The case's `answer` for this reply.
-    pub fn answer(&self) -> Option<Answer> {
-        match self {
-            Reply::NoAnswer => None,
-            Reply::RpcError { code, message } => {
-                let mut error = Map::new();
-                error.insert("code".to_owned(), Value::from(*code));
-                error.insert("message".to_owned(), Value::from(message.as_str()));
-                Some(Answer::Error(Value::Object(error)))
+    /// The case's answer for this reply as it goes on the wire, numbers written
+    /// as built (`-0`, `3e0`, digits beyond u64); `None` for [`Reply::NoAnswer`].
+    pub fn wire_answer(&self) -> Option<WireAnswer> {
+        let answer = match self {
+            Reply::NoAnswer => return None,
+            Reply::RpcError { .. } => WireAnswer::error_text(&self.text()?),
+            _ => WireAnswer::result_text(&self.text()?),
+        };
+        Some(answer.expect("generated JSON text is valid"))
+    }
+
+    /// The exact JSON text of the response member: the `error` object of an
+    /// [`Reply::RpcError`], else the `result`; `None` for [`Reply::NoAnswer`].
+    pub fn text(&self) -> Option<String> {
+        Some(match self {
+            Reply::NoAnswer => return None,
+            Reply::RpcError { code, message } => object_text(&[
+                ("code", code.to_string()),
+                ("message", Value::from(message.as_str()).to_string()),
+            ]),
+            Reply::Malformed(malformed) => malformed.to_text(),
+            Reply::Accept(content) => elicit_result("accept", Some(content.to_text())),
+            Reply::AcceptWithoutContent(absence) => elicit_result("accept", absence.to_text()),
+            Reply::Decline(attached) => elicit_result("decline", attached.to_text()),
+            Reply::Cancel(attached) => elicit_result("cancel", attached.to_text()),
+            Reply::WithExtraMembers(reply, members) => {
+                let inner = reply.text()?;
+                let members: Vec<String> = members
+                    .iter()
+                    .map(|(key, value)| format!("{}:{value}", Value::from(key.as_str())))
+                    .collect();
+                // The inner text is an object `{...}`: the members go before its `}`.
+                let body = &inner[1..inner.len() - 1];
+                let separator = if body.is_empty() { "" } else { "," };
+                format!("{{{body}{separator}{}}}", members.join(","))
             }
-            Reply::Malformed(malformed) => Some(Answer::Result(malformed.to_json())),
-            Reply::Accept(content) => Some(Answer::Result(elicit_result(
-                "accept",
-                Some(content.to_json()),
-            ))),
-            Reply::AcceptWithoutContent(absence) => {
-                Some(Answer::Result(elicit_result("accept", absence.to_json())))
-            }
-            Reply::Decline(attached) => {
-                Some(Answer::Result(elicit_result("decline", attached.to_json())))
-            }
-            Reply::Cancel(attached) => {
-                Some(Answer::Result(elicit_result("cancel", attached.to_json())))
-            }
-        }
+        })
     }
 
     /// The outcome of this reply when form is declared and the server asks under
@@ -88,6 +105,7 @@ impl Reply {
             Reply::Decline(_) => outcome("declined", false, vec![]),
             Reply::Cancel(attached) if raw => raw_response("cancel", attached.content()),
             Reply::Cancel(_) => outcome("cancelled", false, vec![]),
+            Reply::WithExtraMembers(reply, _) => reply.expected(policy),
         }
     }
 }
@@ -105,6 +123,14 @@ impl fmt::Display for Reply {
             Reply::AcceptWithoutContent(Absence::Null) => f.write_str("accept with content null"),
             Reply::Decline(attached) => write!(f, "decline{attached}"),
             Reply::Cancel(attached) => write!(f, "cancel{attached}"),
+            Reply::WithExtraMembers(reply, members) => {
+                write!(f, "{reply} with extra result members")?;
+                for (index, (key, _)) in members.iter().enumerate() {
+                    let separator = if index == 0 { " " } else { ", " };
+                    write!(f, "{separator}{key:?}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -119,11 +145,11 @@ pub enum Absence {
 }
 
 impl Absence {
-    /// The `content` value written into the result, if any.
-    pub fn to_json(self) -> Option<Value> {
+    /// The `content` text written into the result, if any.
+    pub fn to_text(self) -> Option<String> {
         match self {
             Absence::Absent => None,
-            Absence::Null => Some(Value::Null),
+            Absence::Null => Some("null".to_owned()),
         }
     }
 }
@@ -141,11 +167,11 @@ pub enum Attached {
 
 impl Attached {
     /// The `content` value written into the result, if any.
-    pub fn to_json(&self) -> Option<Value> {
+    pub fn to_text(&self) -> Option<String> {
         match self {
             Attached::Absent => None,
-            Attached::Null => Some(Value::Null),
-            Attached::Content(content) => Some(content.to_json()),
+            Attached::Null => Some("null".to_owned()),
+            Attached::Content(content) => Some(content.to_text()),
         }
     }
 
@@ -169,8 +195,8 @@ impl fmt::Display for Attached {
 }
 
 /// A result that is not a valid `ElicitResult` (issue 2, rule 4): the outcome is
-/// `invalid_response` "malformed elicitation result" under every policy. Results
-/// only ever carry the keys `action` and `content`.
+/// `invalid_response` "malformed elicitation result" under every policy. These
+/// results carry the keys `action` and `content` only.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Malformed {
     /// `action` is a string other than `accept`, `decline`, `cancel` (case-sensitive).
@@ -197,24 +223,24 @@ pub enum Malformed {
 }
 
 impl Malformed {
-    /// The `result` member written into the response.
-    pub fn to_json(&self) -> Value {
+    /// The exact JSON text of the `result` member written into the response.
+    pub fn to_text(&self) -> String {
         let (action, content) = match self {
-            Malformed::NotAnObject(value) => return value.clone(),
+            Malformed::NotAnObject(value) => return value.to_string(),
             Malformed::UnknownAction { action, content } => {
                 (Some(Value::from(action.as_str())), content)
             }
             Malformed::MissingAction { content } => (None, content),
             Malformed::NonStringAction { action, content } => (Some(action.clone()), content),
         };
-        let mut result = Map::new();
+        let mut members = Vec::new();
         if let Some(action) = action {
-            result.insert("action".to_owned(), action);
+            members.push(("action", action.to_string()));
         }
         if let Some(content) = content {
-            result.insert("content".to_owned(), content.to_json());
+            members.push(("content", content.to_text()));
         }
-        Value::Object(result)
+        object_text(&members)
     }
 }
 
@@ -245,14 +271,13 @@ impl fmt::Display for Malformed {
     }
 }
 
-/// `{"action": action}` plus `"content"` when given.
-fn elicit_result(action: &str, content: Option<Value>) -> Value {
-    let mut result = Map::new();
-    result.insert("action".to_owned(), Value::from(action));
+/// The text of `{"action": action}` plus `"content"` (its exact text) when given.
+fn elicit_result(action: &str, content: Option<String>) -> String {
+    let mut members = vec![("action", Value::from(action).to_string())];
     if let Some(content) = content {
-        result.insert("content".to_owned(), content);
+        members.push(("content", content));
     }
-    Value::Object(result)
+    object_text(&members)
 }
 
 /// Content attached to a decline or cancel: none, null, a valid form or garbage.
@@ -332,8 +357,51 @@ prop_compose! {
     }
 }
 
+/// Members a result may carry beyond `action` and `content` (MCP 2025-11-25:
+/// `Result` has `_meta` and admits members the schema does not name): `_meta`
+/// (always an object), `roots` (another result's member), unknown keys.
+pub fn extra_result_member() -> impl Strategy<Value = (String, Value)> {
+    prop_oneof![
+        2 => collection::btree_map("[a-z]{1,4}", json_value(), 0..3)
+            .prop_map(|entries| ("_meta".to_owned(), Value::Object(entries.into_iter().collect()))),
+        2 => prop_oneof![
+            Just(Value::Array(Vec::new())),
+            Just(serde_json::json!([{"uri": "file:///tmp", "name": "tmp"}])),
+        ]
+        .prop_map(|roots| ("roots".to_owned(), roots)),
+        2 => ("[a-z]{1,8}", json_value()),
+    ]
+    .prop_filter(
+        "action and content are the result's own members",
+        |(key, _)| key != "action" && key != "content",
+    )
+}
+
+/// A well-formed result (accept, decline, cancel, accept without content) with
+/// one to three extra members, distinct keys in generated order.
+pub fn with_extra_members() -> impl Strategy<Value = Reply> {
+    let result = prop_oneof![
+        2 => accept_content().prop_map(Reply::Accept),
+        1 => prop_oneof![Just(Absence::Absent), Just(Absence::Null)].prop_map(Reply::AcceptWithoutContent),
+        1 => attached().prop_map(Reply::Decline),
+        1 => attached().prop_map(Reply::Cancel),
+    ];
+    (result, collection::vec(extra_result_member(), 1..4))
+        .prop_map(|(reply, entries)| {
+            let mut members: Vec<(String, Value)> = Vec::new();
+            for (key, value) in entries {
+                if members.iter().all(|(seen, _)| *seen != key) {
+                    members.push((key, value));
+                }
+            }
+            Reply::WithExtraMembers(Box::new(reply), members)
+        })
+        .boxed()
+}
+
 /// The client's answer (an "action" in the wide sense): accept with content most
-/// often, then decline, cancel, malformed results, no content, no answer, errors.
+/// often, then decline, cancel, malformed results, no content, no answer, errors,
+/// results with extra members.
 pub fn reply() -> impl Strategy<Value = Reply> {
     prop_oneof![
         10 => accept_content().prop_map(Reply::Accept),
@@ -343,6 +411,7 @@ pub fn reply() -> impl Strategy<Value = Reply> {
         1 => Just(Reply::NoAnswer),
         1 => rpc_error(),
         3 => malformed().prop_map(Reply::Malformed),
+        2 => with_extra_members(),
     ]
     .boxed()
 }
