@@ -75,7 +75,7 @@ fn the_same_case_untampered_passes_on_a_conformant_server() {
 /// Shrinking over stdio ends on a case strictly smaller (as JSON text: policy,
 /// capabilities and answer) than the first failing one. The server fails every
 /// case (`computed` as an integer), so the first generated case fails whatever
-/// it is; seed 6 makes it a large one (an accept with `units` = i64::MIN).
+/// it is; seed 13 makes it an accept of units 7, unit_value 77 (the minimal one has 1 and 1).
 #[test]
 fn the_minimal_failure_is_strictly_smaller_than_the_first_failing_case() {
     let dir = std::env::temp_dir().join(format!("elicit-check-{}-shrink", std::process::id()));
@@ -85,7 +85,7 @@ fn the_minimal_failure_is_strictly_smaller_than_the_first_failing_case() {
         .block_on(run::run_generated(
             &server,
             1,
-            6,
+            13,
             Limits::default(),
             &log,
             &mut |_| {},
