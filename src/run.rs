@@ -81,7 +81,7 @@ async fn judge(
     })
 }
 
-/// The contract run: the cases of `fixtures/cases.json` named in `only` (all 17
+/// The contract run: the cases of `fixtures/cases.json` named in `only` (all 19
 /// when `only` is empty) judged against `expected/results.json`.
 ///
 /// # Errors

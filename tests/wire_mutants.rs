@@ -1,7 +1,7 @@
 //! Wire mutants (issue 4, section 2): every corruption of the server's frames
 //! that applies to a contract case is rejected by the contract oracle.
 //!
-//! Each mutation runs against each of the 17 contract cases in a fresh server
+//! Each mutation runs against each of the 19 contract cases in a fresh server
 //! process, behind a tap that rewrites the server's frames. A run where the
 //! mutation had nothing to corrupt is skipped, and must then pass untouched.
 //! The runs are shared by the tests below and made once, concurrently, in two

@@ -81,7 +81,8 @@ pub enum WireMutation {
     KeyRemoved,
     /// A key the contract does not name ([`EXTRA_KEY`]) is added to the outcome.
     KeyAdded,
-    /// The first error path names another field (`units` ↔ `unit_value`, anything else → `units`).
+    /// The first error path names another field (`units` ↔ `unit_value`, anything
+    /// else → `units`; the root path `[]` → `["units"]`).
     ErrorPathChanged,
     /// A non-empty `errors` list becomes `[]`.
     ErrorsEmptied,
@@ -448,15 +449,22 @@ impl WireMutation {
             WireMutation::ErrorPathChanged => {
                 let first = outcome
                     .get_mut("errors")
-                    .and_then(|errors| errors.pointer_mut("/0/0"));
-                let Some(Value::String(field)) = first else {
+                    .and_then(|errors| errors.pointer_mut("/0"));
+                let Some(Value::Array(path)) = first else {
                     return false;
                 };
-                *field = match field.as_str() {
-                    "units" => "unit_value",
-                    _ => "units",
+                match path.first_mut() {
+                    Some(Value::String(field)) => {
+                        *field = match field.as_str() {
+                            "units" => "unit_value",
+                            _ => "units",
+                        }
+                        .to_owned();
+                    }
+                    // The root path `[]` (content not an object) becomes `["units"]`.
+                    None => path.push(json!("units")),
+                    Some(_) => return false,
                 }
-                .to_owned();
                 true
             }
             WireMutation::ErrorsEmptied => match outcome.get_mut("errors") {

@@ -318,7 +318,7 @@ mod tests {
         let expected: Map<String, Value> =
             serde_json::from_str(include_str!("../../expected/results.json"))
                 .expect("results.json");
-        assert_eq!(cases.len(), 17, "the contract has 17 cases");
+        assert_eq!(cases.len(), 19, "the contract has 19 cases");
         assert_eq!(expected.len(), cases.len(), "one expected outcome per case");
         for case in &cases {
             let want = expected

@@ -91,7 +91,7 @@ macro_rules! regressions {
 
 pub use elicit_check::report::explain;
 
-/// Calls `$callback!` with the 17 contract case names of issue 2's table, in
+/// Calls `$callback!` with the 19 contract case names of the README's table, in
 /// order: the one list that per-case tests (stdio, snapshots) are generated from.
 #[macro_export]
 macro_rules! with_contract_cases {
@@ -114,6 +114,8 @@ macro_rules! with_contract_cases {
             accept_extra_field,
             accept_float_integer,
             accept_boolean_as_integer,
+            accept_two_invalid_fields,
+            accept_non_object_content,
         );
     };
 }
