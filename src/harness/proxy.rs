@@ -395,3 +395,65 @@ pub async fn server_to_client<R, W>(
     let _ = to_client.shutdown().await;
     state.event("server stdout closed");
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn state_with_answer(text: &str) -> ProxyState {
+        let state = ProxyState::new(json!({}), Instant::now());
+        state.set_answer(Some(WireAnswer::result_text(text).expect("test JSON")));
+        state
+    }
+
+    #[test]
+    fn the_reply_to_a_pending_elicitation_carries_the_answer_exactly_as_written() {
+        let state = state_with_answer(r#"{"action":"accept","content":{"units":-0}}"#);
+        state.note_server_frame(&json!({"jsonrpc":"2.0","id":4,"method":"elicitation/create"}));
+        let (message, text) = state
+            .rewrite_client_frame(json!({"jsonrpc":"2.0","id":4,"result":{"action":"decline"}}));
+        assert_eq!(
+            text,
+            r#"{"jsonrpc":"2.0","id":4,"result":{"action":"accept","content":{"units":-0}}}"#
+        );
+        assert_eq!(message["result"]["content"]["units"], json!(-0.0));
+        // Answered once: a second reply under the same id is left alone.
+        let (_, text) = state
+            .rewrite_client_frame(json!({"jsonrpc":"2.0","id":4,"result":{"action":"decline"}}));
+        assert_eq!(
+            text,
+            r#"{"jsonrpc":"2.0","id":4,"result":{"action":"decline"}}"#
+        );
+    }
+
+    #[test]
+    fn replies_to_other_requests_and_refusals_are_left_alone() {
+        let state = state_with_answer(r#"{"action":"accept"}"#);
+        // A reply to a request that is not a pending elicitation (a ping, say).
+        let (_, text) = state.rewrite_client_frame(json!({"jsonrpc":"2.0","id":7,"result":{}}));
+        assert_eq!(text, r#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
+        // A client request under the id of a pending elicitation is not its reply.
+        state.note_server_frame(&json!({"jsonrpc":"2.0","id":1,"method":"elicitation/create"}));
+        let request = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}});
+        let (message, _) = state.rewrite_client_frame(request.clone());
+        assert_eq!(message, request);
+        // A refusal keeps its error.
+        let refusal = json!({"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no"}});
+        let (message, _) = state.rewrite_client_frame(refusal.clone());
+        assert_eq!(message, refusal);
+    }
+
+    #[test]
+    fn a_member_is_spliced_as_the_last_key_of_any_object() {
+        assert_eq!(
+            with_member(&mut json!({"id":1,"result":{}}), "error", "3e0"),
+            r#"{"id":1,"error":3e0}"#
+        );
+        assert_eq!(
+            with_member(&mut json!({}), "result", "[]"),
+            r#"{"result":[]}"#
+        );
+    }
+}
