@@ -131,6 +131,8 @@ fn generator_covers_answer_kinds() {
         "JSON-RPC error",
         "decline with attached",
         "cancel with attached",
+        "with extra result members \"_meta\"",
+        "with extra result members \"roots\"",
     ] {
         assert!(
             reasons.iter().any(|reason| reason.contains(needle)),
@@ -268,4 +270,46 @@ fn shrinking_ends_on_small_answers() {
     let answer = serde_json::to_string(&minimal.case.answer).unwrap();
     println!("minimal: {}\n{answer}", minimal.reason);
     assert!(answer.len() <= 80, "not small: {answer}");
+}
+
+#[test]
+fn extra_result_members_follow_the_result_and_leave_the_outcome_alone() {
+    let reply = Reply::WithExtraMembers(
+        Box::new(Reply::Accept(Content::Form(Form {
+            units: Field::Mistyped(Mistyped::NegativeZero),
+            unit_value: Field::Valid(7),
+            extras: Vec::new(),
+            extras_first: false,
+        }))),
+        vec![
+            ("roots".to_owned(), json!([])),
+            ("_meta".to_owned(), json!({"k": 1})),
+        ],
+    );
+    assert_eq!(
+        reply.text().as_deref(),
+        Some(
+            r#"{"action":"accept","content":{"units":-0,"unit_value":7},"roots":[],"_meta":{"k":1}}"#
+        )
+    );
+    assert_eq!(
+        reply.to_string(),
+        r#"accept of a form with units=-0 (negative zero, an f64), unit_value=7 with extra result members "roots", "_meta""#
+    );
+    assert_eq!(
+        reply.expected(Policy::Validated),
+        json!({"status": "invalid_content", "computed": false, "errors": [["units"]]})
+    );
+    let declined = Reply::WithExtraMembers(
+        Box::new(Reply::Decline(Attached::Absent)),
+        vec![("x".to_owned(), json!(null))],
+    );
+    assert_eq!(
+        declined.text().as_deref(),
+        Some(r#"{"action":"decline","x":null}"#)
+    );
+    assert_eq!(
+        declined.expected(Policy::Raw),
+        json!({"status": "raw_response", "computed": false, "action": "decline"})
+    );
 }
