@@ -158,7 +158,7 @@ pub async fn run_generated(
         let failed = !verdict.passed;
         log.push(verdict)?;
         if failed && minimal.is_none() {
-            minimal = Some(shrink(command, &mut tree, limits).await?);
+            minimal = Some(shrink(command, &mut tree, limits, MAX_SHRINK_RUNS).await?);
         }
         progress(index);
     }
@@ -201,11 +201,17 @@ pub async fn judge_generated(
 }
 
 /// proptest's shrinking loop, over stdio: simplify while the case still fails,
-/// complicate when a simplification passes, at most [`MAX_SHRINK_RUNS`] runs.
-async fn shrink(
+/// complicate when a simplification passes, at most `max_runs` stdio runs after
+/// the one that judges `tree`'s current (failing) case ([`run_generated`] passes
+/// [`MAX_SHRINK_RUNS`]). The minimal failure is the last case that failed.
+///
+/// # Errors
+/// [`Error::Spawn`] when the server cannot start.
+pub async fn shrink(
     command: &[String],
     tree: &mut impl ValueTree<Value = GeneratedCase>,
     limits: Limits,
+    max_runs: usize,
 ) -> Result<MinimalFailure, Error> {
     let mut generated = tree.current();
     generated.case.name = "minimal".into();
@@ -213,7 +219,7 @@ async fn shrink(
     let mut best = (generated, verdict.clone());
     let mut runs = 0;
     let mut step = tree.simplify();
-    while step && runs < MAX_SHRINK_RUNS {
+    while step && runs < max_runs {
         runs += 1;
         let mut candidate = tree.current();
         candidate.case.name = "minimal".into();

@@ -120,3 +120,35 @@ fn the_minimal_failure_is_strictly_smaller_than_the_first_failing_case() {
         minimal.failures
     );
 }
+
+/// Shrinking stops after exactly `max_runs` stdio runs while simplifications
+/// still fail (every case fails on this server), keeping the last failure.
+#[test]
+fn shrinking_stops_at_its_bound_of_stdio_runs() {
+    use proptest::strategy::{Strategy, ValueTree};
+    use proptest::test_runner::TestRunner;
+
+    let mut runner = TestRunner::deterministic();
+    let mut tree = elicit_check::strategy::generated_case()
+        .new_tree(&mut runner)
+        .expect("a tree");
+    let first = tree.current();
+    let server = calculator(Some("computed-as-int"));
+    let minimal = runtime()
+        .block_on(run::shrink(&server, &mut tree, Limits::default(), 3))
+        .expect("the Python peer starts");
+    assert_eq!(minimal.shrink_runs, 3);
+    assert_eq!(minimal.generated.case.name, "minimal");
+    assert!(
+        minimal
+            .failures
+            .iter()
+            .any(|failure| failure == "outcome $.computed: integer != boolean"),
+        "{:?}",
+        minimal.failures
+    );
+    // Three simplifications, each failing: the minimal case is not the first.
+    let mut first = first.case;
+    first.name = "minimal".into();
+    assert_ne!(minimal.generated.case, first);
+}
