@@ -61,7 +61,7 @@ fn stdio(c: &mut Criterion) {
         .expect("the server starts");
     group.bench_function("session_call", |b| {
         b.iter(|| {
-            let call = runtime.block_on(session.call(&case.policy, case.answer.clone()));
+            let call = runtime.block_on(session.call(&case.policy, case.wire_answer()));
             assert!(call.outcome.is_some());
         });
     });

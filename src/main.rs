@@ -39,7 +39,7 @@ struct RunArgs {
     /// Seed of the generated cases (default: from the clock; printed, so a run can be repeated).
     #[arg(long)]
     seed: Option<u64>,
-    /// Run only this contract case (repeatable); default: all 17.
+    /// Run only this contract case (repeatable); default: all 19.
     #[arg(long = "case", value_name = "NAME")]
     only: Vec<String>,
     /// Seconds a server may take to answer `initialize` and `tools/list`.

@@ -81,7 +81,7 @@ async fn judge(
     })
 }
 
-/// The contract run: the cases of `fixtures/cases.json` named in `only` (all 17
+/// The contract run: the cases of `fixtures/cases.json` named in `only` (all 19
 /// when `only` is empty) judged against `expected/results.json`.
 ///
 /// # Errors
@@ -158,15 +158,22 @@ pub async fn run_generated(
         let failed = !verdict.passed;
         log.push(verdict)?;
         if failed && minimal.is_none() {
-            minimal = Some(shrink(command, &mut tree, limits).await?);
+            minimal = Some(shrink(command, &mut tree, limits, MAX_SHRINK_RUNS).await?);
         }
         progress(index);
     }
     Ok(minimal)
 }
 
-/// Judges one generated case: the two oracles must agree, then the contract checks.
-async fn judge_generated(
+/// Judges one generated case over stdio: the contract checks against the case's
+/// expected outcome (derived from its reason), and the two oracles must agree:
+/// when the reference model disagrees with the reason, the verdict fails with
+/// `the oracles disagree (model vs reason): PATH: ...` even if the server matched
+/// the reason (issue 12, finding 3). A failed verdict ends with `reason: ...`.
+///
+/// # Errors
+/// [`Error::Spawn`] when the server cannot start.
+pub async fn judge_generated(
     command: &[String],
     generated: &GeneratedCase,
     limits: Limits,
@@ -194,11 +201,17 @@ async fn judge_generated(
 }
 
 /// proptest's shrinking loop, over stdio: simplify while the case still fails,
-/// complicate when a simplification passes, at most [`MAX_SHRINK_RUNS`] runs.
-async fn shrink(
+/// complicate when a simplification passes, at most `max_runs` stdio runs after
+/// the one that judges `tree`'s current (failing) case ([`run_generated`] passes
+/// [`MAX_SHRINK_RUNS`]). The minimal failure is the last case that failed.
+///
+/// # Errors
+/// [`Error::Spawn`] when the server cannot start.
+pub async fn shrink(
     command: &[String],
     tree: &mut impl ValueTree<Value = GeneratedCase>,
     limits: Limits,
+    max_runs: usize,
 ) -> Result<MinimalFailure, Error> {
     let mut generated = tree.current();
     generated.case.name = "minimal".into();
@@ -206,7 +219,7 @@ async fn shrink(
     let mut best = (generated, verdict.clone());
     let mut runs = 0;
     let mut step = tree.simplify();
-    while step && runs < MAX_SHRINK_RUNS {
+    while step && runs < max_runs {
         runs += 1;
         let mut candidate = tree.current();
         candidate.case.name = "minimal".into();

@@ -122,10 +122,22 @@ fn render_frame(frame: &Frame, requests: &mut BTreeMap<(&'static str, String), S
     let payload = match (kind, answers.map(String::as_str)) {
         ("result", Some("initialize")) => redact_version(payload, "serverInfo").to_string(),
         ("result", Some("tools/list")) => fold_tools(payload),
-        _ => payload.to_string(),
+        // An answer sent as raw text is shown as sent (`-0`, `3e0` kept).
+        _ => frame
+            .text
+            .as_deref()
+            .and_then(|text| raw_member(text, kind))
+            .unwrap_or_else(|| payload.to_string()),
     };
     let _ = write!(line, " {payload}");
     line
+}
+
+/// The exact text of `member` in the JSON object `text`, if it has one.
+fn raw_member(text: &str, member: &str) -> Option<String> {
+    let members: std::collections::HashMap<String, Box<serde_json::value::RawValue>> =
+        serde_json::from_str(text).ok()?;
+    members.get(member).map(|raw| raw.get().to_owned())
 }
 
 fn other(side: Side) -> Side {
@@ -174,7 +186,12 @@ mod tests {
     use serde_json::json;
 
     fn frame(seq: u64, from: Side, message: Value) -> Frame {
-        Frame { seq, from, message }
+        Frame {
+            seq,
+            from,
+            message,
+            text: None,
+        }
     }
 
     #[test]

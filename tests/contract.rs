@@ -1,4 +1,4 @@
-//! The 17 contract cases: over real stdio (one fresh server per case) and against
+//! The 19 contract cases: over real stdio (one fresh server per case) and against
 //! the pure core. Expected outcomes come from `expected/results.json`, written by
 //! hand from the table in issue 2.
 
@@ -42,8 +42,8 @@ fn over_stdio(name: &str) {
 
 macro_rules! stdio_cases {
     ($($name:ident),* $(,)?) => {
-        /// The table of issue 2, in order.
-        const CONTRACT_NAMES: [&str; 17] = [$(stringify!($name)),*];
+        /// The contract table (issue 2, and issue 12 cases 18-19), in order.
+        const CONTRACT_NAMES: [&str; 19] = [$(stringify!($name)),*];
 
         mod stdio {
             $(
@@ -59,7 +59,7 @@ macro_rules! stdio_cases {
 crate::with_contract_cases!(stdio_cases);
 
 #[test]
-fn fixtures_hold_exactly_the_seventeen_contract_cases_in_table_order() {
+fn fixtures_hold_exactly_the_nineteen_contract_cases_in_table_order() {
     let names: Vec<String> = case::contract_cases()
         .into_iter()
         .map(|case| case.name)

@@ -143,6 +143,7 @@ mod regressions {
             policy: "validated".into(),
             capabilities: json!({"elicitation": {"form": {}}}),
             answer: Some(Answer::Result(answer)),
+            answer_text: None,
         }
     }
 

@@ -61,13 +61,14 @@ proptest! {
                 policy: "validated".into(),
                 capabilities: capabilities.clone(),
                 answer: Some(valid_accept()),
+                answer_text: None,
             };
             let cases = calls
                 .iter()
                 .map(|generated| Case { capabilities: capabilities.clone(), ..generated.case.clone() })
                 .chain(std::iter::once(last));
             for (index, case) in cases.enumerate() {
-                let call = session.call(&case.policy, case.answer.clone()).await;
+                let call = session.call(&case.policy, case.wire_answer()).await;
                 let expected = model::expected_outcome(&case);
                 prop_assert_eq!(call.error, None, "call {} failed: {}", index, serde_json::to_string(&case).unwrap_or_default());
                 let outcome = call.outcome.unwrap_or(Value::Null);
@@ -111,6 +112,7 @@ mod regressions {
             answer: Some(Answer::Result(
                 json!({"action": "accept", "content": content.clone()}),
             )),
+            answer_text: None,
         };
         let evidence = runtime()
             .block_on(harness::run_case(

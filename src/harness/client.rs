@@ -153,6 +153,7 @@ mod tests {
             policy: "diagnostic_unchecked".to_owned(),
             capabilities: json!({"elicitation": {"url": {}}}),
             answer: Some(Answer::Result(json!({"action": "accept"}))),
+            answer_text: None,
         };
         assert_eq!(
             reply_for(&case),
@@ -169,6 +170,7 @@ mod tests {
             policy: "validated".to_owned(),
             capabilities: json!({"elicitation": {"form": {}}}),
             answer: None,
+            answer_text: None,
         };
         assert_eq!(
             reply_for(&case),

@@ -23,7 +23,7 @@ use rmcp::service::{RoleClient, RunningService};
 use serde_json::{Map, Value};
 use tokio::task::JoinHandle;
 
-use crate::case::{Answer, Case};
+use crate::case::{Case, WireAnswer};
 use crate::error::Error;
 pub use evidence::Evidence;
 use proxy::{Frame, ProxyState, ServerTap};
@@ -180,8 +180,10 @@ impl Session {
     }
 
     /// Calls `calculate` with `{"policy": policy}` and answers its elicitation, if
-    /// any, with `answer` (raw JSON written into the reply frame).
-    pub async fn call(&mut self, policy: &str, answer: Option<Answer>) -> Call {
+    /// any, with `answer`, its JSON text written into the reply frame byte for byte
+    /// (build one from a `serde_json::Value` with `WireAnswer::from(&answer)` or
+    /// from raw text with [`WireAnswer::result_text`]).
+    pub async fn call(&mut self, policy: &str, answer: Option<WireAnswer>) -> Call {
         let first_frame = self.state.frame_count();
         let mut call = Call {
             outcome: None,
@@ -295,7 +297,7 @@ pub async fn run_case(
     tap: Option<ServerTap>,
 ) -> Result<Evidence, Error> {
     let mut session = Session::start(command, &case.capabilities, limits, tap).await?;
-    let call = session.call(&case.policy, case.answer.clone()).await;
+    let call = session.call(&case.policy, case.wire_answer()).await;
     let finished = session.finish().await;
     Ok(Evidence::new(case, command, finished, call))
 }

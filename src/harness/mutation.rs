@@ -28,6 +28,16 @@ const FRESH_ID_OFFSET: i64 = 1000;
 /// The line [`WireMutation::NonJsonLine`] writes to the server's stdout.
 pub const NON_JSON_LINE: &str = "wire mutant: this line is not JSON";
 
+/// The line [`WireMutation::JsonLogLine`] writes to the server's stdout: JSON, but
+/// not a JSON-RPC message (a structured log line sent to the wrong stream).
+pub const JSON_LOG_LINE: &str = r#"{"level":"info","message":"wire mutant"}"#;
+
+/// What [`WireMutation::ErrorMessageChanged`] appends to an outcome's `error`.
+pub const ERROR_SUFFIX: &str = " (wire mutant)";
+
+/// The protocol version [`WireMutation::InitializeProtocolDrift`] answers with.
+pub const DRIFTED_PROTOCOL: &str = "2025-06-18";
+
 /// The key and value [`WireMutation::KeyAdded`] adds to an outcome.
 pub const EXTRA_KEY: (&str, &str) = ("note", "wire mutant");
 
@@ -71,7 +81,8 @@ pub enum WireMutation {
     KeyRemoved,
     /// A key the contract does not name ([`EXTRA_KEY`]) is added to the outcome.
     KeyAdded,
-    /// The first error path names another field (`units` ↔ `unit_value`, anything else → `units`).
+    /// The first error path names another field (`units` ↔ `unit_value`, anything
+    /// else → `units`; the root path `[]` → `["units"]`).
     ErrorPathChanged,
     /// A non-empty `errors` list becomes `[]`.
     ErrorsEmptied,
@@ -86,6 +97,25 @@ pub enum WireMutation {
     ElicitationIdChanged,
     /// A line that is not JSON is written to stdout before the completion.
     NonJsonLine,
+    /// The completion of `tools/call` says `isError: true` (its outcome unchanged).
+    IsErrorSet,
+    /// A JSON line that is not a JSON-RPC message ([`JSON_LOG_LINE`]) is written to
+    /// stdout before the completion.
+    JsonLogLine,
+    /// The `content` a `raw_response` echoes drifts: its first integer member grows
+    /// by one, else [`EXTRA_KEY`] is added (an object) or it is wrapped in an array.
+    ContentEchoDrift,
+    /// A `protocol_error` `code` shrinks by one (`-32602` → `-32603`).
+    ErrorCodeChanged,
+    /// The `error` of a `protocol_error` or `invalid_response` gets [`ERROR_SUFFIX`].
+    ErrorMessageChanged,
+    /// The `requestedSchema` of the `elicitation/create` drifts: `units` `maximum`
+    /// 10 → 11.
+    RequestedSchemaDrift,
+    /// The `mode` of the `elicitation/create` becomes `"url"`.
+    ModeChanged,
+    /// The `initialize` result's `protocolVersion` becomes [`DRIFTED_PROTOCOL`].
+    InitializeProtocolDrift,
 }
 
 /// Whether a tap actually rewrote something in its session. Shared with the tap.
@@ -105,7 +135,7 @@ impl Applied {
 
 impl WireMutation {
     /// Every mutation, in declaration order.
-    pub const ALL: [WireMutation; 18] = [
+    pub const ALL: [WireMutation; 26] = [
         WireMutation::ComputedTrueAsOne,
         WireMutation::ComputedFalseAsZero,
         WireMutation::ValueAsFloat,
@@ -124,6 +154,14 @@ impl WireMutation {
         WireMutation::SecondElicitation,
         WireMutation::ElicitationIdChanged,
         WireMutation::NonJsonLine,
+        WireMutation::IsErrorSet,
+        WireMutation::JsonLogLine,
+        WireMutation::ContentEchoDrift,
+        WireMutation::ErrorCodeChanged,
+        WireMutation::ErrorMessageChanged,
+        WireMutation::RequestedSchemaDrift,
+        WireMutation::ModeChanged,
+        WireMutation::InitializeProtocolDrift,
     ];
 
     /// A stable snake_case name, for reports and test output.
@@ -147,6 +185,14 @@ impl WireMutation {
             WireMutation::SecondElicitation => "second_elicitation",
             WireMutation::ElicitationIdChanged => "elicitation_id_changed",
             WireMutation::NonJsonLine => "non_json_line",
+            WireMutation::IsErrorSet => "is_error_set",
+            WireMutation::JsonLogLine => "json_log_line",
+            WireMutation::ContentEchoDrift => "content_echo_drift",
+            WireMutation::ErrorCodeChanged => "error_code_changed",
+            WireMutation::ErrorMessageChanged => "error_message_changed",
+            WireMutation::RequestedSchemaDrift => "requested_schema_drift",
+            WireMutation::ModeChanged => "mode_changed",
+            WireMutation::InitializeProtocolDrift => "initialize_protocol_drift",
         }
     }
 
@@ -166,11 +212,19 @@ impl WireMutation {
             | WireMutation::KeyAdded
             | WireMutation::ErrorPathChanged
             | WireMutation::ErrorsEmptied
-            | WireMutation::TextOnlyDrift => Family::ValueDrift,
+            | WireMutation::TextOnlyDrift
+            | WireMutation::ContentEchoDrift
+            | WireMutation::ErrorCodeChanged
+            | WireMutation::ErrorMessageChanged => Family::ValueDrift,
             WireMutation::CompletionBeforeAnswer
             | WireMutation::SecondElicitation
             | WireMutation::ElicitationIdChanged
-            | WireMutation::NonJsonLine => Family::ProtocolDrift,
+            | WireMutation::NonJsonLine
+            | WireMutation::IsErrorSet
+            | WireMutation::JsonLogLine
+            | WireMutation::RequestedSchemaDrift
+            | WireMutation::ModeChanged
+            | WireMutation::InitializeProtocolDrift => Family::ProtocolDrift,
         }
     }
 
@@ -248,6 +302,48 @@ impl WireMutation {
                         TapLine::Frame(message),
                     ]
                 }
+                WireMutation::JsonLogLine if is_completion => {
+                    flag.set();
+                    vec![
+                        TapLine::Raw(JSON_LOG_LINE.to_owned()),
+                        TapLine::Frame(message),
+                    ]
+                }
+                WireMutation::IsErrorSet if is_completion => {
+                    let mut message = message;
+                    if let Some(result) = message.get_mut("result").and_then(Value::as_object_mut) {
+                        result.insert("isError".into(), Value::Bool(true));
+                        flag.set();
+                    }
+                    vec![TapLine::Frame(message)]
+                }
+                WireMutation::RequestedSchemaDrift if is_elicitation => {
+                    let mut message = message;
+                    let maximum =
+                        message.pointer_mut("/params/requestedSchema/properties/units/maximum");
+                    if let Some(maximum) = maximum.filter(|maximum| maximum.is_i64()) {
+                        *maximum = json!(maximum.as_i64().unwrap_or_default() + 1);
+                        flag.set();
+                    }
+                    vec![TapLine::Frame(message)]
+                }
+                WireMutation::ModeChanged if is_elicitation => {
+                    let mut message = message;
+                    if let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) {
+                        params.insert("mode".into(), json!("url"));
+                        flag.set();
+                    }
+                    vec![TapLine::Frame(message)]
+                }
+                WireMutation::InitializeProtocolDrift => {
+                    let mut message = message;
+                    let version = message.pointer_mut("/result/protocolVersion");
+                    if let Some(version) = version.filter(|version| version.is_string()) {
+                        *version = json!(DRIFTED_PROTOCOL);
+                        flag.set();
+                    }
+                    vec![TapLine::Frame(message)]
+                }
                 WireMutation::TextOnlyDrift if is_completion => {
                     let mut message = message;
                     if drift_text_only(&mut message) {
@@ -289,7 +385,12 @@ impl WireMutation {
 
     /// Applies an outcome-level mutation; false when it has nothing to change.
     fn rewrite_outcome(self, outcome: &mut Map<String, Value>, product: i64) -> bool {
-        let status = outcome.get("status").and_then(Value::as_str).unwrap_or("");
+        let status = outcome
+            .get("status")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
+        let status = status.as_str();
         match self {
             WireMutation::ComputedTrueAsOne => {
                 replace_if(outcome, "computed", &json!(true), json!(1))
@@ -348,15 +449,22 @@ impl WireMutation {
             WireMutation::ErrorPathChanged => {
                 let first = outcome
                     .get_mut("errors")
-                    .and_then(|errors| errors.pointer_mut("/0/0"));
-                let Some(Value::String(field)) = first else {
+                    .and_then(|errors| errors.pointer_mut("/0"));
+                let Some(Value::Array(path)) = first else {
                     return false;
                 };
-                *field = match field.as_str() {
-                    "units" => "unit_value",
-                    _ => "units",
+                match path.first_mut() {
+                    Some(Value::String(field)) => {
+                        *field = match field.as_str() {
+                            "units" => "unit_value",
+                            _ => "units",
+                        }
+                        .to_owned();
+                    }
+                    // The root path `[]` (content not an object) becomes `["units"]`.
+                    None => path.push(json!("units")),
+                    Some(_) => return false,
                 }
-                .to_owned();
                 true
             }
             WireMutation::ErrorsEmptied => match outcome.get_mut("errors") {
@@ -366,11 +474,36 @@ impl WireMutation {
                 }
                 _ => false,
             },
+            WireMutation::ContentEchoDrift => match outcome.get_mut("content") {
+                Some(content) if status == "raw_response" => {
+                    drift_content(content);
+                    true
+                }
+                _ => false,
+            },
+            WireMutation::ErrorCodeChanged => match integer(outcome, "code") {
+                Some(code) if status == "protocol_error" => {
+                    set(outcome, "code", json!(code.wrapping_sub(1)))
+                }
+                _ => false,
+            },
+            WireMutation::ErrorMessageChanged => match outcome.get_mut("error") {
+                Some(Value::String(error)) => {
+                    error.push_str(ERROR_SUFFIX);
+                    true
+                }
+                _ => false,
+            },
             WireMutation::TextOnlyDrift
             | WireMutation::CompletionBeforeAnswer
             | WireMutation::SecondElicitation
             | WireMutation::ElicitationIdChanged
-            | WireMutation::NonJsonLine => false,
+            | WireMutation::NonJsonLine
+            | WireMutation::IsErrorSet
+            | WireMutation::JsonLogLine
+            | WireMutation::RequestedSchemaDrift
+            | WireMutation::ModeChanged
+            | WireMutation::InitializeProtocolDrift => false,
         }
     }
 }
@@ -430,6 +563,24 @@ fn drift_text_only(message: &mut Value) -> bool {
     outcome.insert("computed".into(), json!(u8::from(computed)));
     *text = Value::Object(outcome).to_string();
     true
+}
+
+/// Changes echoed content: the first integer member of an object grows by one,
+/// else [`EXTRA_KEY`] is added; anything that is not an object is wrapped in an array.
+fn drift_content(content: &mut Value) {
+    match content {
+        Value::Object(members) => {
+            let first_integer = members.values_mut().find(|value| value.is_i64());
+            match first_integer {
+                Some(value) => *value = json!(value.as_i64().unwrap_or_default().wrapping_add(1)),
+                None => {
+                    let (key, value) = EXTRA_KEY;
+                    members.insert(key.to_owned(), json!(value));
+                }
+            }
+        }
+        other => *other = Value::Array(vec![other.take()]),
+    }
 }
 
 /// units × unit_value of the case's accept content read the way a lax server
@@ -557,6 +708,7 @@ mod tests {
             answer: Some(Answer::Result(
                 json!({"action": "accept", "content": content}),
             )),
+            answer_text: None,
         };
         assert_eq!(
             loose_product(&case(json!({"units": "3", "unit_value": 7}))),

@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
-use crate::case::Answer;
+use crate::case::WireAnswer;
 
 /// Longest line the proxy reads, as rmcp's stdio transport (16 MiB).
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -39,6 +39,11 @@ pub struct Frame {
     pub from: Side,
     /// The parsed message, as delivered to the other side.
     pub message: Value,
+    /// The exact line delivered, when `message` re-serialized would differ from
+    /// it: a reply carrying an answer written as raw JSON text (`-0`, `3e0`, an
+    /// integer beyond 64 bits). `None` means the line is `message` serialized.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
 }
 
 /// Most bytes of one stray stdout line kept in the evidence.
@@ -98,7 +103,7 @@ pub struct Shared {
     /// Ids of `elicitation/create` requests from the server awaiting the client's reply.
     pending_elicitations: BTreeSet<String>,
     /// The answer to write into the next elicitation reply.
-    answer: Option<Answer>,
+    answer: Option<WireAnswer>,
     /// The exact `capabilities` object to declare at `initialize`.
     capabilities: Value,
 }
@@ -129,7 +134,7 @@ impl ProxyState {
     }
 
     /// Sets the answer the proxy writes into elicitation replies from now on.
-    pub fn set_answer(&self, answer: Option<Answer>) {
+    pub fn set_answer(&self, answer: Option<WireAnswer>) {
         self.lock().answer = answer;
     }
 
@@ -158,14 +163,19 @@ impl ProxyState {
         self.lock().recording.wire.len()
     }
 
-    fn record(&self, from: Side, message: Value) {
+    fn record(&self, from: Side, message: Value, text: Option<String>) {
         let mut shared = self.lock();
         let seq = shared.next_seq;
         shared.next_seq += 1;
         let ms = u64::try_from(shared.started.elapsed().as_millis()).unwrap_or(u64::MAX);
         let summary = summarize(from, &message);
         shared.recording.timeline.push(Event { ms, event: summary });
-        shared.recording.wire.push(Frame { seq, from, message });
+        shared.recording.wire.push(Frame {
+            seq,
+            from,
+            message,
+            text,
+        });
     }
 
     fn record_stray(&self, mut line: String) {
@@ -187,34 +197,35 @@ impl ProxyState {
     }
 
     /// Client→server rewriting: exact capabilities at `initialize`, the case's answer
-    /// in an elicitation reply.
-    fn rewrite_client_frame(&self, mut message: Value) -> Value {
+    /// in an elicitation reply. Returns the message and the exact line to send
+    /// (the message serialized, with an injected answer's text spliced in as written).
+    fn rewrite_client_frame(&self, mut message: Value) -> (Value, String) {
         let mut shared = self.lock();
         if message.get("method").and_then(Value::as_str) == Some("initialize") {
             if let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) {
                 params.insert("capabilities".into(), shared.capabilities.clone());
             }
-            return message;
+            let text = message.to_string();
+            return (message, text);
         }
         let is_response = message.get("method").is_none();
-        let Some(id) = message.get("id").map(id_key) else {
-            return message;
+        let pending = match message.get("id").map(id_key) {
+            Some(id) => is_response && shared.pending_elicitations.remove(&id),
+            None => false,
         };
-        if !is_response || !shared.pending_elicitations.remove(&id) {
-            return message;
-        }
         // Only a result is replaced: a client that refused (mode not declared) keeps its error.
-        if message.get("result").is_none() {
-            return message;
+        let answer = shared.answer.clone();
+        match (pending, message.get("result").is_some(), answer) {
+            (true, true, Some(answer)) => {
+                let text = with_member(&mut message, answer.member.key(), answer.text.get());
+                let message = serde_json::from_str(&text).expect("a spliced answer is valid JSON");
+                (message, text)
+            }
+            _ => {
+                let text = message.to_string();
+                (message, text)
+            }
         }
-        if let (Some(answer), Some(object)) = (shared.answer.clone(), message.as_object_mut()) {
-            object.remove("result");
-            match answer {
-                Answer::Result(result) => object.insert("result".into(), result),
-                Answer::Error(error) => object.insert("error".into(), error),
-            };
-        }
-        message
     }
 
     fn note_server_frame(&self, message: &Value) {
@@ -224,6 +235,20 @@ impl ProxyState {
             self.lock().pending_elicitations.insert(id_key(id));
         }
     }
+}
+
+/// The text of `message` (a response object) with its `result` removed and
+/// `member` set to `raw`, written exactly as given, as the last key.
+fn with_member(message: &mut Value, member: &str, raw: &str) -> String {
+    if let Some(object) = message.as_object_mut() {
+        object.remove("result");
+        object.remove(member);
+    }
+    let head = message.to_string();
+    // `head` is an object `{...}`: the member goes before its closing brace.
+    let body = &head[1..head.len() - 1];
+    let separator = if body.is_empty() { "" } else { "," };
+    format!("{{{body}{separator}{}:{raw}}}", Value::from(member))
 }
 
 /// A request id as a map key: JSON text, so `1` and `"1"` stay distinct.
@@ -246,6 +271,12 @@ fn summarize(from: Side, message: &Value) -> String {
         Side::Server => "server",
     };
     format!("{from} {kind} id {id}")
+}
+
+/// The line parsed, when it is a JSON-RPC 2.0 message; `None` for anything else
+/// (not JSON, or JSON without `"jsonrpc": "2.0"`).
+fn jsonrpc_message(line: &str) -> Option<Value> {
+    serde_json::from_str::<Value>(line).ok().filter(is_jsonrpc)
 }
 
 /// Whether a parsed line is a JSON-RPC 2.0 message.
@@ -294,9 +325,10 @@ where
         let Ok(message) = serde_json::from_str::<Value>(&line) else {
             continue; // rmcp writes only JSON; nothing to forward
         };
-        let message = state.rewrite_client_frame(message);
-        let text = message.to_string();
-        state.record(Side::Client, message);
+        let (message, text) = state.rewrite_client_frame(message);
+        let serialized = serde_json::to_string(&message).unwrap_or_default();
+        let exact = (serialized != text).then(|| text.clone());
+        state.record(Side::Client, message, exact);
         if to_server.write_all(text.as_bytes()).await.is_err()
             || to_server.write_all(b"\n").await.is_err()
             || to_server.flush().await.is_err()
@@ -323,26 +355,29 @@ pub async fn server_to_client<R, W>(
     let mut reader = BufReader::new(from_server);
     let mut client_open = true;
     while let Some(line) = read_line(&mut reader).await {
-        let message = match serde_json::from_str::<Value>(&line) {
-            Ok(message) if is_jsonrpc(&message) => message,
-            _ => {
-                state.record_stray(line);
-                continue;
-            }
+        let Some(message) = jsonrpc_message(&line) else {
+            state.record_stray(line);
+            continue;
         };
         let lines = match tap.as_mut() {
             Some(tap) => tap(message, &state.recording()),
             None => vec![TapLine::Frame(message)],
         };
         for line in lines {
-            let text = match line {
-                TapLine::Frame(message) => {
+            // A tap's raw line is judged like any stdout line: a frame when it is a
+            // JSON-RPC message, else a stray line.
+            let message = match line {
+                TapLine::Frame(message) => Ok(message),
+                TapLine::Raw(text) => jsonrpc_message(&text).ok_or(text),
+            };
+            let text = match message {
+                Ok(message) => {
                     state.note_server_frame(&message);
                     let text = message.to_string();
-                    state.record(Side::Server, message);
+                    state.record(Side::Server, message, None);
                     text
                 }
-                TapLine::Raw(text) => {
+                Err(text) => {
                     state.record_stray(text.clone());
                     text
                 }
@@ -359,4 +394,66 @@ pub async fn server_to_client<R, W>(
     }
     let _ = to_client.shutdown().await;
     state.event("server stdout closed");
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn state_with_answer(text: &str) -> ProxyState {
+        let state = ProxyState::new(json!({}), Instant::now());
+        state.set_answer(Some(WireAnswer::result_text(text).expect("test JSON")));
+        state
+    }
+
+    #[test]
+    fn the_reply_to_a_pending_elicitation_carries_the_answer_exactly_as_written() {
+        let state = state_with_answer(r#"{"action":"accept","content":{"units":-0}}"#);
+        state.note_server_frame(&json!({"jsonrpc":"2.0","id":4,"method":"elicitation/create"}));
+        let (message, text) = state
+            .rewrite_client_frame(json!({"jsonrpc":"2.0","id":4,"result":{"action":"decline"}}));
+        assert_eq!(
+            text,
+            r#"{"jsonrpc":"2.0","id":4,"result":{"action":"accept","content":{"units":-0}}}"#
+        );
+        assert_eq!(message["result"]["content"]["units"], json!(-0.0));
+        // Answered once: a second reply under the same id is left alone.
+        let (_, text) = state
+            .rewrite_client_frame(json!({"jsonrpc":"2.0","id":4,"result":{"action":"decline"}}));
+        assert_eq!(
+            text,
+            r#"{"jsonrpc":"2.0","id":4,"result":{"action":"decline"}}"#
+        );
+    }
+
+    #[test]
+    fn replies_to_other_requests_and_refusals_are_left_alone() {
+        let state = state_with_answer(r#"{"action":"accept"}"#);
+        // A reply to a request that is not a pending elicitation (a ping, say).
+        let (_, text) = state.rewrite_client_frame(json!({"jsonrpc":"2.0","id":7,"result":{}}));
+        assert_eq!(text, r#"{"jsonrpc":"2.0","id":7,"result":{}}"#);
+        // A client request under the id of a pending elicitation is not its reply.
+        state.note_server_frame(&json!({"jsonrpc":"2.0","id":1,"method":"elicitation/create"}));
+        let request = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{}});
+        let (message, _) = state.rewrite_client_frame(request.clone());
+        assert_eq!(message, request);
+        // A refusal keeps its error.
+        let refusal = json!({"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no"}});
+        let (message, _) = state.rewrite_client_frame(refusal.clone());
+        assert_eq!(message, refusal);
+    }
+
+    #[test]
+    fn a_member_is_spliced_as_the_last_key_of_any_object() {
+        assert_eq!(
+            with_member(&mut json!({"id":1,"result":{}}), "error", "3e0"),
+            r#"{"id":1,"error":3e0}"#
+        );
+        assert_eq!(
+            with_member(&mut json!({}), "result", "[]"),
+            r#"{"result":[]}"#
+        );
+    }
 }

@@ -128,12 +128,21 @@ fn classify_result(policy: &str, result: &Value) -> Value {
 }
 
 /// Rule 4, validity of a result: `Some((action, content))` when `result` is an
-/// object whose `action` is one of the three strings (case-sensitive); `content`
-/// is `None` when absent or `null`.
+/// object whose `action` is one of the three strings (case-sensitive) and whose
+/// `_meta`, if present and not `null`, is an object; `content` is `None` when
+/// absent or `null`. Every other member is ignored: MCP 2025-11-25 lets a result
+/// carry `_meta` (an object) and members its schema does not name (`roots`,
+/// unknown keys), so they neither break the result nor change the outcome.
 fn valid_elicit_result(result: &Value) -> Option<(&str, Option<&Value>)> {
     let object = result.as_object()?;
     let action = object.get("action")?.as_str()?;
     if !matches!(action, "accept" | "decline" | "cancel") {
+        return None;
+    }
+    if object
+        .get("_meta")
+        .is_some_and(|meta| !meta.is_null() && !meta.is_object())
+    {
         return None;
     }
     // `content: null` counts as absent.
@@ -235,6 +244,7 @@ mod tests {
             policy: policy.to_owned(),
             capabilities: json!({"elicitation": {"form": {}}}),
             answer: Some(Answer::Result(result)),
+            answer_text: None,
         }
     }
 
@@ -257,13 +267,58 @@ mod tests {
     }
 
     #[test]
+    fn extra_result_members_are_ignored_and_meta_must_be_an_object() {
+        let content = json!({"units": 3, "unit_value": 7});
+        let calculated = json!({"status": "calculated", "computed": true, "value": 21});
+        // Issue 12, finding 1: this exact answer.
+        assert_outcome(
+            &accept_case(
+                "validated",
+                json!({"action": "accept", "content": content, "roots": []}),
+            ),
+            &calculated,
+        );
+        assert_outcome(
+            &accept_case(
+                "validated",
+                json!({"_meta": {"k": [1]}, "action": "accept", "note": 1, "content": content}),
+            ),
+            &calculated,
+        );
+        assert_outcome(
+            &accept_case(
+                "validated",
+                json!({"action": "accept", "content": content, "_meta": null}),
+            ),
+            &calculated,
+        );
+        assert_outcome(
+            &accept_case(
+                "raw",
+                json!({"action": "decline", "roots": [{"uri": "file:///"}]}),
+            ),
+            &json!({"status": "raw_response", "computed": false, "action": "decline"}),
+        );
+        for meta in [json!(5), json!("m"), json!([]), json!(true)] {
+            assert_outcome(
+                &accept_case(
+                    "validated",
+                    json!({"action": "accept", "content": content, "_meta": meta}),
+                ),
+                &json!({"status": "invalid_response", "computed": false,
+                        "error": "malformed elicitation result"}),
+            );
+        }
+    }
+
+    #[test]
     fn reproduces_every_contract_case() {
         let cases: Vec<Case> =
             serde_json::from_str(include_str!("../../fixtures/cases.json")).expect("cases.json");
         let expected: Map<String, Value> =
             serde_json::from_str(include_str!("../../expected/results.json"))
                 .expect("results.json");
-        assert_eq!(cases.len(), 17, "the contract has 17 cases");
+        assert_eq!(cases.len(), 19, "the contract has 19 cases");
         assert_eq!(expected.len(), cases.len(), "one expected outcome per case");
         for case in &cases {
             let want = expected

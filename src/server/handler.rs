@@ -15,11 +15,12 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
 use crate::server::decision::{self, Policy};
 use crate::server::form::FIELDS;
 use crate::server::outcome::Outcome;
-use crate::server::reply::Reply;
+use crate::server::reply::{self, Reply};
 
 /// The tool's name.
 pub const TOOL_NAME: &str = "calculate";
@@ -159,13 +160,33 @@ impl ServerHandler for ReferenceServer {
 
 /// Serves the reference server on this process's stdin/stdout until stdin closes.
 ///
-/// stdout carries only JSON-RPC frames; logs go to stderr.
+/// stdout carries only JSON-RPC frames; logs go to stderr. Every line read passes
+/// through [`reply::without_extra_members`] before rmcp parses it, so an answer
+/// with members beyond those of an `ElicitResult` is still read as one.
 ///
 /// # Errors
 /// The rmcp initialization error when the client's `initialize` fails, or the
 /// join error of the service task.
 pub async fn serve_stdio() -> anyhow::Result<()> {
-    let service = ReferenceServer.serve(rmcp::transport::stdio()).await?;
+    let (lines_in, server_in) = tokio::io::duplex(1 << 20);
+    let pump = tokio::spawn(forward_lines(tokio::io::stdin(), lines_in));
+    let service = ReferenceServer
+        .serve((server_in, tokio::io::stdout()))
+        .await?;
     service.waiting().await?;
+    pump.abort();
     Ok(())
+}
+
+/// Copies `from` to `to` line by line, each through
+/// [`reply::without_extra_members`]; closes `to` at the end of `from`.
+async fn forward_lines(from: impl AsyncRead + Unpin, mut to: impl AsyncWrite + Unpin) {
+    let mut lines = BufReader::new(from).lines();
+    while let Ok(Some(line)) = lines.next_line().await {
+        let line = reply::without_extra_members(&line).unwrap_or(line);
+        if to.write_all(line.as_bytes()).await.is_err() || to.write_all(b"\n").await.is_err() {
+            break;
+        }
+    }
+    let _ = to.shutdown().await;
 }

@@ -4,12 +4,58 @@
 //! three cases the decision distinguishes and parses a raw wire answer into them
 //! the same way rmcp does (as a `ClientResult`), so pure tests and the real server
 //! see the same thing.
+//!
+//! Extra result members: MCP 2025-11-25 lets every result carry `_meta` and
+//! members its schema does not name (`Result` admits any key). rmcp's untagged
+//! `ClientResult` tries other result types first, so `{"action":"accept",
+//! "content":{...},"roots":[]}` would read as a roots result and never reach the
+//! server as an answer. The server therefore keeps only the members an
+//! `ElicitResult` names ([`RESULT_MEMBERS`]) before rmcp parses a response
+//! ([`without_extra_members`], applied to every line the reference server reads).
 
 use rmcp::model::{ClientResult, ElicitResult, ErrorData};
 use rmcp::service::ServiceError;
 use serde_json::Value;
 
 use crate::case::Answer;
+
+/// The members of an `ElicitResult` (MCP 2025-11-25 schema): every other member of
+/// a result is ignored.
+pub const RESULT_MEMBERS: [&str; 3] = ["action", "content", "_meta"];
+
+/// `result` without the members an `ElicitResult` does not name; anything that is
+/// not an object is returned unchanged.
+pub fn elicit_result_members(result: &Value) -> Value {
+    match result {
+        Value::Object(members) => Value::Object(
+            members
+                .iter()
+                .filter(|(key, _)| RESULT_MEMBERS.contains(&key.as_str()))
+                .map(|(key, value)| (key.clone(), value.clone()))
+                .collect(),
+        ),
+        other => other.clone(),
+    }
+}
+
+/// A JSON-RPC line from the client rewritten so that the `result` of a response
+/// keeps only the [`RESULT_MEMBERS`]; `None` when the line needs no change (not
+/// JSON, not a response, or a result without extra members). The reference
+/// server sends no request other than `elicitation/create`, so every result it
+/// reads answers one.
+pub fn without_extra_members(line: &str) -> Option<String> {
+    let mut message: Value = serde_json::from_str(line).ok()?;
+    if message.get("method").is_some() {
+        return None;
+    }
+    let result = message.get_mut("result")?;
+    let kept = elicit_result_members(result);
+    if kept == *result {
+        return None;
+    }
+    *result = kept;
+    Some(message.to_string())
+}
 
 /// What came back for one `elicitation/create`.
 #[derive(Debug, Clone, PartialEq)]
@@ -46,14 +92,15 @@ impl Reply {
         }
     }
 
-    /// Parses a raw wire answer as rmcp would: a `result` through rmcp's untagged
+    /// Parses a raw wire answer as the reference server reads it: a `result`
+    /// without extra members ([`elicit_result_members`]) through rmcp's untagged
     /// `ClientResult`, an `error` as rmcp's `ErrorData`.
     ///
     /// An `error` that is not a JSON-RPC error object also counts as [`Reply::Malformed`]
     /// (rmcp would not deliver it as an error).
     pub fn from_answer(answer: &Answer) -> Reply {
         match answer {
-            Answer::Result(raw) => match serde_json::from_value::<ClientResult>(raw.clone()) {
+            Answer::Result(raw) => match serde_json::from_value(elicit_result_members(raw)) {
                 Ok(ClientResult::ElicitResult(result)) => Reply::Result(result),
                 _ => Reply::Malformed,
             },
@@ -70,5 +117,61 @@ impl Reply {
     /// The `content` of a result, with `null` treated as absent.
     pub fn content(result: &ElicitResult) -> Option<&Value> {
         result.content.as_ref().filter(|content| !content.is_null())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn extra_result_members_are_dropped_before_rmcp_parses_the_answer() {
+        let answer = Answer::Result(json!({
+            "action": "accept", "content": {"units": 3, "unit_value": 7}, "roots": [],
+            "_meta": {"k": 1}, "note": "x"
+        }));
+        let Reply::Result(result) = Reply::from_answer(&answer) else {
+            panic!("not an ElicitResult: {:?}", Reply::from_answer(&answer));
+        };
+        assert_eq!(
+            Reply::content(&result),
+            Some(&json!({"units": 3, "unit_value": 7}))
+        );
+        // Without the rewrite rmcp reads the same answer as a roots result.
+        let raw = json!({"action": "accept", "content": {"units": 3}, "roots": []});
+        assert!(matches!(
+            serde_json::from_value::<ClientResult>(raw),
+            Ok(ClientResult::ListRootsResult(_))
+        ));
+    }
+
+    #[test]
+    fn a_meta_that_is_not_an_object_is_malformed() {
+        let answer = Answer::Result(json!({"action": "accept", "content": {}, "_meta": 5}));
+        assert_eq!(Reply::from_answer(&answer), Reply::Malformed);
+        let answer = Answer::Result(json!({"action": "decline", "_meta": null}));
+        assert!(matches!(Reply::from_answer(&answer), Reply::Result(_)));
+    }
+
+    #[test]
+    fn only_response_lines_with_extra_result_members_are_rewritten() {
+        assert_eq!(
+            without_extra_members(
+                r#"{"jsonrpc":"2.0","id":0,"result":{"action":"cancel","roots":[],"_meta":{}}}"#
+            )
+            .as_deref(),
+            Some(r#"{"jsonrpc":"2.0","id":0,"result":{"action":"cancel","_meta":{}}}"#)
+        );
+        for unchanged in [
+            r#"{"jsonrpc":"2.0","id":0,"result":{"action":"cancel","content":{"roots":1}}}"#,
+            r#"{"jsonrpc":"2.0","id":0,"result":[1]}"#,
+            r#"{"jsonrpc":"2.0","id":0,"error":{"code":1,"message":"m","roots":[]}}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"roots":[]},"result":{"roots":[]}}"#,
+            "not json",
+        ] {
+            assert_eq!(without_extra_members(unchanged), None, "{unchanged}");
+        }
     }
 }

@@ -15,6 +15,20 @@ pub fn reference_server() -> Vec<String> {
     ]
 }
 
+/// The Python peer server (`fixtures/servers/calculator.py`), with one planted
+/// `--bug` when given.
+pub fn calculator(bug: Option<&str>) -> Vec<String> {
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/servers/calculator.py"
+    );
+    let mut command = vec!["python3".to_owned(), script.to_owned()];
+    if let Some(bug) = bug {
+        command.extend(["--bug".to_owned(), bug.to_owned()]);
+    }
+    command
+}
+
 /// Contract case `name` from `fixtures/cases.json` with its hand-written expected
 /// outcome from `expected/results.json`.
 pub fn contract_case(name: &str) -> (Case, serde_json::Value) {
@@ -77,7 +91,7 @@ macro_rules! regressions {
 
 pub use elicit_check::report::explain;
 
-/// Calls `$callback!` with the 17 contract case names of issue 2's table, in
+/// Calls `$callback!` with the 19 contract case names of the README's table, in
 /// order: the one list that per-case tests (stdio, snapshots) are generated from.
 #[macro_export]
 macro_rules! with_contract_cases {
@@ -100,6 +114,8 @@ macro_rules! with_contract_cases {
             accept_extra_field,
             accept_float_integer,
             accept_boolean_as_integer,
+            accept_two_invalid_fields,
+            accept_non_object_content,
         );
     };
 }

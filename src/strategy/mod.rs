@@ -1,0 +1,61 @@
+//! proptest strategies that build cases with the reason they were built (issue 3).
+//!
+//! This is the "by construction" oracle. A strategy first picks a [`Reason`]: which
+//! capabilities the client declares, which policy the tool runs under and what the
+//! client deliberately answers (a valid form, a form with a near-miss extra key, a
+//! float where an integer belongs, a malformed result, ...). The [`Case`] is then
+//! built from the reason ([`Reason::case`]) and the expected outcome is derived from
+//! the reason alone ([`Reason::expected`]), never by reading the built JSON back and
+//! never through `crate::oracle::model`: the two oracles share nothing but
+//! `serde_json`, so a test that compares them checks one against the other.
+//!
+//! Strategies are written so that shrinking ends on small, readable answers: the
+//! simplest alternative of every `prop_oneof!` comes first, numbers shrink towards
+//! the schema's boundaries, key lists towards empty and names towards one letter.
+//! The composite strategies are boxed: unboxed, their value trees are deep enough
+//! to overflow a test thread's stack in debug builds.
+
+mod expected;
+pub mod form;
+pub mod reason;
+pub mod reply;
+#[cfg(test)]
+mod tests;
+
+use proptest::prelude::*;
+use serde_json::Value;
+
+pub use form::*;
+pub use reason::*;
+pub use reply::*;
+
+use crate::case::Case;
+
+/// A generated case with the reason it was built and the outcome that reason implies.
+///
+/// `case.name` is `"generated"` (the caller renames it); `expected` is an outcome
+/// object of the issue 2 contract table, derived from `reason` alone (issue 3).
+#[derive(Debug, Clone)]
+pub struct GeneratedCase {
+    /// The input sent to the server, built by [`Reason::case`].
+    pub case: Case,
+    /// Why the case was built.
+    pub reason: Reason,
+    /// The outcome the reason implies, built by [`Reason::expected`].
+    pub expected: Value,
+}
+
+impl GeneratedCase {
+    /// Builds the case and its expected outcome from `reason` (issue 3).
+    pub fn from_reason(reason: Reason) -> Self {
+        Self {
+            case: reason.case(),
+            expected: reason.expected(),
+            reason,
+        }
+    }
+}
+/// The full weighted mix of generated cases (issue 3).
+pub fn generated_case() -> impl Strategy<Value = GeneratedCase> {
+    reason().prop_map(GeneratedCase::from_reason)
+}

@@ -1,0 +1,154 @@
+//! The verdict of a generated case (`src/run.rs`): a disagreement between the two
+//! oracles fails it, and the first failure is shrunk to a strictly smaller case
+//! (issue 12, finding 3).
+
+use elicit_check::harness::Limits;
+use elicit_check::report::EvidenceLog;
+use elicit_check::run::{self, judge_generated};
+use elicit_check::strategy::{
+    Attached, Content, Field, Form, FormCaps, GeneratedCase, Policy, Reason, Reply,
+};
+use serde_json::json;
+
+use crate::util::{calculator, runtime};
+
+/// A form with both fields valid and no extra key.
+fn valid_form(units: i64, unit_value: i64) -> Form {
+    Form {
+        units: Field::Valid(units),
+        unit_value: Field::Valid(unit_value),
+        extras: Vec::new(),
+        extras_first: false,
+    }
+}
+
+/// A case whose reason was tampered with: a decline carrying a valid form, whose
+/// expectation says `calculated` as the buggy server does. The contract checks
+/// pass (the server matches the tampered expectation); only the reference model
+/// disagrees, and that alone must fail the verdict.
+#[test]
+fn a_tampered_expectation_fails_the_verdict_through_the_model() {
+    let mut generated = GeneratedCase::from_reason(Reason::Declared {
+        capabilities: FormCaps::Form,
+        policy: Policy::Validated,
+        reply: Reply::Decline(Attached::Content(Content::Form(valid_form(3, 7)))),
+    });
+    generated.case.name = "tampered".into();
+    generated.expected = json!({"status": "calculated", "computed": true, "value": 21});
+    let server = calculator(Some("computes-on-decline"));
+    let verdict = runtime()
+        .block_on(judge_generated(&server, &generated, Limits::default()))
+        .expect("the Python peer starts");
+    assert!(!verdict.passed, "{:?}", verdict.failures);
+    assert_eq!(
+        verdict.failures,
+        vec![
+            "the oracles disagree (model vs reason): $.status: \"declined\" != \"calculated\""
+                .to_owned(),
+            "the oracles disagree (model vs reason): $.computed: false != true".to_owned(),
+            "the oracles disagree (model vs reason): $.value: missing (expected 21)".to_owned(),
+            format!("reason: {}", generated.reason),
+        ]
+    );
+}
+
+/// The untampered case passes on a conformant server: the verdict above failed
+/// because of the disagreement, not because of the server.
+#[test]
+fn the_same_case_untampered_passes_on_a_conformant_server() {
+    let mut generated = GeneratedCase::from_reason(Reason::Declared {
+        capabilities: FormCaps::Form,
+        policy: Policy::Validated,
+        reply: Reply::Decline(Attached::Content(Content::Form(valid_form(3, 7)))),
+    });
+    generated.case.name = "untampered".into();
+    let verdict = runtime()
+        .block_on(judge_generated(
+            &calculator(None),
+            &generated,
+            Limits::default(),
+        ))
+        .expect("the Python peer starts");
+    assert!(verdict.passed, "{:?}", verdict.failures);
+}
+
+/// Shrinking over stdio ends on a case strictly smaller (as JSON text: policy,
+/// capabilities and answer) than the first failing one. The server fails every
+/// case (`computed` as an integer), so the first generated case fails whatever
+/// it is; seed 13 makes it an accept of units 7, unit_value 77 (the minimal one has 1 and 1).
+#[test]
+fn the_minimal_failure_is_strictly_smaller_than_the_first_failing_case() {
+    let dir = std::env::temp_dir().join(format!("elicit-check-{}-shrink", std::process::id()));
+    let log = EvidenceLog::create(&dir).expect("evidence folder");
+    let server = calculator(Some("computed-as-int"));
+    let minimal = runtime()
+        .block_on(run::run_generated(
+            &server,
+            1,
+            13,
+            Limits::default(),
+            &log,
+            &mut |_| {},
+        ))
+        .expect("the Python peer starts")
+        .expect("every case fails on this server");
+    let verdicts = log.verdicts();
+    let _ = std::fs::remove_dir_all(&dir);
+    let first = &verdicts[0];
+    assert!(!first.passed);
+    let size = |case: &elicit_check::case::Case| {
+        let mut case = case.clone();
+        case.name = String::new();
+        serde_json::to_string(&case)
+            .expect("a case serializes")
+            .len()
+    };
+    let (first_size, minimal_size) = (size(&first.evidence.input), size(&minimal.generated.case));
+    assert!(
+        minimal_size < first_size,
+        "minimal ({minimal_size} bytes) {}\nfirst failing ({first_size} bytes) {}",
+        serde_json::to_string(&minimal.generated.case).unwrap_or_default(),
+        serde_json::to_string(&first.evidence.input).unwrap_or_default()
+    );
+    assert!(minimal.shrink_runs > 0);
+    assert!(
+        minimal
+            .failures
+            .iter()
+            .any(|failure| failure == "outcome $.computed: integer != boolean"),
+        "{:?}",
+        minimal.failures
+    );
+}
+
+/// Shrinking stops after exactly `max_runs` stdio runs while simplifications
+/// still fail (every case fails on this server), keeping the last failure.
+#[test]
+fn shrinking_stops_at_its_bound_of_stdio_runs() {
+    use proptest::strategy::{Strategy, ValueTree};
+    use proptest::test_runner::TestRunner;
+
+    let mut runner = TestRunner::deterministic();
+    let mut tree = elicit_check::strategy::generated_case()
+        .new_tree(&mut runner)
+        .expect("a tree");
+    let first = tree.current();
+    let server = calculator(Some("computed-as-int"));
+    let minimal = runtime()
+        .block_on(run::shrink(&server, &mut tree, Limits::default(), 3))
+        .expect("the Python peer starts");
+    assert_eq!(minimal.shrink_runs, 3);
+    assert_eq!(minimal.generated.case.name, "minimal");
+    assert!(
+        minimal
+            .failures
+            .iter()
+            .any(|failure| failure == "outcome $.computed: integer != boolean"),
+        "{:?}",
+        minimal.failures
+    );
+    // Three simplifications, each failing: the minimal case is not the first.
+    let mut first = first.case;
+    first.name = "minimal".into();
+    assert_ne!(minimal.generated.case, first);
+}
