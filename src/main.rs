@@ -21,10 +21,19 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve the reference server on stdin/stdout (protocol 2025-11-25).
-    Serve,
+    /// Serve the reference server on stdin/stdout: protocol 2025-11-25 after
+    /// `initialize`, 2026-07-28 for requests carrying their version in `_meta`.
+    Serve(ServeArgs),
     /// Run the contract cases against a server (default: the built-in reference server).
     Run(RunArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct ServeArgs {
+    /// Seconds a sealed 2026-07-28 `requestState` stays valid (`0`: every state
+    /// has expired when it comes back, to test expiry without waiting).
+    #[arg(long, default_value_t = 300.0, value_parser = seconds_or_zero)]
+    request_state_ttl: f64,
 }
 
 #[derive(Debug, clap::Args)]
@@ -78,8 +87,10 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Some(Command::Serve) => runtime
-            .block_on(elicit_check::server::serve_stdio())
+        Some(Command::Serve(args)) => runtime
+            .block_on(elicit_check::server::serve_stdio_with_ttl(
+                Duration::from_secs_f64(args.request_state_ttl),
+            ))
             .map(|()| true),
         Some(Command::Run(args)) => runtime.block_on(run(args)),
         None => unreachable!("defaulted to run above"),
@@ -239,6 +250,14 @@ fn seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(value) if value > 0.0 && value <= 86_400.0 => Ok(value),
         _ => Err(format!("{text:?} is not a number of seconds in (0, 86400]")),
+    }
+}
+
+/// A clap value parser: seconds in [0, 86400] (`--request-state-ttl`).
+fn seconds_or_zero(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if (0.0..=86_400.0).contains(&value) => Ok(value),
+        _ => Err(format!("{text:?} is not a number of seconds in [0, 86400]")),
     }
 }
 
