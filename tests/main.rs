@@ -4,6 +4,7 @@ mod broken_cores;
 mod cli;
 mod contract;
 mod mrtr_contract;
+mod mrtr_properties;
 mod mrtr_server;
 mod mutant_killers;
 mod process_group;
