@@ -316,3 +316,34 @@ fn the_era_checks_reject_a_missing_capability_answered_any_other_way() {
         "{failures:?}"
     );
 }
+
+#[test]
+fn both_eras_are_compared_by_the_table_and_a_difference_is_named() {
+    let (case, _) = util::contract_case("decline_with_spurious_data");
+    let legacy = util::run_on_reference(&case);
+    let modern = run_mrtr(&case, Retry::Echo, None);
+    assert_eq!(era::eras_differ(&case, &legacy, &modern), None);
+
+    let mut computes = modern.clone();
+    computes.outcome = Some(json!({"status": "calculated", "computed": true, "value": 21}));
+    assert_eq!(
+        era::eras_differ(&case, &legacy, &computes).as_deref(),
+        Some(
+            "the eras differ: 2025-11-25 gave {\"status\":\"declined\",\"computed\":false}, 2026-07-28 gave {\"status\":\"calculated\",\"computed\":true,\"value\":21}"
+        )
+    );
+
+    let (unsupported, _) = util::contract_case("unsupported_guarded");
+    let legacy = util::run_on_reference(&unsupported);
+    let modern = run_mrtr(&unsupported, Retry::Echo, None);
+    assert_eq!(era::eras_differ(&unsupported, &legacy, &modern), None);
+    let mut as_2025 = modern.clone();
+    as_2025.rpc_error = None;
+    as_2025.outcome = legacy.outcome.clone();
+    assert_eq!(
+        era::eras_differ(&unsupported, &legacy, &as_2025).as_deref(),
+        Some(
+            "the eras differ: 2025-11-25 gave {\"status\":\"unsupported\",\"computed\":false,\"requested\":false}, 2026-07-28 gave {\"status\":\"unsupported\",\"computed\":false,\"requested\":false}"
+        )
+    );
+}

@@ -381,3 +381,30 @@ fn strip_annotations(schema: &Value) -> Value {
     }
     schema
 }
+
+/// The result of a case's evidence as one JSON value: the outcome, or
+/// `{"jsonrpc_error": {...}}` when the call was refused, or `null`.
+pub fn result_of(evidence: &Evidence) -> Value {
+    match (&evidence.outcome, &evidence.rpc_error) {
+        (Some(outcome), _) => outcome.clone(),
+        (None, Some(error)) => json!({JSONRPC_ERROR: error}),
+        (None, None) => Value::Null,
+    }
+}
+
+/// Compares one case's results in both eras by issue 9's table: the
+/// 2026-07-28 result must be what the table makes of the 2025-11-25 outcome
+/// (`-32021` for a client without form, the identical outcome JSON otherwise).
+/// `None` when they agree; otherwise one sentence naming both results.
+pub fn eras_differ(case: &Case, legacy: &Evidence, modern: &Evidence) -> Option<String> {
+    let legacy_outcome = legacy.outcome.clone().unwrap_or(Value::Null);
+    let want = expected(case, &legacy_outcome);
+    let got = result_of(modern);
+    let agree = match want.get(JSONRPC_ERROR) {
+        Some(error) => got.pointer("/jsonrpc_error/code") == error.get("code"),
+        None => compare::compare(&want, &got).is_empty(),
+    };
+    (!agree).then(|| {
+        format!("the eras differ: 2025-11-25 gave {legacy_outcome}, 2026-07-28 gave {got}")
+    })
+}
