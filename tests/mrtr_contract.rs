@@ -347,3 +347,102 @@ fn both_eras_are_compared_by_the_table_and_a_difference_is_named() {
         )
     );
 }
+
+#[test]
+fn the_era_checks_reject_a_text_outcome_that_disagrees_and_a_process_that_misbehaves() {
+    let (case, expected, evidence) = accept_valid();
+
+    let mut other_text = evidence.clone();
+    other_text.text_outcome = Some(json!({"status": "calculated", "computed": true, "value": 22}));
+    assert_eq!(
+        first_failure(&case, &expected, &other_text),
+        "content[0].text disagrees with structuredContent: $.value: 22 != 21"
+    );
+
+    let mut no_text = evidence.clone();
+    no_text.text_outcome = None;
+    assert_eq!(
+        first_failure(&case, &expected, &no_text),
+        "content[0] is not JSON text"
+    );
+
+    let mut crashed = evidence.clone();
+    crashed.exit_code = Some(3);
+    assert_eq!(
+        first_failure(&case, &expected, &crashed),
+        "exit code 3, expected 0"
+    );
+
+    let mut killed = evidence.clone();
+    killed.forced_kill = true;
+    assert_eq!(
+        first_failure(&case, &expected, &killed),
+        "the server did not exit after stdin closed and was killed"
+    );
+
+    let mut noisy = evidence.clone();
+    noisy
+        .stray_stdout
+        .push(elicit_check::harness::proxy::StrayLine {
+            seq: 42,
+            line: "hello".into(),
+            bytes: 5,
+        });
+    assert_eq!(
+        first_failure(&case, &expected, &noisy),
+        "non-JSON-RPC line on stdout (#42): \"hello\""
+    );
+
+    let mut undeclared = evidence.clone();
+    undeclared.wire[4].message["params"]["_meta"]["io.modelcontextprotocol/clientCapabilities"] =
+        json!({});
+    assert_eq!(
+        first_failure(&case, &expected, &undeclared),
+        "tools/call (#4) declared capabilities {}, expected {\"elicitation\":{\"form\":{}}}"
+    );
+
+    let mut reused_id = evidence.clone();
+    reused_id.wire[6].message["id"] = json!(2);
+    reused_id.wire[7].message["id"] = json!(2);
+    let failures = era::check(&case, &expected, &reused_id, true);
+    assert!(
+        failures.contains(&"2 responses to tools/call id 2, expected exactly 1".to_owned()),
+        "{failures:?}"
+    );
+}
+
+#[test]
+fn the_era_checks_reject_a_call_answered_before_it_was_sent() {
+    let (case, expected, evidence) = accept_valid();
+    let mut reordered = evidence.clone();
+    reordered.wire[7].seq = 1;
+    let failures = era::check(&case, &expected, &reordered, true);
+    assert_eq!(
+        failures,
+        ["tools/call id 3 answered (#1) before it was sent (#6)"]
+    );
+}
+
+#[test]
+fn a_json_rpc_error_answer_has_no_channel_on_2026_07_28_and_reads_as_malformed() {
+    let case = elicit_check::case::Case {
+        name: "error_answer".into(),
+        policy: "validated".into(),
+        capabilities: json!({"elicitation": {"form": {}}}),
+        answer: Some(elicit_check::case::Answer::Error(
+            json!({"code": -32603, "message": "boom"}),
+        )),
+    };
+    let legacy =
+        json!({"status": "protocol_error", "computed": false, "code": -32603, "error": "boom"});
+    assert_eq!(
+        era::expected(&case, &legacy),
+        json!({"status": "invalid_response", "computed": false, "error": "malformed elicitation result"})
+    );
+    assert_eq!(
+        era::expected_input_response(&case),
+        json!({"code": -32603, "message": "boom"})
+    );
+    let evidence = run_mrtr(&case, Retry::Echo, None);
+    assert!(era::check(&case, &era::expected(&case, &legacy), &evidence, true).is_empty());
+}

@@ -11,7 +11,8 @@
 //! [`RequestStateCodec`] (HMAC-SHA256, a key of [`KEY_BYTES`] random bytes per
 //! server process) and bound, through associated data, to the tool name and the
 //! call's arguments (a state minted for `{"policy":"raw"}` does not open for
-//! `{"policy":"validated"}`). It carries the round number and its own expiry.
+//! `{"policy":"validated"}`). It carries the round number and its own expiry
+//! (inclusive: a state is expired from its expiry millisecond on).
 //!
 //! [`step`] is pure: given what the retry carried, it says whether to ask
 //! (again), to decide on the answer, or to refuse with JSON-RPC `-32602`.
@@ -109,7 +110,10 @@ impl RequestStates {
             expires_ms: now.saturating_add(ttl_ms),
         };
         let bound = associated_data(tool, arguments);
-        let options = SealOptions::new().associated_data(&bound).ttl(self.ttl);
+        // The expiry travels inside the sealed payload, not as the codec's TTL:
+        // rmcp's expiry passes a state in the very millisecond it expires, so a
+        // TTL of 0 could still open; ours is inclusive.
+        let options = SealOptions::new().associated_data(&bound);
         self.codec
             .seal_json_with(&sealed, &options)
             .expect("two integers always serialize")
@@ -139,12 +143,10 @@ impl RequestStates {
         now: i64,
     ) -> Result<Sealed, StateError> {
         let bound = associated_data(tool, arguments);
-        let sealed: Sealed = match self.codec.open_json_with(state, &bound) {
-            Ok(sealed) => sealed,
-            // rmcp's own expiry is one millisecond looser than ours.
-            Err(RequestStateError::Expired) => return Err(StateError::Expired),
-            Err(_) => return Err(StateError::Invalid),
-        };
+        let sealed: Sealed = self
+            .codec
+            .open_json_with(state, &bound)
+            .map_err(|_| StateError::Invalid)?;
         if now >= sealed.expires_ms {
             return Err(StateError::Expired);
         }
@@ -384,6 +386,45 @@ mod tests {
         assert_eq!(
             second.open(&sealed, "calculate", &args),
             Err(StateError::Invalid)
+        );
+    }
+
+    #[test]
+    fn key_order_inside_arrays_of_objects_does_not_matter() {
+        let states = states(60);
+        let sealed = states.seal_at(
+            "calculate",
+            &arguments(json!({"x": [{"b": 1, "a": 2}]})),
+            1,
+            NOW,
+        );
+        assert!(
+            states
+                .open_at(
+                    &sealed,
+                    "calculate",
+                    &arguments(json!({"x": [{"a": 2, "b": 1}]})),
+                    NOW
+                )
+                .is_ok()
+        );
+    }
+
+    #[test]
+    fn the_clock_is_the_system_clock_in_milliseconds() {
+        let system = SystemTime::now()
+            .duration_since(UNIX_EPOCH)
+            .expect("after 1970")
+            .as_millis();
+        let ours = u128::try_from(now_ms()).expect("positive");
+        assert!(ours.abs_diff(system) < 60_000, "{ours} vs {system}");
+    }
+
+    #[test]
+    fn the_debug_text_never_shows_the_key() {
+        assert_eq!(
+            format!("{:?}", states(60)),
+            "RequestStates { ttl: 60s, .. }"
         );
     }
 
