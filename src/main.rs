@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use elicit_check::harness::Limits;
+use elicit_check::harness::era::Protocol;
 use elicit_check::report::{self, EvidenceLog};
 use serde_json::json;
 
@@ -21,10 +22,19 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve the reference server on stdin/stdout (protocol 2025-11-25).
-    Serve,
+    /// Serve the reference server on stdin/stdout: protocol 2025-11-25 after
+    /// `initialize`, 2026-07-28 for requests carrying their version in `_meta`.
+    Serve(ServeArgs),
     /// Run the contract cases against a server (default: the built-in reference server).
     Run(RunArgs),
+}
+
+#[derive(Debug, clap::Args)]
+struct ServeArgs {
+    /// Seconds a sealed 2026-07-28 `requestState` stays valid (`0`: every state
+    /// has expired when it comes back, to test expiry without waiting).
+    #[arg(long, default_value_t = 300.0, value_parser = seconds_or_zero)]
+    request_state_ttl: f64,
 }
 
 #[derive(Debug, clap::Args)]
@@ -51,6 +61,11 @@ struct RunArgs {
     /// Seconds a server may take to exit after its stdin closes before it is killed.
     #[arg(long, default_value_t = 5.0, value_parser = seconds)]
     shutdown_grace: f64,
+    /// Protocol era: 2025-11-25 (`initialize`, `elicitation/create`), 2026-07-28
+    /// (`server/discover`, `InputRequiredResult`, retry), or both (each case in
+    /// both eras; a case whose outcomes differ beyond issue 9's table fails).
+    #[arg(long, default_value = "2025-11-25", value_parser = clap::builder::PossibleValuesParser::new(["2025-11-25", "2026-07-28", "both"]))]
+    protocol: String,
     /// The server command to test, after `--` (e.g. `-- python3 server.py`).
     #[arg(last = true)]
     server: Vec<String>,
@@ -78,8 +93,10 @@ fn main() -> ExitCode {
         }
     };
     let result = match cli.command {
-        Some(Command::Serve) => runtime
-            .block_on(elicit_check::server::serve_stdio())
+        Some(Command::Serve(args)) => runtime
+            .block_on(elicit_check::server::serve_stdio_with_ttl(
+                Duration::from_secs_f64(args.request_state_ttl),
+            ))
             .map(|()| true),
         Some(Command::Run(args)) => runtime.block_on(run(args)),
         None => unreachable!("defaulted to run above"),
@@ -143,6 +160,7 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
     let summary = json!({
         "server_command": command,
         "seed": seed,
+        "protocol": args.protocol,
         "generated_cases": cases,
         "interrupted": interrupted,
         "cases": verdicts.len(),
@@ -178,11 +196,21 @@ async fn run_all(
         call: Duration::from_secs_f64(args.call_timeout),
         shutdown: Duration::from_secs_f64(args.shutdown_grace),
     };
+    let protocols = protocols(&args.protocol);
+    eprintln!("elicit-check: protocol {}", args.protocol);
     report::write_header(&mut std::io::stdout())?;
     let mut print_row = |verdict: &report::Verdict| {
         let _ = report::write_row(&mut std::io::stdout(), verdict);
     };
-    elicit_check::run::run_contract(command, &args.only, limits, log, &mut print_row).await?;
+    elicit_check::run::run_contract_in(
+        command,
+        &args.only,
+        limits,
+        &protocols,
+        log,
+        &mut print_row,
+    )
+    .await?;
     if cases > 0 {
         eprintln!("elicit-check: {cases} generated cases, seed {seed} (repeat with --seed {seed})");
         let bar = indicatif::ProgressBar::new(cases as u64);
@@ -190,11 +218,16 @@ async fn run_all(
             indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} generated cases")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
-        *minimal =
-            elicit_check::run::run_generated(command, cases, seed, limits, log, &mut |done| {
-                bar.set_position(done as u64)
-            })
-            .await?;
+        *minimal = elicit_check::run::run_generated_in(
+            command,
+            cases,
+            seed,
+            limits,
+            &protocols,
+            log,
+            &mut |done| bar.set_position(done as u64),
+        )
+        .await?;
         bar.finish_and_clear();
     }
     Ok(())
@@ -239,6 +272,22 @@ fn seconds(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(value) if value > 0.0 && value <= 86_400.0 => Ok(value),
         _ => Err(format!("{text:?} is not a number of seconds in (0, 86400]")),
+    }
+}
+
+/// The eras of `--protocol`: one version, or `both` (2025-11-25 first).
+fn protocols(protocol: &str) -> Vec<Protocol> {
+    match protocol.parse::<Protocol>() {
+        Ok(one) => vec![one],
+        Err(_) => Protocol::ALL.to_vec(),
+    }
+}
+
+/// A clap value parser: seconds in [0, 86400] (`--request-state-ttl`).
+fn seconds_or_zero(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if (0.0..=86_400.0).contains(&value) => Ok(value),
+        _ => Err(format!("{text:?} is not a number of seconds in [0, 86400]")),
     }
 }
 

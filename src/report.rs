@@ -81,7 +81,11 @@ pub fn write_row(out: &mut impl Write, verdict: &Verdict) -> std::io::Result<()>
         out,
         "{:<CASE_WIDTH$}  {:<16}  {:<8}  {:<6}  {}",
         verdict.case,
-        cell(outcome, "status"),
+        match (outcome, &verdict.evidence.rpc_error) {
+            // 2026-07-28: a refused call has no outcome, only its JSON-RPC error code.
+            (None, Some(error)) => format!("jsonrpc {}", error["code"]),
+            _ => cell(outcome, "status"),
+        },
         cell(outcome, "computed"),
         cell(outcome, "value"),
         if verdict.passed { "pass" } else { "FAIL" }

@@ -3,6 +3,11 @@
 //! The fixed contract cases first ([`run_contract`]), then, on request,
 //! generated cases ([`run_generated`]) whose first failure is shrunk over stdio
 //! to a minimal answer, as proptest would.
+//!
+//! Each case runs in one or both protocol eras (issue 9; the `*_in` variants
+//! take the eras): 2025-11-25 is judged by `oracle::contract`, 2026-07-28 by
+//! `oracle::era`; with both, the 2026-07-28 verdict (named `NAME@2026-07-28`)
+//! also fails when its result differs from the 2025-11-25 one beyond issue 9's table.
 
 use proptest::strategy::{Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -11,8 +16,10 @@ use serde_json::Value;
 use crate::case::{self, Case};
 use crate::compare;
 use crate::error::Error;
+use crate::harness::era::Protocol;
+use crate::harness::mrtr::{self, Retry};
 use crate::harness::{self, Limits};
-use crate::oracle::{contract, model};
+use crate::oracle::{contract, era, model};
 use crate::report::{EvidenceLog, Verdict};
 use crate::strategy::{GeneratedCase, generated_case};
 
@@ -37,18 +44,37 @@ pub async fn run_cases(
     log: &EvidenceLog,
     on_verdict: &mut dyn FnMut(&Verdict),
 ) -> Result<(), Error> {
+    let legacy = [Protocol::V2025_11_25];
+    run_cases_in(command, cases, expected, limits, &legacy, log, on_verdict).await
+}
+
+/// [`run_cases`] in the eras `protocols` (one verdict per case and era).
+///
+/// # Errors
+/// As [`run_cases`].
+pub async fn run_cases_in(
+    command: &[String],
+    cases: &[Case],
+    expected: &serde_json::Map<String, Value>,
+    limits: Limits,
+    protocols: &[Protocol],
+    log: &EvidenceLog,
+    on_verdict: &mut dyn FnMut(&Verdict),
+) -> Result<(), Error> {
     for (index, case) in cases.iter().enumerate() {
         let expected = expected.get(&case.name).cloned();
-        let verdict = judge(command, case, expected, limits).await?;
-        let did_not_start =
-            (index == 0 && !verdict.evidence.started).then(|| Error::ServerDidNotStart {
-                error: verdict.evidence.error.clone().unwrap_or_default(),
-                stderr: last_lines(&verdict.evidence.stderr, 20),
-            });
-        on_verdict(&verdict);
-        log.push(verdict)?;
-        if let Some(error) = did_not_start {
-            return Err(error);
+        let verdicts = judge_in(command, case, expected, limits, protocols).await?;
+        for verdict in verdicts {
+            let did_not_start =
+                (index == 0 && !verdict.evidence.started).then(|| Error::ServerDidNotStart {
+                    error: verdict.evidence.error.clone().unwrap_or_default(),
+                    stderr: last_lines(&verdict.evidence.stderr, 20),
+                });
+            on_verdict(&verdict);
+            log.push(verdict)?;
+            if let Some(error) = did_not_start {
+                return Err(error);
+            }
         }
     }
     Ok(())
@@ -60,25 +86,72 @@ fn last_lines(text: &str, count: usize) -> String {
     lines[lines.len().saturating_sub(count)..].join("\n")
 }
 
-/// Runs one case and judges it; a missing expected outcome is a failure.
+/// Runs one case in one era and judges it; a missing expected outcome is a
+/// failure. `expected` is the 2025-11-25 outcome; on 2026-07-28 issue 9's table
+/// turns it into that era's expected result (`oracle::era::expected`).
 async fn judge(
     command: &[String],
     case: &Case,
     expected: Option<Value>,
     limits: Limits,
+    protocol: Protocol,
 ) -> Result<Verdict, Error> {
-    let evidence = harness::run_case(command, case, limits, None).await?;
-    Ok(match expected {
-        Some(expected) => {
+    let evidence = match protocol {
+        Protocol::V2025_11_25 => harness::run_case(command, case, limits, None).await?,
+        Protocol::V2026_07_28 => mrtr::run_case(command, case, limits, Retry::Echo).await?,
+    };
+    Ok(match (expected, protocol) {
+        (Some(expected), Protocol::V2025_11_25) => {
             let failures = contract::check(case, &expected, &evidence);
             Verdict::new(expected, failures, evidence)
         }
-        None => Verdict::new(
+        (Some(legacy), Protocol::V2026_07_28) => {
+            let expected = era::expected(case, &legacy);
+            let failures = era::check(case, &expected, &evidence, true);
+            Verdict::new(expected, failures, evidence)
+        }
+        (None, _) => Verdict::new(
             Value::Null,
             vec![format!("no expected outcome for case {:?}", case.name)],
             evidence,
         ),
     })
+}
+
+/// Runs one case in each era of `protocols`, in order. With both eras, the
+/// 2026-07-28 run is named `NAME@2026-07-28` and fails when its result differs
+/// from the 2025-11-25 one beyond issue 9's table (`oracle::era::eras_differ`).
+async fn judge_in(
+    command: &[String],
+    case: &Case,
+    expected: Option<Value>,
+    limits: Limits,
+    protocols: &[Protocol],
+) -> Result<Vec<Verdict>, Error> {
+    let both = protocols.len() > 1;
+    let mut verdicts: Vec<Verdict> = Vec::new();
+    let mut legacy = None;
+    for &protocol in protocols {
+        let mut named = case.clone();
+        if both && protocol == Protocol::V2026_07_28 {
+            named.name = format!("{}@{protocol}", case.name);
+        }
+        let mut verdict = judge(command, &named, expected.clone(), limits, protocol).await?;
+        match protocol {
+            Protocol::V2025_11_25 => legacy = Some(verdict.evidence.clone()),
+            Protocol::V2026_07_28 => {
+                if let Some(difference) = legacy
+                    .as_ref()
+                    .and_then(|legacy| era::eras_differ(case, legacy, &verdict.evidence))
+                {
+                    verdict.failures.insert(0, difference);
+                    verdict.passed = false;
+                }
+            }
+        }
+        verdicts.push(verdict);
+    }
+    Ok(verdicts)
 }
 
 /// The contract run: the cases of `fixtures/cases.json` named in `only` (all 19
@@ -91,6 +164,22 @@ pub async fn run_contract(
     command: &[String],
     only: &[String],
     limits: Limits,
+    log: &EvidenceLog,
+    on_verdict: &mut dyn FnMut(&Verdict),
+) -> Result<(), Error> {
+    let legacy = [Protocol::V2025_11_25];
+    run_contract_in(command, only, limits, &legacy, log, on_verdict).await
+}
+
+/// [`run_contract`] in the eras `protocols`.
+///
+/// # Errors
+/// As [`run_contract`].
+pub async fn run_contract_in(
+    command: &[String],
+    only: &[String],
+    limits: Limits,
+    protocols: &[Protocol],
     log: &EvidenceLog,
     on_verdict: &mut dyn FnMut(&Verdict),
 ) -> Result<(), Error> {
@@ -108,7 +197,10 @@ pub async fn run_contract(
         cases.retain(|case| only.contains(&case.name));
     }
     let expected = case::contract_expected();
-    run_cases(command, &cases, &expected, limits, log, on_verdict).await
+    run_cases_in(
+        command, &cases, &expected, limits, protocols, log, on_verdict,
+    )
+    .await
 }
 
 /// A generated failure shrunk to its minimal form.
@@ -139,6 +231,24 @@ pub async fn run_generated(
     log: &EvidenceLog,
     progress: &mut dyn FnMut(usize),
 ) -> Result<Option<MinimalFailure>, Error> {
+    let legacy = [Protocol::V2025_11_25];
+    run_generated_in(command, count, seed, limits, &legacy, log, progress).await
+}
+
+/// [`run_generated`] in the eras `protocols` (one verdict per case and era; a
+/// case fails when any of its verdicts fails, and is shrunk in all the eras).
+///
+/// # Errors
+/// As [`run_cases`].
+pub async fn run_generated_in(
+    command: &[String],
+    count: usize,
+    seed: u64,
+    limits: Limits,
+    protocols: &[Protocol],
+    log: &EvidenceLog,
+    progress: &mut dyn FnMut(usize),
+) -> Result<Option<MinimalFailure>, Error> {
     let mut seed_bytes = [0u8; 32];
     seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
     let mut runner = TestRunner::new_with_rng(
@@ -153,23 +263,26 @@ pub async fn run_generated(
             .expect("the generated-case strategy never rejects");
         let mut generated = tree.current();
         generated.case.name = format!("generated_{index:04}");
-        let mut verdict = judge_generated(command, &generated, limits).await?;
-        verdict.reason = Some(generated.reason.to_string());
-        let failed = !verdict.passed;
-        log.push(verdict)?;
+        let verdicts = judge_generated(command, &generated, limits, protocols).await?;
+        let failed = verdicts.iter().any(|verdict| !verdict.passed);
+        for mut verdict in verdicts {
+            verdict.reason = Some(generated.reason.to_string());
+            log.push(verdict)?;
+        }
         if failed && minimal.is_none() {
-            minimal = Some(shrink(command, &mut tree, limits, MAX_SHRINK_RUNS).await?);
+            minimal = Some(shrink(command, &mut tree, limits, protocols, MAX_SHRINK_RUNS).await?);
         }
         progress(index);
     }
     Ok(minimal)
 }
 
-/// Judges one generated case over stdio: the contract checks against the case's
-/// expected outcome (derived from its reason), and the two oracles must agree:
-/// when the reference model disagrees with the reason, the verdict fails with
-/// `the oracles disagree (model vs reason): PATH: ...` even if the server matched
-/// the reason (issue 12, finding 3). A failed verdict ends with `reason: ...`.
+/// Judges one generated case over stdio in each era of `protocols` (one verdict
+/// per era): the contract checks against the case's expected outcome (derived
+/// from its reason), and the two oracles must agree: when the reference model
+/// disagrees with the reason, every verdict fails with `the oracles disagree
+/// (model vs reason): PATH: ...` even if the server matched the reason (issue 12,
+/// finding 3). A failed verdict ends with `reason: ...`.
 ///
 /// # Errors
 /// [`Error::Spawn`] when the server cannot start.
@@ -177,27 +290,40 @@ pub async fn judge_generated(
     command: &[String],
     generated: &GeneratedCase,
     limits: Limits,
-) -> Result<Verdict, Error> {
-    let mut verdict = judge(
+    protocols: &[Protocol],
+) -> Result<Vec<Verdict>, Error> {
+    let mut verdicts = judge_in(
         command,
         &generated.case,
         Some(generated.expected.clone()),
         limits,
+        protocols,
     )
     .await?;
     let model = model::expected_outcome(&generated.case);
-    for mismatch in compare::compare(&generated.expected, &model) {
-        verdict.failures.push(format!(
-            "the oracles disagree (model vs reason): {mismatch}"
-        ));
-        verdict.passed = false;
+    for verdict in &mut verdicts {
+        for mismatch in compare::compare(&generated.expected, &model) {
+            verdict.failures.push(format!(
+                "the oracles disagree (model vs reason): {mismatch}"
+            ));
+            verdict.passed = false;
+        }
+        if !verdict.passed {
+            verdict
+                .failures
+                .push(format!("reason: {}", generated.reason));
+        }
     }
-    if !verdict.passed {
-        verdict
-            .failures
-            .push(format!("reason: {}", generated.reason));
-    }
-    Ok(verdict)
+    Ok(verdicts)
+}
+
+/// The first failing verdict of a case's eras, else the first.
+fn worst(mut verdicts: Vec<Verdict>) -> Verdict {
+    let index = verdicts
+        .iter()
+        .position(|verdict| !verdict.passed)
+        .unwrap_or(0);
+    verdicts.swap_remove(index)
 }
 
 /// proptest's shrinking loop, over stdio: simplify while the case still fails,
@@ -211,11 +337,12 @@ pub async fn shrink(
     command: &[String],
     tree: &mut impl ValueTree<Value = GeneratedCase>,
     limits: Limits,
+    protocols: &[Protocol],
     max_runs: usize,
 ) -> Result<MinimalFailure, Error> {
     let mut generated = tree.current();
     generated.case.name = "minimal".into();
-    let mut verdict = judge_generated(command, &generated, limits).await?;
+    let mut verdict = worst(judge_generated(command, &generated, limits, protocols).await?);
     let mut best = (generated, verdict.clone());
     let mut runs = 0;
     let mut step = tree.simplify();
@@ -223,7 +350,7 @@ pub async fn shrink(
         runs += 1;
         let mut candidate = tree.current();
         candidate.case.name = "minimal".into();
-        verdict = judge_generated(command, &candidate, limits).await?;
+        verdict = worst(judge_generated(command, &candidate, limits, protocols).await?);
         step = if verdict.passed {
             tree.complicate()
         } else {

@@ -140,6 +140,49 @@ fn raw_member(text: &str, member: &str) -> Option<String> {
     members.get(member).map(|raw| raw.get().to_owned())
 }
 
+/// A 2026-07-28 wire made reproducible for snapshots (issue 9): every distinct
+/// `requestState` (sealed with a per-process random key and an expiry) becomes
+/// `[requestState N]`, numbered by first appearance, so an echo still reads as
+/// the same state and a changed one as another; the versions in
+/// `_meta["io.modelcontextprotocol/clientInfo"]` and `serverInfo` become
+/// [`REDACTED_VERSION`]. Everything else is kept.
+pub fn redact_mrtr(wire: &[Frame]) -> Vec<Frame> {
+    let mut states: Vec<String> = Vec::new();
+    wire.iter()
+        .map(|frame| {
+            let mut frame = frame.clone();
+            for member in ["params", "result"] {
+                let Some(payload) = frame.message.get_mut(member) else {
+                    continue;
+                };
+                if let Some(Value::String(state)) = payload.get_mut("requestState") {
+                    let number = match states.iter().position(|seen| seen == state) {
+                        Some(index) => index + 1,
+                        None => {
+                            states.push(state.clone());
+                            states.len()
+                        }
+                    };
+                    *state = format!("[requestState {number}]");
+                }
+                for info in [
+                    "io.modelcontextprotocol/clientInfo",
+                    "io.modelcontextprotocol/serverInfo",
+                ] {
+                    if let Some(Value::String(version)) = payload
+                        .get_mut("_meta")
+                        .and_then(|meta| meta.get_mut(info))
+                        .and_then(|info| info.get_mut("version"))
+                    {
+                        *version = REDACTED_VERSION.to_owned();
+                    }
+                }
+            }
+            frame
+        })
+        .collect()
+}
+
 fn other(side: Side) -> Side {
     match side {
         Side::Client => Side::Server,

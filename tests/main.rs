@@ -3,6 +3,11 @@
 mod broken_cores;
 mod cli;
 mod contract;
+mod mrtr_cli;
+mod mrtr_contract;
+mod mrtr_properties;
+mod mrtr_server;
+mod mrtr_snapshots;
 mod mutant_killers;
 mod near_misses;
 mod process_group;

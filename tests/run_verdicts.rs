@@ -3,6 +3,7 @@
 //! (issue 12, finding 3).
 
 use elicit_check::harness::Limits;
+use elicit_check::harness::era::Protocol;
 use elicit_check::report::EvidenceLog;
 use elicit_check::run::{self, judge_generated};
 use elicit_check::strategy::{
@@ -37,8 +38,14 @@ fn a_tampered_expectation_fails_the_verdict_through_the_model() {
     generated.expected = json!({"status": "calculated", "computed": true, "value": 21});
     let server = calculator(Some("computes-on-decline"));
     let verdict = runtime()
-        .block_on(judge_generated(&server, &generated, Limits::default()))
-        .expect("the Python peer starts");
+        .block_on(judge_generated(
+            &server,
+            &generated,
+            Limits::default(),
+            &[Protocol::V2025_11_25],
+        ))
+        .expect("the Python peer starts")
+        .remove(0);
     assert!(!verdict.passed, "{:?}", verdict.failures);
     assert_eq!(
         verdict.failures,
@@ -67,8 +74,10 @@ fn the_same_case_untampered_passes_on_a_conformant_server() {
             &calculator(None),
             &generated,
             Limits::default(),
+            &[Protocol::V2025_11_25],
         ))
-        .expect("the Python peer starts");
+        .expect("the Python peer starts")
+        .remove(0);
     assert!(verdict.passed, "{:?}", verdict.failures);
 }
 
@@ -135,7 +144,13 @@ fn shrinking_stops_at_its_bound_of_stdio_runs() {
     let first = tree.current();
     let server = calculator(Some("computed-as-int"));
     let minimal = runtime()
-        .block_on(run::shrink(&server, &mut tree, Limits::default(), 3))
+        .block_on(run::shrink(
+            &server,
+            &mut tree,
+            Limits::default(),
+            &[Protocol::V2025_11_25],
+            3,
+        ))
         .expect("the Python peer starts");
     assert_eq!(minimal.shrink_runs, 3);
     assert_eq!(minimal.generated.case.name, "minimal");

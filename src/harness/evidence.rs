@@ -54,6 +54,10 @@ pub struct Evidence {
     pub error: Option<String>,
     /// Whether `initialize` and `tools/list` succeeded (the session started).
     pub started: bool,
+    /// Protocol 2026-07-28: the JSON-RPC error object the call was refused with
+    /// (`{"code": -32021, "message": ..., "data": {...}}`); absent otherwise (issue 9).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rpc_error: Option<Value>,
 }
 
 impl Evidence {
@@ -79,6 +83,7 @@ impl Evidence {
             text_outcome: call.text_outcome,
             started: finished.startup_error.is_none(),
             error: finished.startup_error.or(call.error),
+            rpc_error: None,
         }
     }
 }

@@ -10,7 +10,9 @@
 
 pub mod child;
 pub mod client;
+pub mod era;
 pub mod evidence;
+pub mod mrtr;
 pub mod mutation;
 pub mod proxy;
 

@@ -94,6 +94,26 @@ pub enum TapLine {
     Raw(String),
 }
 
+/// Rewrites every client→server frame instead of the 2025-11-25 rewriting
+/// (protocol 2026-07-28: capabilities in each request's `_meta`, the raw answer
+/// in a retry's `inputResponses`; see `super::mrtr`). Returns the message and the
+/// exact line to send (an injected answer's text spliced in as written).
+pub type ClientHook = Box<dyn FnMut(Value) -> (Value, String) + Send>;
+
+/// A [`ClientHook`] slot that can sit in a `#[derive(Debug)]` struct.
+#[derive(Default)]
+struct HookSlot(Option<ClientHook>);
+
+impl std::fmt::Debug for HookSlot {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() {
+            "Some(hook)"
+        } else {
+            "None"
+        })
+    }
+}
+
 /// State shared by both directions.
 #[derive(Debug)]
 pub struct Shared {
@@ -106,6 +126,8 @@ pub struct Shared {
     answer: Option<WireAnswer>,
     /// The exact `capabilities` object to declare at `initialize`.
     capabilities: Value,
+    /// Replaces the client→server rewriting when set (protocol 2026-07-28).
+    client_hook: HookSlot,
 }
 
 /// A handle on the proxy's shared state.
@@ -122,7 +144,14 @@ impl ProxyState {
             pending_elicitations: BTreeSet::new(),
             answer: None,
             capabilities,
+            client_hook: HookSlot::default(),
         })))
+    }
+
+    /// Routes every client→server frame through `hook` instead of the
+    /// 2025-11-25 rewriting (`initialize` capabilities, elicitation replies).
+    pub fn set_client_hook(&self, hook: ClientHook) {
+        self.lock().client_hook = HookSlot(Some(hook));
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Shared> {
@@ -201,6 +230,9 @@ impl ProxyState {
     /// (the message serialized, with an injected answer's text spliced in as written).
     fn rewrite_client_frame(&self, mut message: Value) -> (Value, String) {
         let mut shared = self.lock();
+        if let Some(hook) = shared.client_hook.0.as_mut() {
+            return hook(message);
+        }
         if message.get("method").and_then(Value::as_str) == Some("initialize") {
             if let Some(params) = message.get_mut("params").and_then(Value::as_object_mut) {
                 params.insert("capabilities".into(), shared.capabilities.clone());

@@ -2,10 +2,12 @@
 //!
 //! - [`model`]: the reference model, the contract as a table of rules over raw JSON.
 //! - [`contract`]: the checks of one case's evidence (outcome, wire, ids, schema).
+//! - [`era`]: the same contract on protocol 2026-07-28 (issue 9's table, the MRTR wire).
 //!
 //! The third oracle, "by construction", lives with the strategies
 //! (`crate::strategy::Reason::expected`): each generated case knows why it must
 //! or must not compute.
 
 pub mod contract;
+pub mod era;
 pub mod model;

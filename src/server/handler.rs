@@ -1,15 +1,30 @@
 //! The reference server: an rmcp `ServerHandler` with one tool, `calculate`.
 //!
-//! Source: issue 2, section 2. Protocol 2025-11-25 over stdio. The handler
-//! reads the client's declared capabilities, runs the guard, asks at most once
-//! with `elicitation/create`, and returns the decision's outcome both as
-//! `structuredContent` and as the JSON text of `content[0]`.
+//! Source: issue 2, section 2, and issue 9. One server, both protocol eras,
+//! chosen per request by the protocol version the request runs under:
+//!
+//! - **2025-11-25** (an `initialize` session): the handler reads the client's
+//!   declared capabilities, runs the guard, asks at most once with
+//!   `elicitation/create`, and decides.
+//! - **2026-07-28** (no `initialize`; every request carries its protocol version
+//!   and client capabilities in `_meta`): without form support the call fails
+//!   with JSON-RPC `-32021` (`data.requiredCapabilities` names elicitation);
+//!   otherwise the first call answers an `InputRequiredResult` carrying the same
+//!   form request under the key `"form"` and a sealed `requestState`, and the
+//!   retry's `inputResponses["form"]` is decided by the same pure core
+//!   ([`crate::server::request_state`] has the round logic).
+//!
+//! Either way the outcome goes out both as `structuredContent` and as the JSON
+//! text of `content[0]`.
 
 use std::sync::Arc;
 
+use std::time::Duration;
+
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ElicitRequestParams,
-    ElicitationSchema, Implementation, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ClientCapabilities, ElicitRequest,
+    ElicitRequestParams, ElicitationSchema, Implementation, InputRequest, InputRequests,
+    InputRequiredResult, ListToolsResult, PaginatedRequestParams, ProtocolVersion,
     ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::{RequestContext, RoleServer};
@@ -21,6 +36,7 @@ use crate::server::decision::{self, Policy};
 use crate::server::form::FIELDS;
 use crate::server::outcome::Outcome;
 use crate::server::reply::{self, Reply};
+use crate::server::request_state::{self, FORM_KEY, RequestStates, Step};
 
 /// The tool's name.
 pub const TOOL_NAME: &str = "calculate";
@@ -28,8 +44,12 @@ pub const TOOL_NAME: &str = "calculate";
 /// The `message` of the form elicitation.
 pub const ELICITATION_MESSAGE: &str = "How many units, and what is one unit worth?";
 
-/// The protocol version the reference server speaks.
+/// The protocol version the reference server answers at `initialize`.
 pub const PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2025_11_25;
+
+/// The first protocol version of multi round-trip requests: from it on the
+/// server never sends `elicitation/create` and answers `InputRequiredResult`.
+pub const MRTR_PROTOCOL_VERSION: ProtocolVersion = ProtocolVersion::V_2026_07_28;
 
 /// The `requestedSchema` sent with every `elicitation/create`:
 /// `{"type":"object","properties":{"units":{"type":"integer","minimum":1,"maximum":10},
@@ -45,6 +65,22 @@ pub fn requested_schema() -> ElicitationSchema {
     // rmcp keeps properties in a BTreeMap; send them in schema order (units first).
     schema.property_order = Some(FIELDS.iter().map(|field| field.name.to_owned()).collect());
     schema
+}
+
+/// The form elicitation both eras send: `{"mode":"form","message":...,"requestedSchema":...}`.
+fn form_params() -> ElicitRequestParams {
+    ElicitRequestParams::FormElicitationParams {
+        meta: None,
+        message: ELICITATION_MESSAGE.to_owned(),
+        requested_schema: requested_schema(),
+    }
+}
+
+/// The capabilities a 2026-07-28 client must declare for `calculate`:
+/// `{"elicitation":{"form":{}}}`, sent as `data.requiredCapabilities` of `-32021`.
+pub fn required_capabilities() -> ClientCapabilities {
+    serde_json::from_value(json!({"elicitation": {"form": {}}}))
+        .expect("a form elicitation capability parses")
 }
 
 /// The `inputSchema` of `calculate`: one optional string argument `policy`.
@@ -66,11 +102,35 @@ fn input_schema() -> Arc<serde_json::Map<String, Value>> {
     }
 }
 
-/// The reference elicitation server. Stateless: every call decides alone.
-#[derive(Debug, Clone, Default)]
-pub struct ReferenceServer;
+/// The reference elicitation server. Stateless: every call decides alone; on
+/// 2026-07-28 what a call must remember between rounds travels in the sealed
+/// `requestState`.
+#[derive(Debug, Clone)]
+pub struct ReferenceServer {
+    states: Arc<RequestStates>,
+}
+
+impl Default for ReferenceServer {
+    /// A fresh random sealing key and [`request_state::DEFAULT_TTL`].
+    fn default() -> Self {
+        Self::with_request_state_ttl(request_state::DEFAULT_TTL)
+    }
+}
 
 impl ReferenceServer {
+    /// A server with a fresh random sealing key whose `requestState`s stay valid
+    /// for `ttl` (`0`: every state has expired by the time it comes back; tests).
+    pub fn with_request_state_ttl(ttl: Duration) -> Self {
+        Self::with_request_states(RequestStates::new(ttl))
+    }
+
+    /// A server sealing with `states` (tests: a known key).
+    pub fn with_request_states(states: RequestStates) -> Self {
+        ReferenceServer {
+            states: Arc::new(states),
+        }
+    }
+
     /// The `calculate` tool as listed by `tools/list`.
     pub fn tool() -> Tool {
         Tool::new(
@@ -93,17 +153,69 @@ impl ReferenceServer {
         if !decision::should_elicit(decision::form_supported(elicitation), policy) {
             return Ok(Outcome::Unsupported);
         }
-        let params = ElicitRequestParams::FormElicitationParams {
-            meta: None,
-            message: ELICITATION_MESSAGE.to_owned(),
-            requested_schema: requested_schema(),
-        };
-        let answer = context.peer.create_elicitation(params).await;
+        let answer = context.peer.create_elicitation(form_params()).await;
         let reply = Reply::from_service(answer).map_err(|error| {
             ErrorData::internal_error(format!("elicitation/create got no answer: {error}"), None)
         })?;
         Ok(decision::conclude(policy, &reply))
     }
+
+    /// Runs one 2026-07-28 `calculate` call (a first call or a retry).
+    ///
+    /// # Errors
+    /// `-32021` when the request's `_meta` declares no form elicitation; `-32602`
+    /// for a retry whose `requestState` is missing, tampered, foreign or expired,
+    /// or that still lacks the answer after [`request_state::MAX_ROUNDS`] rounds.
+    fn calculate_mrtr(
+        &self,
+        policy: Policy,
+        request: &CallToolRequestParams,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        let capabilities = context.client_capabilities();
+        let elicitation = capabilities
+            .as_ref()
+            .and_then(|caps| caps.elicitation.as_ref());
+        if !decision::form_supported(elicitation) {
+            return Err(ErrorData::missing_required_client_capability(
+                required_capabilities(),
+            ));
+        }
+        let arguments = request.arguments.clone().unwrap_or_default();
+        let opened = request
+            .request_state
+            .as_deref()
+            .map(|state| self.states.open(state, &request.name, &arguments));
+        match request_state::step(opened, request.input_responses.as_ref()) {
+            Step::Ask { round } => {
+                let mut requests = InputRequests::new();
+                requests.insert(
+                    FORM_KEY.to_owned(),
+                    InputRequest::Elicitation(ElicitRequest::new(form_params())),
+                );
+                let state = self.states.seal(&request.name, &arguments, round);
+                tracing::info!(%policy, round, "calculate: input required");
+                Ok(InputRequiredResult::new(Some(requests), Some(state)).into())
+            }
+            Step::Decide(answer) => {
+                let outcome = decision::conclude(policy, &Reply::from_result(&answer));
+                tracing::info!(%policy, status = outcome.status(), "calculate");
+                Ok(CallToolResult::structured(outcome.to_json()).into())
+            }
+            Step::Refuse(refusal) => {
+                tracing::warn!(?refusal, "calculate: retry refused");
+                Err(ErrorData::invalid_params(refusal.message(), None))
+            }
+        }
+    }
+}
+
+/// Whether this request runs under 2026-07-28 or later (read from its `_meta`,
+/// else from the session's `initialize`).
+fn is_mrtr(context: &RequestContext<RoleServer>) -> bool {
+    context
+        .protocol_version()
+        .is_some_and(|version| version >= MRTR_PROTOCOL_VERSION)
 }
 
 /// Reads `policy` from the call's arguments (absent means `validated`).
@@ -152,25 +264,41 @@ impl ServerHandler for ReferenceServer {
             ));
         }
         let policy = policy_argument(&request)?;
+        if is_mrtr(&context) {
+            return self.calculate_mrtr(policy, &request, &context);
+        }
         let outcome = self.calculate(policy, &context).await?;
         tracing::info!(%policy, status = outcome.status(), "calculate");
         Ok(CallToolResult::structured(outcome.to_json()).into())
     }
 }
 
-/// Serves the reference server on this process's stdin/stdout until stdin closes.
+/// Serves the reference server on this process's stdin/stdout until stdin closes,
+/// with `requestState`s valid for [`request_state::DEFAULT_TTL`].
 ///
 /// stdout carries only JSON-RPC frames; logs go to stderr. Every line read passes
 /// through [`reply::without_extra_members`] before rmcp parses it, so an answer
 /// with members beyond those of an `ElicitResult` is still read as one.
 ///
 /// # Errors
-/// The rmcp initialization error when the client's `initialize` fails, or the
-/// join error of the service task.
+/// See [`serve_stdio_with_ttl`].
 pub async fn serve_stdio() -> anyhow::Result<()> {
+    serve_stdio_with_ttl(request_state::DEFAULT_TTL).await
+}
+
+/// Serves the reference server on stdin/stdout, both eras: an `initialize`
+/// opens a 2025-11-25 session; a first request with complete inline `_meta`
+/// (`server/discover`, then `tools/call`) runs 2026-07-28. `ttl` bounds how long
+/// a sealed `requestState` stays valid. Every line read passes through
+/// [`reply::without_extra_members`] before rmcp parses it.
+///
+/// # Errors
+/// The rmcp initialization error when the client's first request fails, or the
+/// join error of the service task.
+pub async fn serve_stdio_with_ttl(ttl: Duration) -> anyhow::Result<()> {
     let (lines_in, server_in) = tokio::io::duplex(1 << 20);
     let pump = tokio::spawn(forward_lines(tokio::io::stdin(), lines_in));
-    let service = ReferenceServer
+    let service = ReferenceServer::with_request_state_ttl(ttl)
         .serve((server_in, tokio::io::stdout()))
         .await?;
     service.waiting().await?;

@@ -19,8 +19,9 @@ pub mod form;
 pub mod handler;
 pub mod outcome;
 pub mod reply;
+pub mod request_state;
 
 pub use handler::{
-    ELICITATION_MESSAGE, PROTOCOL_VERSION, ReferenceServer, TOOL_NAME, requested_schema,
-    serve_stdio,
+    ELICITATION_MESSAGE, MRTR_PROTOCOL_VERSION, PROTOCOL_VERSION, ReferenceServer, TOOL_NAME,
+    requested_schema, required_capabilities, serve_stdio, serve_stdio_with_ttl,
 };

@@ -100,10 +100,7 @@ impl Reply {
     /// (rmcp would not deliver it as an error).
     pub fn from_answer(answer: &Answer) -> Reply {
         match answer {
-            Answer::Result(raw) => match serde_json::from_value(elicit_result_members(raw)) {
-                Ok(ClientResult::ElicitResult(result)) => Reply::Result(result),
-                _ => Reply::Malformed,
-            },
+            Answer::Result(raw) => Reply::from_result(raw),
             Answer::Error(raw) => match serde_json::from_value::<ErrorData>(raw.clone()) {
                 Ok(error) => Reply::Error {
                     code: i64::from(error.code.0),
@@ -111,6 +108,17 @@ impl Reply {
                 },
                 Err(_) => Reply::Malformed,
             },
+        }
+    }
+
+    /// Parses a raw `result` (2025-11-25: the `result` of the reply to
+    /// `elicitation/create`; 2026-07-28: `inputResponses["form"]`) without its extra
+    /// members ([`elicit_result_members`]) through rmcp's untagged `ClientResult`:
+    /// an `ElicitResult` or [`Reply::Malformed`].
+    pub fn from_result(raw: &Value) -> Reply {
+        match serde_json::from_value::<ClientResult>(elicit_result_members(raw)) {
+            Ok(ClientResult::ElicitResult(result)) => Reply::Result(result),
+            _ => Reply::Malformed,
         }
     }
 

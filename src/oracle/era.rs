@@ -1,0 +1,410 @@
+//! The contract on protocol 2026-07-28: the expected result of a case in that
+//! era and the era's own checks of the evidence (issue 9, step 3).
+//!
+//! Written from issue 9's text and table, sharing no code with the server core
+//! nor with `super::contract` (which judges the 2025-11-25 wire):
+//!
+//! | case | 2025-11-25 | 2026-07-28 |
+//! |---|---|---|
+//! | no form capability (any policy) | `unsupported`, or `protocol_error` -32602 for `diagnostic_unchecked` | JSON-RPC error -32021, `data.requiredCapabilities` names `elicitation`, no `inputRequests` |
+//! | a JSON-RPC error answer (generated cases) | `protocol_error` with its code | no error channel in `inputResponses`: the error object is the response, which is no `ElicitResult` → `invalid_response` "malformed elicitation result" |
+//! | every other case | the contract table | the identical outcome JSON |
+//!
+//! An expected result is either an outcome object (`{"status": ...}`) or
+//! `{"jsonrpc_error": {"code": -32021}}` (optionally with the exact `message`).
+
+use serde_json::{Value, json};
+
+use crate::case::{Answer, Case};
+use crate::compare;
+use crate::harness::Evidence;
+use crate::harness::proxy::{Frame, Side};
+
+/// The protocol version of this era.
+pub const PROTOCOL_VERSION: &str = "2026-07-28";
+
+/// JSON-RPC error code "missing required client capability" (MCP 2026-07-28).
+pub const MISSING_CAPABILITY: i64 = -32021;
+
+/// The key under which an expected result names a JSON-RPC error.
+pub const JSONRPC_ERROR: &str = "jsonrpc_error";
+
+/// The outcome of an answer that is not an `ElicitResult` (contract table, `invalid_response`).
+fn malformed() -> Value {
+    json!({"status": "invalid_response", "computed": false, "error": "malformed elicitation result"})
+}
+
+/// Whether raw `capabilities` declare form elicitation (MCP: `elicitation` with
+/// `form`, or with neither `form` nor `url`), restated here by hand.
+fn form_declared(capabilities: &Value) -> bool {
+    match capabilities.get("elicitation") {
+        Some(Value::Object(modes)) => modes.contains_key("form") || !modes.contains_key("url"),
+        _ => false,
+    }
+}
+
+/// The expected 2026-07-28 result of `case` from its 2025-11-25 expected
+/// outcome `legacy`, by issue 9's table (see the module docs).
+pub fn expected(case: &Case, legacy: &Value) -> Value {
+    if !form_declared(&case.capabilities) {
+        return json!({JSONRPC_ERROR: {"code": MISSING_CAPABILITY}});
+    }
+    match case.answer {
+        Some(Answer::Error(_)) => malformed(),
+        _ => legacy.clone(),
+    }
+}
+
+/// The raw value a spec client (with the proxy's injection) puts under every
+/// key of `inputResponses`: the case's answer as it is, or `{"action":"cancel"}`.
+pub fn expected_input_response(case: &Case) -> Value {
+    match &case.answer {
+        None => json!({"action": "cancel"}),
+        Some(Answer::Result(value) | Answer::Error(value)) => value.clone(),
+    }
+}
+
+/// The `requestedSchema` the contract fixes, written by hand (issue 2, section 2).
+fn contract_schema() -> Value {
+    json!({
+        "type": "object",
+        "properties": {
+            "units": {"type": "integer", "minimum": 1, "maximum": 10},
+            "unit_value": {"type": "integer", "minimum": 1, "maximum": 100}
+        },
+        "required": ["units", "unit_value"]
+    })
+}
+
+/// Checks the 2026-07-28 evidence of `case` against `expected` (an outcome or
+/// a `jsonrpc_error`). `spec_client` is true when the harness behaved as a spec
+/// client (echoed state, answered every request): only then is the wire held
+/// to call → `input_required` → retry → result. Empty means pass.
+pub fn check(case: &Case, expected: &Value, evidence: &Evidence, spec_client: bool) -> Vec<String> {
+    let mut failures = Vec::new();
+    match expected.get(JSONRPC_ERROR) {
+        Some(error) => check_refusal(error, evidence, &mut failures),
+        None => check_outcome(expected, evidence, &mut failures),
+    }
+    check_process(evidence, &mut failures);
+    check_wire(case, expected, &evidence.wire, spec_client, &mut failures);
+    failures
+}
+
+fn check_refusal(expected: &Value, evidence: &Evidence, failures: &mut Vec<String>) {
+    if let Some(outcome) = &evidence.outcome {
+        failures.push(format!(
+            "expected JSON-RPC error {}, got the tool result {outcome}",
+            expected["code"]
+        ));
+    }
+    let Some(error) = &evidence.rpc_error else {
+        failures.push(format!(
+            "expected JSON-RPC error {}, got none{}",
+            expected["code"],
+            evidence
+                .error
+                .as_ref()
+                .map_or_else(String::new, |error| format!(" ({error})"))
+        ));
+        return;
+    };
+    if error.get("code") != expected.get("code") {
+        failures.push(format!(
+            "JSON-RPC error code {}, expected {}",
+            error["code"], expected["code"]
+        ));
+    }
+    if let Some(message) = expected.get("message")
+        && error.get("message") != Some(message)
+    {
+        failures.push(format!(
+            "JSON-RPC error message {}, expected {message}",
+            error["message"]
+        ));
+    }
+    if expected.get("code") == Some(&json!(MISSING_CAPABILITY))
+        && error
+            .pointer("/data/requiredCapabilities/elicitation")
+            .is_none()
+    {
+        failures.push(format!(
+            "JSON-RPC error -32021 does not name elicitation in data.requiredCapabilities: data {}",
+            error.get("data").unwrap_or(&Value::Null)
+        ));
+    }
+}
+
+fn check_outcome(expected: &Value, evidence: &Evidence, failures: &mut Vec<String>) {
+    if let Some(error) = &evidence.error {
+        failures.push(format!("harness: {error}"));
+    }
+    match &evidence.outcome {
+        None => failures.push("no structuredContent in the calculate result".into()),
+        Some(outcome) => {
+            for mismatch in compare::compare(expected, outcome) {
+                failures.push(format!("outcome {mismatch}"));
+            }
+        }
+    }
+    match (&evidence.outcome, &evidence.text_outcome) {
+        (Some(structured), Some(text)) => {
+            for mismatch in compare::compare(structured, text) {
+                failures.push(format!(
+                    "content[0].text disagrees with structuredContent: {mismatch}"
+                ));
+            }
+        }
+        (Some(_), None) => failures.push("content[0] is not JSON text".into()),
+        _ => {}
+    }
+}
+
+fn check_process(evidence: &Evidence, failures: &mut Vec<String>) {
+    if evidence.protocol_version.as_deref() != Some(PROTOCOL_VERSION) {
+        failures.push(format!(
+            "protocol {}, expected {PROTOCOL_VERSION}",
+            evidence.protocol_version.as_deref().unwrap_or("none")
+        ));
+    }
+    if evidence.exit_code != Some(0) {
+        failures.push(format!(
+            "exit code {}, expected 0",
+            evidence
+                .exit_code
+                .map_or_else(|| "none (signal)".to_owned(), |code| code.to_string())
+        ));
+    }
+    if evidence.forced_kill {
+        failures.push("the server did not exit after stdin closed and was killed".into());
+    }
+    for stray in &evidence.stray_stdout {
+        failures.push(format!(
+            "non-JSON-RPC line on stdout (#{}): {:?}",
+            stray.seq, stray.line
+        ));
+    }
+}
+
+fn method(frame: &Frame) -> Option<&str> {
+    frame.message.get("method").and_then(Value::as_str)
+}
+
+fn check_wire(
+    case: &Case,
+    expected: &Value,
+    wire: &[Frame],
+    spec_client: bool,
+    failures: &mut Vec<String>,
+) {
+    for frame in wire.iter().filter(|frame| frame.from == Side::Server) {
+        if let (Some(method), Some(id)) = (method(frame), frame.message.get("id")) {
+            failures.push(format!(
+                "server sent request {method} id {id} (#{}): 2026-07-28 servers must not send requests",
+                frame.seq
+            ));
+        }
+    }
+    for frame in wire.iter().filter(|frame| frame.from == Side::Client) {
+        let declared = frame
+            .message
+            .pointer("/params/_meta/io.modelcontextprotocol~1clientCapabilities");
+        if declared != Some(&case.capabilities) {
+            failures.push(format!(
+                "{} (#{}) declared capabilities {}, expected {}",
+                method(frame).unwrap_or("message"),
+                frame.seq,
+                declared.unwrap_or(&Value::Null),
+                case.capabilities
+            ));
+        }
+    }
+    let calls: Vec<&Frame> = wire
+        .iter()
+        .filter(|frame| frame.from == Side::Client && method(frame) == Some("tools/call"))
+        .collect();
+    let mut responses = Vec::new();
+    for call in &calls {
+        let id = &call.message["id"];
+        let answers: Vec<&Frame> = wire
+            .iter()
+            .filter(|frame| {
+                frame.from == Side::Server
+                    && method(frame).is_none()
+                    && frame.message.get("id") == Some(id)
+            })
+            .collect();
+        match answers.as_slice() {
+            [answer] if answer.seq > call.seq => responses.push(*answer),
+            [answer] => failures.push(format!(
+                "tools/call id {id} answered (#{}) before it was sent (#{})",
+                answer.seq, call.seq
+            )),
+            _ => failures.push(format!(
+                "{} responses to tools/call id {id}, expected exactly 1",
+                answers.len()
+            )),
+        }
+    }
+    for response in &responses {
+        if let Some(requests) = response.message.pointer("/result/inputRequests")
+            && !form_declared(&case.capabilities)
+        {
+            failures.push(format!(
+                "inputRequests sent to a client that declared no form elicitation (#{}): {requests}",
+                response.seq
+            ));
+        }
+    }
+    if !spec_client || responses.len() != calls.len() {
+        return;
+    }
+    let refused = expected.get(JSONRPC_ERROR).is_some();
+    let want = if refused { 1 } else { 2 };
+    if calls.len() != want {
+        failures.push(format!(
+            "{} tools/call requests, expected {want} ({})",
+            calls.len(),
+            if refused {
+                "the call, refused"
+            } else {
+                "call → input_required → retry → result"
+            }
+        ));
+        return;
+    }
+    if let [call, retry] = calls.as_slice() {
+        check_round(case, call, responses[0], retry, failures);
+    }
+}
+
+/// The first round: `call` got `input_required` in `response`, and `retry`
+/// came back under a new id with the state echoed and the answer in place.
+fn check_round(
+    case: &Case,
+    call: &Frame,
+    response: &Frame,
+    retry: &Frame,
+    failures: &mut Vec<String>,
+) {
+    let result = &response.message["result"];
+    if result.get("resultType") != Some(&json!("input_required")) {
+        failures.push(format!(
+            "tools/call id {} answered resultType {}, expected \"input_required\"",
+            call.message["id"],
+            result.get("resultType").unwrap_or(&Value::Null)
+        ));
+        return;
+    }
+    for key in ["inputResponses", "requestState"] {
+        if call.message["params"].get(key).is_some() {
+            failures.push(format!("the first tools/call carries {key}"));
+        }
+    }
+    let requests = result
+        .get("inputRequests")
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    if requests.len() != 1 {
+        failures.push(format!(
+            "{} inputRequests, expected exactly 1 form elicitation",
+            requests.len()
+        ));
+    }
+    for (key, request) in &requests {
+        if request.get("method") != Some(&json!("elicitation/create")) {
+            failures.push(format!(
+                "inputRequests[{key:?}] method {}, expected \"elicitation/create\"",
+                request.get("method").unwrap_or(&Value::Null)
+            ));
+        }
+        if request.pointer("/params/mode") != Some(&json!("form")) {
+            failures.push(format!("inputRequests[{key:?}] mode is not \"form\""));
+        }
+        let schema = request
+            .pointer("/params/requestedSchema")
+            .map(strip_annotations)
+            .unwrap_or(Value::Null);
+        for mismatch in compare::compare(&contract_schema(), &schema) {
+            failures.push(format!("inputRequests[{key:?}] requestedSchema {mismatch}"));
+        }
+        let sent = retry.message.pointer(&format!(
+            "/params/inputResponses/{}",
+            key.replace('~', "~0").replace('/', "~1")
+        ));
+        match sent {
+            None => failures.push(format!("the retry has no inputResponses[{key:?}]")),
+            Some(sent) => {
+                for mismatch in compare::compare(&expected_input_response(case), sent) {
+                    failures.push(format!("retry inputResponses[{key:?}] {mismatch}"));
+                }
+            }
+        }
+    }
+    match result.get("requestState") {
+        Some(Value::String(state)) => {
+            if retry.message.pointer("/params/requestState") != Some(&json!(state)) {
+                failures.push("the retry does not echo requestState byte for byte".into());
+            }
+        }
+        other => failures.push(format!(
+            "input_required carries requestState {}, expected an opaque string",
+            other.unwrap_or(&Value::Null)
+        )),
+    }
+    if retry.message["id"] == call.message["id"] {
+        failures.push(format!(
+            "the retry reuses id {}; it must be a new request",
+            call.message["id"]
+        ));
+    }
+    if retry.message.pointer("/params/arguments") != call.message.pointer("/params/arguments") {
+        failures.push("the retry changed the call's arguments".into());
+    }
+}
+
+/// The schema with `title`/`description` removed from the root and each property.
+fn strip_annotations(schema: &Value) -> Value {
+    let mut schema = schema.clone();
+    let strip = |object: &mut serde_json::Map<String, Value>| {
+        object.remove("title");
+        object.remove("description");
+    };
+    if let Some(root) = schema.as_object_mut() {
+        strip(root);
+        if let Some(Value::Object(properties)) = root.get_mut("properties") {
+            for property in properties.values_mut().filter_map(Value::as_object_mut) {
+                strip(property);
+            }
+        }
+    }
+    schema
+}
+
+/// The result of a case's evidence as one JSON value: the outcome, or
+/// `{"jsonrpc_error": {...}}` when the call was refused, or `null`.
+pub fn result_of(evidence: &Evidence) -> Value {
+    match (&evidence.outcome, &evidence.rpc_error) {
+        (Some(outcome), _) => outcome.clone(),
+        (None, Some(error)) => json!({JSONRPC_ERROR: error}),
+        (None, None) => Value::Null,
+    }
+}
+
+/// Compares one case's results in both eras by issue 9's table: the
+/// 2026-07-28 result must be what the table makes of the 2025-11-25 outcome
+/// (`-32021` for a client without form, the identical outcome JSON otherwise).
+/// `None` when they agree; otherwise one sentence naming both results.
+pub fn eras_differ(case: &Case, legacy: &Evidence, modern: &Evidence) -> Option<String> {
+    let legacy_outcome = legacy.outcome.clone().unwrap_or(Value::Null);
+    let want = expected(case, &legacy_outcome);
+    let got = result_of(modern);
+    let agree = match want.get(JSONRPC_ERROR) {
+        Some(error) => got.pointer("/jsonrpc_error/code") == error.get("code"),
+        None => compare::compare(&want, &got).is_empty(),
+    };
+    (!agree).then(|| {
+        format!("the eras differ: 2025-11-25 gave {legacy_outcome}, 2026-07-28 gave {got}")
+    })
+}

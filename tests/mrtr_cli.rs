@@ -1,0 +1,121 @@
+//! `elicit-check run --protocol` end to end against the reference server (issue 9, step 5).
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use serde_json::Value;
+
+/// A fresh output folder, removed when dropped (pass or fail).
+struct OutputDir(PathBuf);
+
+impl Drop for OutputDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs `elicit-check run --cases 0 --output DIR` plus `args`; returns stdout,
+/// the exit code, the verdicts and `run.json`.
+fn run(test: &str, args: &[&str]) -> (String, Option<i32>, Vec<Value>, Value) {
+    let dir = OutputDir(
+        std::env::temp_dir().join(format!("elicit-check-{}-mrtr-{test}", std::process::id())),
+    );
+    let output = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+        .args(["run", "--cases", "0", "--output"])
+        .arg(&dir.0)
+        .args(args)
+        .env_remove("RUST_LOG")
+        .env_remove("PROPTEST_CASES")
+        .output()
+        .expect("elicit-check runs");
+    let read = |name: &str| -> Value {
+        let text = std::fs::read_to_string(dir.0.join(name)).unwrap_or_else(|error| {
+            panic!(
+                "no {name} ({error}); stderr: {}",
+                String::from_utf8_lossy(&output.stderr)
+            )
+        });
+        serde_json::from_str(&text).expect("JSON")
+    };
+    let verdicts = read("results.json").as_array().cloned().expect("an array");
+    let summary = read("run.json");
+    (
+        String::from_utf8_lossy(&output.stdout).into_owned(),
+        output.status.code(),
+        verdicts,
+        summary,
+    )
+}
+
+#[test]
+fn run_on_2026_07_28_passes_the_contract_with_the_era_in_the_evidence() {
+    let (stdout, code, verdicts, summary) = run("modern", &["--protocol", "2026-07-28"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert!(stdout.ends_with("17 passed, 0 failed\n"), "{stdout}");
+    assert!(
+        stdout.contains("unsupported_guarded               jsonrpc -32021"),
+        "{stdout}"
+    );
+    assert_eq!(verdicts.len(), 17);
+    for verdict in &verdicts {
+        assert_eq!(verdict["evidence"]["protocol_version"], "2026-07-28");
+    }
+    assert_eq!(summary["protocol"], "2026-07-28");
+}
+
+#[test]
+fn run_defaults_to_2025_11_25() {
+    let (stdout, code, verdicts, summary) = run("default", &["--case", "accept_valid"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    assert_eq!(verdicts.len(), 1);
+    assert_eq!(verdicts[0]["evidence"]["protocol_version"], "2025-11-25");
+    assert_eq!(summary["protocol"], "2025-11-25");
+}
+
+#[test]
+fn run_in_both_eras_names_each_era_and_passes_the_table() {
+    let (stdout, code, verdicts, _) = run(
+        "both",
+        &[
+            "--protocol",
+            "both",
+            "--case",
+            "accept_valid",
+            "--case",
+            "url_only_guarded",
+        ],
+    );
+    assert_eq!(code, Some(0), "{stdout}");
+    let names: Vec<&str> = verdicts
+        .iter()
+        .filter_map(|verdict| verdict["case"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "accept_valid",
+            "accept_valid@2026-07-28",
+            "url_only_guarded",
+            "url_only_guarded@2026-07-28"
+        ]
+    );
+    assert_eq!(verdicts[3]["evidence"]["rpc_error"]["code"], -32021);
+    assert_eq!(
+        verdicts[3]["expected"],
+        serde_json::json!({"jsonrpc_error": {"code": -32021}})
+    );
+}
+
+#[test]
+fn an_unknown_protocol_is_refused_before_anything_runs() {
+    let output = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+        .args(["run", "--protocol", "2026-07-29"])
+        .output()
+        .expect("elicit-check runs");
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("invalid value '2026-07-29' for '--protocol <PROTOCOL>'"),
+        "{stderr}"
+    );
+}
