@@ -20,12 +20,16 @@
 #![warn(missing_docs)]
 
 pub mod case;
+pub mod check;
+pub mod check_config;
+pub mod check_report;
 pub mod compare;
 pub mod error;
 pub mod harness;
 pub mod oracle;
 pub mod report;
 pub mod run;
+pub mod schema;
 pub mod server;
 pub mod strategy;
 pub mod transcript;

@@ -7,7 +7,7 @@
 //! JSON-RPC messages are recorded apart and not forwarded; an optional
 //! [`ServerTap`] may rewrite frames before the client and the checks see them.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -80,6 +80,13 @@ pub struct Recording {
 /// (issue 4, wire mutants). Given the frame and the recording so far.
 pub type ServerTap = Box<dyn FnMut(Value, &Recording) -> Vec<TapLine> + Send>;
 
+/// Chooses the reply to one `elicitation/create`, given the whole request frame
+/// as the server sent it (`{"jsonrpc":"2.0","id":..,"method":"elicitation/create","params":{..}}`).
+/// Set with [`ProxyState::set_responder`]; it replaces whatever the rmcp client
+/// answered (result or error), so every request of a call can get an answer built
+/// from its own `requestedSchema` (issue 7, section 2).
+pub type Responder = Arc<dyn Fn(&Value) -> Answer + Send + Sync>;
+
 /// A line a [`ServerTap`] delivers to the client.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TapLine {
@@ -101,6 +108,20 @@ pub struct Shared {
     answer: Option<Answer>,
     /// The exact `capabilities` object to declare at `initialize`.
     capabilities: Value,
+    /// The pending `elicitation/create` requests, by id key (for the responder).
+    pending_requests: BTreeMap<String, Value>,
+    /// When set, chooses every elicitation reply (see [`Responder`]).
+    responder: Option<ResponderSlot>,
+}
+
+/// A [`Responder`] in the shared state (shown as `Responder` in debug output).
+#[derive(Clone)]
+struct ResponderSlot(Responder);
+
+impl std::fmt::Debug for ResponderSlot {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("Responder")
+    }
 }
 
 /// A handle on the proxy's shared state.
@@ -117,6 +138,8 @@ impl ProxyState {
             pending_elicitations: BTreeSet::new(),
             answer: None,
             capabilities,
+            pending_requests: BTreeMap::new(),
+            responder: None,
         })))
     }
 
@@ -131,6 +154,12 @@ impl ProxyState {
     /// Sets the answer the proxy writes into elicitation replies from now on.
     pub fn set_answer(&self, answer: Option<Answer>) {
         self.lock().answer = answer;
+    }
+
+    /// Sets (or clears) the responder that chooses every elicitation reply from
+    /// now on; while set, it takes precedence over [`ProxyState::set_answer`].
+    pub fn set_responder(&self, responder: Option<Responder>) {
+        self.lock().responder = responder.map(ResponderSlot);
     }
 
     /// Records a timed event.
@@ -203,6 +232,19 @@ impl ProxyState {
         if !is_response || !shared.pending_elicitations.remove(&id) {
             return message;
         }
+        let request = shared.pending_requests.remove(&id);
+        if let (Some(responder), Some(request), Some(object)) =
+            (shared.responder.clone(), request, message.as_object_mut())
+        {
+            drop(shared);
+            object.remove("result");
+            object.remove("error");
+            match (responder.0)(&request) {
+                Answer::Result(result) => object.insert("result".into(), result),
+                Answer::Error(error) => object.insert("error".into(), error),
+            };
+            return message;
+        }
         // Only a result is replaced: a client that refused (mode not declared) keeps its error.
         if message.get("result").is_none() {
             return message;
@@ -221,7 +263,9 @@ impl ProxyState {
         let is_elicitation =
             message.get("method").and_then(Value::as_str) == Some("elicitation/create");
         if let (true, Some(id)) = (is_elicitation, message.get("id")) {
-            self.lock().pending_elicitations.insert(id_key(id));
+            let mut shared = self.lock();
+            shared.pending_elicitations.insert(id_key(id));
+            shared.pending_requests.insert(id_key(id), message.clone());
         }
     }
 }

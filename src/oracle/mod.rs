@@ -2,6 +2,7 @@
 //!
 //! - [`model`]: the reference model, the contract as a table of rules over raw JSON.
 //! - [`contract`]: the checks of one case's evidence (outcome, wire, ids, schema).
+//! - [`property`]: the six properties of `elicit-check check` on anyone's tool (issue 7).
 //!
 //! The third oracle, "by construction", lives with the strategies
 //! (`crate::strategy::Reason::expected`): each generated case knows why it must
@@ -9,3 +10,4 @@
 
 pub mod contract;
 pub mod model;
+pub mod property;

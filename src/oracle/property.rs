@@ -1,0 +1,439 @@
+//! The six properties of `elicit-check check` (issue 7, section 3), judged on one
+//! call to anyone's tool, from the wire and the tool's result alone.
+//!
+//! 1. never acts when an answer in the call was `decline` or `cancel`;
+//! 2. never acts when an accept's content is invalid against the sent schema
+//!    (or the answer is not a spec `ElicitResult`: a near-miss action);
+//! 3. acts on valid accepts (tallied over the run by `crate::check`);
+//! 4. sends no form `elicitation/create` to a client without form elicitation;
+//! 5. keeps stdout to JSON-RPC frames, puts every `elicitation/create` between
+//!    the call and its reply, and exits when stdin closes;
+//! 6. the acted value is a JSON boolean (with `--acted POINTER`).
+//!
+//! Whether content is valid is the `jsonschema` judge's word
+//! ([`crate::schema::judge`]); this file shares no code with the reference server.
+
+use std::fmt;
+
+use regex::Regex;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::harness::proxy::{Frame, Side, StrayLine};
+use crate::schema::Form;
+use crate::schema::Kind;
+use crate::schema::judge::Judge;
+
+/// A property, numbered as in issue 7, section 3.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+pub enum Property {
+    /// 1: never acts after `decline` or `cancel`.
+    NoActOnRefusal = 1,
+    /// 2: never acts on an invalid accept.
+    NoActOnInvalid = 2,
+    /// 3: acts on valid accepts.
+    ActsOnValid = 3,
+    /// 4: no form elicitation without the capability.
+    CapabilityRespected = 4,
+    /// 5: clean stdout, elicitation inside the call, exit on stdin close.
+    CleanWire = 5,
+    /// 6: the acted value is a boolean.
+    ActedIsBoolean = 6,
+}
+
+impl Property {
+    /// All six, in order.
+    pub const ALL: [Property; 6] = [
+        Property::NoActOnRefusal,
+        Property::NoActOnInvalid,
+        Property::ActsOnValid,
+        Property::CapabilityRespected,
+        Property::CleanWire,
+        Property::ActedIsBoolean,
+    ];
+
+    /// Its number (1 to 6).
+    pub fn number(self) -> u8 {
+        self as u8
+    }
+
+    /// What it states, as printed on its report line.
+    pub fn statement(self) -> &'static str {
+        match self {
+            Property::NoActOnRefusal => "never acts when an answer was decline or cancel",
+            Property::NoActOnInvalid => "never acts on an accept whose content is invalid",
+            Property::ActsOnValid => "acts on valid accepts",
+            Property::CapabilityRespected => {
+                "sends no form elicitation/create without the form capability"
+            }
+            Property::CleanWire => {
+                "stdout is JSON-RPC only, elicitation/create inside the call, exits on stdin close"
+            }
+            Property::ActedIsBoolean => "the acted value is a JSON boolean",
+        }
+    }
+}
+
+impl fmt::Display for Property {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "property {}", self.number())
+    }
+}
+
+/// What one answer sent to one `elicitation/create` *is*, by the judge's word.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "class", content = "why", rename_all = "snake_case")]
+pub enum Class {
+    /// `accept` with content the schema calls valid and no lenient trait.
+    ValidAccept,
+    /// `accept` with valid content that a strict server may refuse (extra keys,
+    /// whole floats for integers): each reason.
+    LenientAccept(Vec<String>),
+    /// `accept` whose content is missing or invalid: each reason (`/age: ...`).
+    InvalidAccept(Vec<String>),
+    /// `decline` or `cancel` (the action).
+    Refusal(String),
+    /// Not a spec `ElicitResult`: an action name a spec client never sends.
+    NearMiss(String),
+    /// A JSON-RPC error reply (the client declared no form elicitation).
+    Error,
+}
+
+/// Classifies `answer` (the reply's `result`, raw JSON) for the request whose
+/// schema reads as `form` and is judged by `judge`.
+pub fn classify(form: &Form, judge: &Judge, answer: &Value) -> Class {
+    let action = answer.get("action");
+    match action.and_then(Value::as_str) {
+        Some(action @ ("decline" | "cancel")) => Class::Refusal(action.to_owned()),
+        Some("accept") => {
+            let Some(content) = answer.get("content").filter(|content| !content.is_null()) else {
+                return Class::InvalidAccept(vec!["accept has no content".to_owned()]);
+            };
+            let errors = judge.errors(content);
+            if !errors.is_empty() {
+                return Class::InvalidAccept(errors);
+            }
+            let lenient = lenient_traits(form, content);
+            if lenient.is_empty() {
+                Class::ValidAccept
+            } else {
+                Class::LenientAccept(lenient)
+            }
+        }
+        _ => Class::NearMiss(match action {
+            Some(action) => format!("action {action} is not accept, decline or cancel"),
+            None => "no action".to_owned(),
+        }),
+    }
+}
+
+/// The traits of valid `content` a strict server refuses: keys the schema does
+/// not name, and whole floats (`3.0`) for `integer` fields.
+fn lenient_traits(form: &Form, content: &Value) -> Vec<String> {
+    let Some(object) = content.as_object() else {
+        return Vec::new();
+    };
+    let mut traits = Vec::new();
+    for (key, value) in object {
+        match form.fields.iter().find(|field| &field.name == key) {
+            None => traits.push(format!("extra key `{key}` the schema does not name")),
+            Some(field) => {
+                if let (Kind::Number { integer: true, .. }, Value::Number(number)) =
+                    (&field.kind, value)
+                    && number.is_f64()
+                {
+                    traits.push(format!("whole float {number} for integer `{key}`"));
+                }
+            }
+        }
+    }
+    traits
+}
+
+/// How to read, from the tool's result, whether the server acted (issue 7, section 1).
+#[derive(Debug, Clone)]
+pub enum ActedRule {
+    /// A JSON pointer into `structuredContent`, or (when absent) into the JSON of
+    /// the first text content; the value must be a JSON boolean.
+    Pointer(String),
+    /// Acted when the text content matches.
+    Text(Regex),
+    /// Acted when the result is neither `isError` nor a JSON-RPC error.
+    NotError,
+}
+
+impl fmt::Display for ActedRule {
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ActedRule::Pointer(pointer) => write!(formatter, "--acted {pointer}"),
+            ActedRule::Text(regex) => write!(formatter, "--acted-text {}", regex.as_str()),
+            ActedRule::NotError => formatter.write_str("--acted-not-error"),
+        }
+    }
+}
+
+/// Whether the server acted, and what was odd about the acted value.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Reading {
+    /// Whether the call counts as acted.
+    pub acted: bool,
+    /// Why the acted value is not a boolean (property 6), e.g.
+    /// `the value at /computed is 1 (a number), not a boolean`.
+    pub drift: Option<String>,
+}
+
+/// Reads `rule` from a `tools/call` reply: `result` (a `CallToolResult`) or
+/// `error` (a JSON-RPC error object). A JSON-RPC error or an `isError` result
+/// never counts as acted, and its missing acted value is not drift.
+pub fn read_acted(rule: &ActedRule, result: Option<&Value>, error: Option<&Value>) -> Reading {
+    let not_acted = Reading {
+        acted: false,
+        drift: None,
+    };
+    let Some(result) = result.filter(|_| error.is_none()) else {
+        return not_acted;
+    };
+    let is_error = result.get("isError") == Some(&Value::Bool(true));
+    match rule {
+        ActedRule::NotError => Reading {
+            acted: !is_error,
+            drift: None,
+        },
+        ActedRule::Text(regex) => Reading {
+            acted: !is_error && regex.is_match(&text_of(result)),
+            drift: None,
+        },
+        ActedRule::Pointer(pointer) => {
+            let document = result
+                .get("structuredContent")
+                .filter(|content| !content.is_null())
+                .cloned()
+                .or_else(|| first_text_json(result));
+            match document
+                .as_ref()
+                .and_then(|document| document.pointer(pointer))
+            {
+                Some(Value::Bool(acted)) => Reading {
+                    acted: *acted,
+                    drift: None,
+                },
+                Some(other) => Reading {
+                    acted: loosely_true(other),
+                    drift: Some(format!(
+                        "the value at {pointer} is {other} ({}), not a boolean",
+                        json_kind(other)
+                    )),
+                },
+                None if is_error => not_acted,
+                None => Reading {
+                    acted: false,
+                    drift: Some(format!(
+                        "no value at {pointer} in structuredContent or the text content"
+                    )),
+                },
+            }
+        }
+    }
+}
+
+/// Every text content of a result, joined by newlines.
+pub fn text_of(result: &Value) -> String {
+    result
+        .get("content")
+        .and_then(Value::as_array)
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter(|block| block.get("type").and_then(Value::as_str) == Some("text"))
+                .filter_map(|block| block.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+/// The first text content parsed as JSON.
+fn first_text_json(result: &Value) -> Option<Value> {
+    let text = result
+        .get("content")?
+        .as_array()?
+        .iter()
+        .find(|block| block.get("type").and_then(Value::as_str) == Some("text"))?
+        .get("text")?
+        .as_str()?;
+    serde_json::from_str(text).ok()
+}
+
+/// How a loose reader (many languages) would read a non-boolean acted value.
+fn loosely_true(value: &Value) -> bool {
+    match value {
+        Value::Number(number) => number.as_f64().is_some_and(|n| n != 0.0),
+        Value::String(text) => matches!(text.as_str(), "true" | "yes" | "1"),
+        Value::Array(items) => !items.is_empty(),
+        Value::Object(_) => true,
+        Value::Bool(_) | Value::Null => false,
+    }
+}
+
+/// The JSON kind of a value, in JSON's words.
+pub fn json_kind(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// One answer as sent, with what it is.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SentAnswer {
+    /// The `requestedSchema` of the request it answered.
+    pub requested_schema: Value,
+    /// The reply's `result` (or `error`) member as sent.
+    pub answer: Value,
+    /// What the judge says it is.
+    pub class: Class,
+    /// How the generator built it.
+    pub built_as: String,
+}
+
+/// Everything one call left that the properties look at.
+#[derive(Debug, Clone)]
+pub struct Observation<'a> {
+    /// The answers sent, in order.
+    pub sent: &'a [SentAnswer],
+    /// The acted reading of the result.
+    pub reading: &'a Reading,
+    /// Whether the client declared form elicitation in this session.
+    pub form_declared: bool,
+    /// The frames of the session (all of them).
+    pub wire: &'a [Frame],
+    /// Non-JSON-RPC stdout lines.
+    pub stray: &'a [StrayLine],
+    /// Whether the server had to be killed after stdin closed.
+    pub forced_kill: bool,
+    /// The shutdown grace the server had, for the message.
+    pub grace: std::time::Duration,
+    /// Why the call has no reply, if it has none (timeout, closed transport).
+    pub call_failure: Option<&'a str>,
+    /// Whether `--strict` turns lenient accepts into failures of property 2.
+    pub strict: bool,
+}
+
+/// The properties one call breaks, each with its one primary reason, in property
+/// order; property 3 is tallied over the run, not here.
+pub fn violations(observation: &Observation<'_>) -> Vec<(Property, String)> {
+    let mut found = Vec::new();
+    let acted = observation.reading.acted;
+    let refusal = observation.sent.iter().find_map(|sent| match &sent.class {
+        Class::Refusal(action) => Some(action.clone()),
+        _ => None,
+    });
+    if acted && let Some(action) = &refusal {
+        found.push((
+            Property::NoActOnRefusal,
+            format!("acted although the answer was {action}"),
+        ));
+    }
+    if acted && refusal.is_none() {
+        let invalid = observation.sent.iter().find_map(|sent| match &sent.class {
+            Class::InvalidAccept(reasons) => Some(format!(
+                "acted on an accept whose content is invalid: {}",
+                reasons.join("; ")
+            )),
+            Class::NearMiss(why) => Some(format!(
+                "acted on an answer that is not an ElicitResult: {why}"
+            )),
+            Class::LenientAccept(traits) if observation.strict => Some(format!(
+                "acted on content a strict server refuses (--strict): {}",
+                traits.join("; ")
+            )),
+            _ => None,
+        });
+        if let Some(reason) = invalid {
+            found.push((Property::NoActOnInvalid, reason));
+        }
+    }
+    if !observation.form_declared
+        && let Some(frame) = observation
+            .wire
+            .iter()
+            .find(|frame| is_form_elicitation(frame))
+    {
+        found.push((
+            Property::CapabilityRespected,
+            format!(
+                "sent a form elicitation/create (frame #{}) to a client that declared no form elicitation",
+                frame.seq
+            ),
+        ));
+    }
+    if let Some(reason) = wire_fault(observation) {
+        found.push((Property::CleanWire, reason));
+    }
+    if let Some(drift) = &observation.reading.drift {
+        found.push((Property::ActedIsBoolean, drift.clone()));
+    }
+    found
+}
+
+/// Whether a frame is an `elicitation/create` from the server in form mode
+/// (`mode` absent counts as form, as in MCP 2025-06-18).
+pub fn is_form_elicitation(frame: &Frame) -> bool {
+    let mode = frame.message.pointer("/params/mode");
+    frame.from == Side::Server
+        && frame.message.get("method").and_then(Value::as_str) == Some("elicitation/create")
+        && (mode.is_none_or(Value::is_null) || mode.and_then(Value::as_str) == Some("form"))
+}
+
+/// The first fault of property 5 in a session, if any.
+fn wire_fault(observation: &Observation<'_>) -> Option<String> {
+    if let Some(line) = observation.stray.first() {
+        let shown: String = line.line.chars().take(80).collect();
+        return Some(format!(
+            "stdout line #{} is not a JSON-RPC message: {shown:?}",
+            line.seq
+        ));
+    }
+    let call = observation.wire.iter().find(|frame| {
+        frame.from == Side::Client
+            && frame.message.get("method").and_then(Value::as_str) == Some("tools/call")
+    });
+    if let Some(call) = call {
+        let id = call.message.get("id");
+        let reply = observation.wire.iter().find(|frame| {
+            frame.from == Side::Server
+                && frame.message.get("method").is_none()
+                && frame.message.get("id") == id
+        });
+        let Some(reply) = reply else {
+            return Some(format!(
+                "no reply to tools/call: {}",
+                observation
+                    .call_failure
+                    .unwrap_or("the server never answered")
+            ));
+        };
+        for frame in observation.wire {
+            let is_elicitation = frame.from == Side::Server
+                && frame.message.get("method").and_then(Value::as_str)
+                    == Some("elicitation/create");
+            if is_elicitation && (frame.seq < call.seq || frame.seq > reply.seq) {
+                return Some(format!(
+                    "elicitation/create (frame #{}) outside its tools/call (frames #{} to #{})",
+                    frame.seq, call.seq, reply.seq
+                ));
+            }
+        }
+    }
+    if observation.forced_kill {
+        return Some(format!(
+            "did not exit within {:?} after its stdin closed (killed)",
+            observation.grace
+        ));
+    }
+    None
+}
