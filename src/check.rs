@@ -36,7 +36,7 @@ use crate::schema::judge::Judge;
 /// Cases per check when `--cases` is not given.
 pub const DEFAULT_CASES: usize = 100;
 
-/// Most stdio runs spent shrinking one property's failure.
+/// Most stdio runs spent shrinking one property's failure, by default.
 pub const MAX_SHRINK_RUNS: usize = 200;
 
 /// Most valid accepts the server refused that are listed as warnings.
@@ -66,6 +66,8 @@ pub struct Target {
     pub replay: Vec<Value>,
     /// Whether warnings (lenient accepts acted on) fail property 2.
     pub strict: bool,
+    /// Most stdio runs spent shrinking one property's failure.
+    pub max_shrink_runs: usize,
     /// Time bounds per session.
     pub limits: Limits,
 }
@@ -88,6 +90,7 @@ impl Target {
             case_index: None,
             replay: Vec::new(),
             strict: false,
+            max_shrink_runs: MAX_SHRINK_RUNS,
             limits: Limits::default(),
         }
     }
@@ -138,6 +141,12 @@ impl Target {
     /// Warnings fail (`--strict`).
     pub fn strict(mut self, strict: bool) -> Target {
         self.strict = strict;
+        self
+    }
+
+    /// Most stdio runs spent shrinking one property's failure.
+    pub fn max_shrink_runs(mut self, runs: usize) -> Target {
+        self.max_shrink_runs = runs;
         self
     }
 
@@ -230,7 +239,7 @@ pub struct Failure {
     pub built_as: Vec<String>,
     /// Stdio runs spent shrinking.
     pub shrink_runs: usize,
-    /// Whether shrinking stopped at [`MAX_SHRINK_RUNS`] before it was done.
+    /// Whether shrinking stopped at [`Target::max_shrink_runs`] before it was done.
     pub shrink_stopped_early: bool,
     /// The minimal case's whole wire.
     pub wire: Vec<Frame>,
@@ -319,8 +328,8 @@ pub struct CaseRun {
     pub forced_kill: bool,
     /// Why the call has no reply.
     pub call_failure: Option<String>,
-    /// Whether form elicitation was declared.
-    pub form_declared: bool,
+    /// The capabilities declared at `initialize`.
+    pub capabilities: Value,
     /// Its stderr.
     pub stderr: String,
 }
@@ -330,7 +339,7 @@ impl CaseRun {
         property::violations(&Observation {
             sent: &self.sent,
             reading: &self.reading,
-            form_declared: self.form_declared,
+            capabilities: &self.capabilities,
             wire: &self.wire,
             stray: &self.stray,
             forced_kill: self.forced_kill,
@@ -405,9 +414,18 @@ pub async fn check_with_log(
         return Err(CheckError::Usage("no tool to call (--tool NAME)".into()));
     }
     let seed = target.seed.unwrap_or_else(clock_seed);
-    let steps = Arc::new(probe(target, log).await?);
+    let (steps, probe_run) = probe(target, log).await?;
+    let steps = Arc::new(steps);
     let mut tally = Tally::default();
     let mut failures: Vec<(Property, Failure)> = Vec::new();
+    // The probe's call (valid accepts) counts for properties 3 and 5.
+    tally.add(&probe_run, &[]);
+    for (property, reason) in probe_run.violations(target) {
+        failures.push((
+            property,
+            failure_of(target, reason, &probe_run, None, 0, false, seed),
+        ));
+    }
 
     if target.replay.is_empty() {
         let strategy: Vec<BoxedStrategy<GeneratedAnswer>> = steps
@@ -556,12 +574,17 @@ impl Tally {
             }
         } else if all_accepted && run.reading.acted {
             for sent in &run.sent {
-                if let Class::LenientAccept(traits) = &sent.class {
-                    self.lenient_acted.push(format!(
+                if let Class::LenientAccept(traits) = &sent.class
+                    && self.lenient_acted.len() < MAX_REFUSED_LISTED
+                {
+                    let warning = format!(
                         "acted on {} ({}): valid JSON Schema, refused by strict servers",
                         sent.answer,
                         traits.join("; ")
-                    ));
+                    );
+                    if !self.lenient_acted.contains(&warning) {
+                        self.lenient_acted.push(warning);
+                    }
                 }
             }
         }
@@ -578,7 +601,10 @@ impl Tally {
 }
 
 /// The probe: start, check the tool, call once with valid accepts, keep the schemas.
-async fn probe(target: &Target, log: &mut dyn FnMut(CaseRecord)) -> Result<Vec<Step>, CheckError> {
+async fn probe(
+    target: &Target,
+    log: &mut dyn FnMut(CaseRecord),
+) -> Result<(Vec<Step>, CaseRun), CheckError> {
     let session = open(target, &form_capabilities()).await?;
     if let Some(error) = session.startup_error().map(str::to_owned) {
         let finished = session.finish().await;
@@ -612,7 +638,7 @@ async fn probe(target: &Target, log: &mut dyn FnMut(CaseRecord)) -> Result<Vec<S
             reply: run.reply.to_string(),
         });
     }
-    schemas
+    let steps = schemas
         .into_iter()
         .map(|schema| {
             let judge = Judge::new(&schema).map_err(CheckError::BadSchema)?;
@@ -622,7 +648,8 @@ async fn probe(target: &Target, log: &mut dyn FnMut(CaseRecord)) -> Result<Vec<S
                 judge,
             })
         })
-        .collect()
+        .collect::<Result<Vec<Step>, CheckError>>()?;
+    Ok((steps, run))
 }
 
 /// Opens a session declaring `capabilities`.
@@ -749,7 +776,7 @@ async fn call_and_finish(
             stray: finished.recording.stray_stdout,
             forced_kill: finished.exit.forced_kill,
             call_failure: finished.startup_error.or(call.failure),
-            form_declared,
+            capabilities: capabilities.clone(),
             stderr: finished.exit.stderr,
         },
         schemas,
@@ -794,7 +821,7 @@ async fn shrink(
     let mut best_reason = failing(&best_run);
     let mut runs = 0;
     let mut step = tree.simplify();
-    while step && runs < MAX_SHRINK_RUNS {
+    while step && runs < target.max_shrink_runs {
         runs += 1;
         let candidate = tree.current();
         let run = run_case(target, steps, &candidate, &form_capabilities()).await?;
@@ -807,7 +834,7 @@ async fn shrink(
             None => tree.complicate(),
         };
     }
-    let stopped_early = step && runs >= MAX_SHRINK_RUNS;
+    let stopped_early = step && runs >= target.max_shrink_runs;
     let violations = best_run.violations(target);
     log(record(
         format!("minimal case of {property}"),
@@ -934,7 +961,7 @@ fn assemble(
     tally: Tally,
     mut failures: Vec<(Property, Failure)>,
 ) -> CheckReport {
-    let generated = tally.sessions - tally.capability_sessions;
+    let generated = tally.sessions - tally.capability_sessions - 1;
     let properties: Vec<PropertyReport> = Property::ALL
         .iter()
         .map(|&property| {
@@ -991,7 +1018,7 @@ fn assemble(
                 Property::CapabilityRespected => tally.capability_sessions,
                 Property::CleanWire => tally.sessions,
                 Property::ActedIsBoolean => match target.acted {
-                    ActedRule::Pointer(_) => tally.acted_readings.min(generated),
+                    ActedRule::Pointer(_) => tally.acted_readings,
                     _ => 0,
                 },
             };

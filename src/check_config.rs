@@ -10,6 +10,7 @@
 //! cases = 100                           # optional
 //! seed = 7                              # optional
 //! strict = false                        # optional
+//! max_shrink_runs = 200                 # optional
 //! ```
 
 use std::path::Path;
@@ -51,6 +52,8 @@ pub struct TargetConfig {
     /// Warnings fail.
     #[serde(default)]
     pub strict: bool,
+    /// Most stdio runs spent shrinking one property's failure.
+    pub max_shrink_runs: Option<usize>,
 }
 
 impl ConfigFile {

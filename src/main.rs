@@ -64,6 +64,9 @@ struct CheckArgs {
     /// Warnings (acting on extra keys or whole floats for integers) fail property 2.
     #[arg(long)]
     strict: bool,
+    /// Most server runs spent shrinking one property's failure [default: 200].
+    #[arg(long, value_name = "N")]
+    max_shrink_runs: Option<usize>,
     /// Print one JSON document instead of the table.
     #[arg(long)]
     json: bool,
@@ -345,6 +348,12 @@ fn check_target(args: &CheckArgs) -> anyhow::Result<elicit_check::check::Target>
     }
     if let Some(seed) = args.seed.or_else(|| config.as_ref().and_then(|c| c.seed)) {
         target = target.seed(seed);
+    }
+    if let Some(runs) = args
+        .max_shrink_runs
+        .or_else(|| config.as_ref().and_then(|c| c.max_shrink_runs))
+    {
+        target = target.max_shrink_runs(runs);
     }
     if args.case_index.is_some() && target.seed.is_none() {
         anyhow::bail!("--case-index needs the --seed it came from");

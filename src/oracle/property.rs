@@ -307,8 +307,8 @@ pub struct Observation<'a> {
     pub sent: &'a [SentAnswer],
     /// The acted reading of the result.
     pub reading: &'a Reading,
-    /// Whether the client declared form elicitation in this session.
-    pub form_declared: bool,
+    /// The `capabilities` the client declared at `initialize`, as sent.
+    pub capabilities: &'a Value,
     /// The frames of the session (all of them).
     pub wire: &'a [Frame],
     /// Non-JSON-RPC stdout lines.
@@ -357,7 +357,7 @@ pub fn violations(observation: &Observation<'_>) -> Vec<(Property, String)> {
             found.push((Property::NoActOnInvalid, reason));
         }
     }
-    if !observation.form_declared
+    if !crate::harness::client::declares_form(observation.capabilities)
         && let Some(frame) = observation
             .wire
             .iter()
@@ -366,8 +366,8 @@ pub fn violations(observation: &Observation<'_>) -> Vec<(Property, String)> {
         found.push((
             Property::CapabilityRespected,
             format!(
-                "sent a form elicitation/create (frame #{}) to a client that declared no form elicitation",
-                frame.seq
+                "sent a form elicitation/create (frame #{}) to a client that declared no form elicitation (capabilities {})",
+                frame.seq, observation.capabilities
             ),
         ));
     }
@@ -402,6 +402,11 @@ fn wire_fault(observation: &Observation<'_>) -> Option<String> {
         frame.from == Side::Client
             && frame.message.get("method").and_then(Value::as_str) == Some("tools/call")
     });
+    if call.is_none()
+        && let Some(failure) = observation.call_failure
+    {
+        return Some(format!("the tool was not called: {failure}"));
+    }
     if let Some(call) = call {
         let id = call.message.get("id");
         let reply = observation.wire.iter().find(|frame| {
@@ -436,4 +441,467 @@ fn wire_fault(observation: &Observation<'_>) -> Option<String> {
         ));
     }
     None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "age": {"type": "integer", "minimum": 1, "maximum": 100},
+                "email": {"type": "string", "format": "email"}
+            },
+            "required": ["age"]
+        })
+    }
+
+    fn class_of(answer: Value) -> Class {
+        let schema = schema();
+        classify(
+            &Form::read(&schema),
+            &Judge::new(&schema).expect("compiles"),
+            &answer,
+        )
+    }
+
+    #[test]
+    fn answers_are_classified_by_action_then_by_the_judge() {
+        assert_eq!(
+            class_of(json!({"action": "accept", "content": {"age": 3}})),
+            Class::ValidAccept
+        );
+        assert_eq!(
+            class_of(json!({"action": "decline", "content": {"age": 3}})),
+            Class::Refusal("decline".into())
+        );
+        assert_eq!(
+            class_of(json!({"action": "cancel"})),
+            Class::Refusal("cancel".into())
+        );
+        assert_eq!(
+            class_of(json!({"action": "accept"})),
+            Class::InvalidAccept(vec!["accept has no content".into()])
+        );
+        assert_eq!(
+            class_of(json!({"action": "accept", "content": null})),
+            Class::InvalidAccept(vec!["accept has no content".into()])
+        );
+        assert_eq!(
+            class_of(json!({"action": "accept", "content": {"age": 500}})),
+            Class::InvalidAccept(vec!["/age: 500 is greater than the maximum of 100".into()])
+        );
+        assert_eq!(
+            class_of(json!({"action": "accept", "content": {"age": 3, "email": "nope"}})),
+            Class::InvalidAccept(vec![r#"/email: "nope" is not a "email""#.into()])
+        );
+        assert_eq!(
+            class_of(json!({"action": "Accept", "content": {"age": 3}})),
+            Class::NearMiss(r#"action "Accept" is not accept, decline or cancel"#.into())
+        );
+        assert_eq!(
+            class_of(json!({"content": {"age": 3}})),
+            Class::NearMiss("no action".into())
+        );
+    }
+
+    #[test]
+    fn extra_keys_and_whole_floats_are_lenient_not_invalid() {
+        assert_eq!(
+            class_of(json!({"action": "accept", "content": {"age": 3.0}})),
+            Class::LenientAccept(vec!["whole float 3.0 for integer `age`".into()])
+        );
+        assert_eq!(
+            class_of(json!({"action": "accept", "content": {"age": 3, "note": "x"}})),
+            Class::LenientAccept(vec!["extra key `note` the schema does not name".into()])
+        );
+        assert_eq!(
+            class_of(json!({"action": "accept", "content": {"age": 3, "email": "a@b.org"}})),
+            Class::ValidAccept
+        );
+    }
+
+    fn result(structured: Value) -> Value {
+        json!({"content": [{"type": "text", "text": structured.to_string()}], "structuredContent": structured})
+    }
+
+    #[test]
+    fn the_acted_pointer_must_hold_a_boolean() {
+        let rule = ActedRule::Pointer("/booked".into());
+        let read = |value: Value| read_acted(&rule, Some(&value), None);
+        assert_eq!(
+            read(result(json!({"booked": true}))),
+            Reading {
+                acted: true,
+                drift: None
+            }
+        );
+        assert_eq!(
+            read(result(json!({"booked": false}))),
+            Reading {
+                acted: false,
+                drift: None
+            }
+        );
+        assert_eq!(
+            read(result(json!({"booked": 1}))),
+            Reading {
+                acted: true,
+                drift: Some("the value at /booked is 1 (a number), not a boolean".into())
+            }
+        );
+        assert_eq!(
+            read(result(json!({"booked": 0}))),
+            Reading {
+                acted: false,
+                drift: Some("the value at /booked is 0 (a number), not a boolean".into())
+            }
+        );
+        assert_eq!(
+            read(result(json!({"booked": "true"}))),
+            Reading {
+                acted: true,
+                drift: Some(r#"the value at /booked is "true" (a string), not a boolean"#.into())
+            }
+        );
+        assert_eq!(
+            read(result(json!({"other": true}))),
+            Reading {
+                acted: false,
+                drift: Some("no value at /booked in structuredContent or the text content".into())
+            }
+        );
+        // Text content only (no structuredContent), as the Python SDK answers a dict.
+        assert_eq!(
+            read(json!({"content": [{"type": "text", "text": "{\"booked\": true}"}]})),
+            Reading {
+                acted: true,
+                drift: None
+            }
+        );
+        // An isError result or a JSON-RPC error never acts and is not drift.
+        assert_eq!(
+            read(json!({"content": [{"type": "text", "text": "bad"}], "isError": true})),
+            Reading {
+                acted: false,
+                drift: None
+            }
+        );
+        assert_eq!(
+            read_acted(&rule, None, Some(&json!({"code": -32602, "message": "x"}))),
+            Reading {
+                acted: false,
+                drift: None
+            }
+        );
+    }
+
+    #[test]
+    fn acted_text_and_acted_not_error_read_the_result() {
+        let text = ActedRule::Text(Regex::new("provided").expect("regex"));
+        let provided = json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "User provided it"}]});
+        let declined = json!({"content": [{"type": "text", "text": "User declined"}]});
+        assert!(read_acted(&text, Some(&provided), None).acted);
+        assert!(!read_acted(&text, Some(&declined), None).acted);
+        let mut failed = provided.clone();
+        failed["isError"] = json!(true);
+        assert!(!read_acted(&text, Some(&failed), None).acted);
+        assert!(read_acted(&ActedRule::NotError, Some(&declined), None).acted);
+        assert!(!read_acted(&ActedRule::NotError, Some(&failed), None).acted);
+        assert!(
+            !read_acted(
+                &ActedRule::NotError,
+                Some(&declined),
+                Some(&json!({"code": 1}))
+            )
+            .acted
+        );
+    }
+
+    fn frame(seq: u64, from: Side, message: Value) -> Frame {
+        Frame { seq, from, message }
+    }
+
+    /// A clean call: tools/call #3, elicitation/create #4, its answer #5, the reply #6.
+    fn clean_wire() -> Vec<Frame> {
+        vec![
+            frame(
+                3,
+                Side::Client,
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "book"}}),
+            ),
+            frame(
+                4,
+                Side::Server,
+                json!({"jsonrpc": "2.0", "id": 0, "method": "elicitation/create", "params": {"message": "m", "requestedSchema": schema()}}),
+            ),
+            frame(
+                5,
+                Side::Client,
+                json!({"jsonrpc": "2.0", "id": 0, "result": {"action": "accept", "content": {"age": 3}}}),
+            ),
+            frame(
+                6,
+                Side::Server,
+                json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}),
+            ),
+        ]
+    }
+
+    fn sent(class: Class) -> SentAnswer {
+        SentAnswer {
+            requested_schema: schema(),
+            answer: json!({}),
+            class,
+            built_as: String::new(),
+        }
+    }
+
+    fn judge_call(
+        sent: &[SentAnswer],
+        acted: bool,
+        wire: &[Frame],
+        capabilities: &Value,
+        strict: bool,
+    ) -> Vec<(Property, String)> {
+        let reading = Reading { acted, drift: None };
+        violations(&Observation {
+            sent,
+            reading: &reading,
+            capabilities,
+            wire,
+            stray: &[],
+            forced_kill: false,
+            grace: std::time::Duration::from_secs(5),
+            call_failure: None,
+            strict,
+        })
+    }
+
+    #[test]
+    fn acting_after_a_refusal_breaks_property_1_only() {
+        let form = json!({"elicitation": {"form": {}}});
+        let refusal = [
+            sent(Class::ValidAccept),
+            sent(Class::Refusal("cancel".into())),
+        ];
+        assert_eq!(
+            judge_call(&refusal, true, &clean_wire(), &form, false),
+            vec![(
+                Property::NoActOnRefusal,
+                "acted although the answer was cancel".to_owned()
+            )]
+        );
+        assert!(judge_call(&refusal, false, &clean_wire(), &form, false).is_empty());
+    }
+
+    #[test]
+    fn acting_on_invalid_or_near_miss_answers_breaks_property_2() {
+        let form = json!({"elicitation": {"form": {}}});
+        let invalid = [
+            sent(Class::ValidAccept),
+            sent(Class::InvalidAccept(vec!["/age: x".into(), "/b: y".into()])),
+        ];
+        assert_eq!(
+            judge_call(&invalid, true, &clean_wire(), &form, false),
+            vec![(
+                Property::NoActOnInvalid,
+                "acted on an accept whose content is invalid: /age: x; /b: y".to_owned()
+            )]
+        );
+        assert!(judge_call(&invalid, false, &clean_wire(), &form, false).is_empty());
+        let near = [sent(Class::NearMiss("no action".into()))];
+        assert_eq!(
+            judge_call(&near, true, &clean_wire(), &form, false),
+            vec![(
+                Property::NoActOnInvalid,
+                "acted on an answer that is not an ElicitResult: no action".to_owned()
+            )]
+        );
+        let valid = [sent(Class::ValidAccept)];
+        assert!(judge_call(&valid, true, &clean_wire(), &form, false).is_empty());
+    }
+
+    #[test]
+    fn lenient_accepts_acted_on_fail_only_under_strict() {
+        let form = json!({"elicitation": {"form": {}}});
+        let lenient = [sent(Class::LenientAccept(vec![
+            "whole float 3.0 for integer `age`".into(),
+        ]))];
+        assert!(judge_call(&lenient, true, &clean_wire(), &form, false).is_empty());
+        assert_eq!(
+            judge_call(&lenient, true, &clean_wire(), &form, true),
+            vec![(Property::NoActOnInvalid, "acted on content a strict server refuses (--strict): whole float 3.0 for integer `age`".to_owned())]
+        );
+        assert!(judge_call(&lenient, false, &clean_wire(), &form, true).is_empty());
+    }
+
+    #[test]
+    fn a_form_request_to_a_client_without_form_breaks_property_4() {
+        for capabilities in [json!({}), json!({"elicitation": {"url": {}}})] {
+            assert_eq!(
+                judge_call(&[], false, &clean_wire(), &capabilities, false),
+                vec![(
+                    Property::CapabilityRespected,
+                    format!(
+                        "sent a form elicitation/create (frame #4) to a client that declared no form elicitation (capabilities {capabilities})"
+                    )
+                )]
+            );
+        }
+        // `{}` counts as form; a URL-mode request is not a form request.
+        assert!(
+            judge_call(
+                &[],
+                false,
+                &clean_wire(),
+                &json!({"elicitation": {}}),
+                false
+            )
+            .is_empty()
+        );
+        let mut url = clean_wire();
+        url[1].message["params"]["mode"] = json!("url");
+        assert!(
+            judge_call(
+                &[],
+                false,
+                &url,
+                &json!({"elicitation": {"url": {}}}),
+                false
+            )
+            .is_empty()
+        );
+        url[1].message["params"]["mode"] = json!("form");
+        assert_eq!(judge_call(&[], false, &url, &json!({}), false).len(), 1);
+    }
+
+    #[test]
+    fn the_wire_breaks_property_5_on_stray_lines_late_elicitations_no_reply_and_no_exit() {
+        let form = json!({"elicitation": {"form": {}}});
+        let reading = Reading {
+            acted: false,
+            drift: None,
+        };
+        let wire = clean_wire();
+        let observe =
+            |wire: &[Frame], stray: &[StrayLine], forced_kill: bool, call_failure: Option<&str>| {
+                violations(&Observation {
+                    sent: &[],
+                    reading: &reading,
+                    capabilities: &form,
+                    wire,
+                    stray,
+                    forced_kill,
+                    grace: std::time::Duration::from_secs(5),
+                    call_failure,
+                    strict: false,
+                })
+            };
+        assert!(observe(&wire, &[], false, None).is_empty());
+        let stray = [StrayLine {
+            seq: 7,
+            line: "calculating...".into(),
+            bytes: 14,
+        }];
+        assert_eq!(
+            observe(&wire, &stray, false, None),
+            vec![(
+                Property::CleanWire,
+                r#"stdout line #7 is not a JSON-RPC message: "calculating...""#.to_owned()
+            )]
+        );
+        let mut late = wire.clone();
+        late.push(frame(
+            8,
+            Side::Server,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": {}}),
+        ));
+        assert_eq!(
+            observe(&late, &[], false, None),
+            vec![(
+                Property::CleanWire,
+                "elicitation/create (frame #8) outside its tools/call (frames #3 to #6)".to_owned()
+            )]
+        );
+        let mut early = wire.clone();
+        early.insert(
+            0,
+            frame(
+                2,
+                Side::Server,
+                json!({"jsonrpc": "2.0", "id": 9, "method": "elicitation/create", "params": {}}),
+            ),
+        );
+        assert_eq!(
+            observe(&early, &[], false, None),
+            vec![(
+                Property::CleanWire,
+                "elicitation/create (frame #2) outside its tools/call (frames #3 to #6)".to_owned()
+            )]
+        );
+        assert_eq!(
+            observe(
+                &wire[..3],
+                &[],
+                false,
+                Some("tools/call did not finish within 10s")
+            ),
+            vec![(
+                Property::CleanWire,
+                "no reply to tools/call: tools/call did not finish within 10s".to_owned()
+            )]
+        );
+        assert_eq!(
+            observe(&[], &[], false, Some("initialize failed")),
+            vec![(
+                Property::CleanWire,
+                "the tool was not called: initialize failed".to_owned()
+            )]
+        );
+        assert_eq!(
+            observe(&wire, &[], true, None),
+            vec![(
+                Property::CleanWire,
+                "did not exit within 5s after its stdin closed (killed)".to_owned()
+            )]
+        );
+    }
+
+    #[test]
+    fn a_non_boolean_acted_value_breaks_property_6() {
+        let form = json!({"elicitation": {"form": {}}});
+        let reading = Reading {
+            acted: true,
+            drift: Some("the value at /x is 1 (a number), not a boolean".into()),
+        };
+        let found = violations(&Observation {
+            sent: &[sent(Class::ValidAccept)],
+            reading: &reading,
+            capabilities: &form,
+            wire: &clean_wire(),
+            stray: &[],
+            forced_kill: false,
+            grace: std::time::Duration::from_secs(5),
+            call_failure: None,
+            strict: false,
+        });
+        assert_eq!(
+            found,
+            vec![(
+                Property::ActedIsBoolean,
+                "the value at /x is 1 (a number), not a boolean".to_owned()
+            )]
+        );
+    }
+
+    #[test]
+    fn properties_are_numbered_one_to_six_in_order() {
+        let numbers: Vec<u8> = Property::ALL.iter().map(|p| p.number()).collect();
+        assert_eq!(numbers, [1, 2, 3, 4, 5, 6]);
+        assert_eq!(Property::CleanWire.to_string(), "property 5");
+    }
 }
