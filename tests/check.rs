@@ -594,3 +594,68 @@ fn server_everything_acts_on_invalid_accepts_and_elicits_from_a_url_only_client(
         )
     );
 }
+
+#[test]
+fn each_request_of_a_multi_step_form_is_answered_from_its_own_schema() {
+    let runtime = crate::util::runtime();
+    for naive in [false, true] {
+        let target = Target::stdio(forms_server("steps", naive))
+            .tool("register")
+            .acted_pointer("/acted")
+            .cases(20)
+            .seed(2);
+        let mut records = Vec::new();
+        let report = runtime
+            .block_on(check::check_with_log(&target, &mut |record| {
+                records.push(record)
+            }))
+            .expect("the check runs");
+        assert_eq!(report.requested_schemas.len(), 2, "two steps probed");
+        assert_eq!(
+            report.requested_schemas[0]["properties"]["email"]["format"],
+            json!("email")
+        );
+        assert_eq!(
+            report.requested_schemas[1]["properties"]["notify"]["type"],
+            json!("boolean")
+        );
+        let two_step: Vec<_> = records.iter().filter(|r| r.sent.len() == 2).collect();
+        assert!(!two_step.is_empty(), "some calls reached the second step");
+        for record in two_step {
+            for (sent, schema) in record.sent.iter().zip(&report.requested_schemas) {
+                assert_eq!(&sent.requested_schema, schema, "{}", record.case);
+            }
+            // A valid second answer names the second form's field only.
+            let second = &record.sent[1];
+            if second.class == elicit_check::oracle::property::Class::ValidAccept {
+                let keys: Vec<&String> = second.answer["content"]
+                    .as_object()
+                    .expect("content")
+                    .keys()
+                    .collect();
+                assert!(keys.iter().all(|key| *key == "notify"), "{}", second.answer);
+            }
+        }
+        let failing: Vec<u8> = report
+            .properties
+            .iter()
+            .filter(|p| p.verdict == Verdict::Fails)
+            .map(|p| p.property)
+            .collect();
+        assert_eq!(
+            failing,
+            if naive { vec![2] } else { vec![] },
+            "naive: {naive}"
+        );
+        if naive {
+            let failure = report
+                .property(2)
+                .and_then(|p| p.failure.as_ref())
+                .expect("fails");
+            assert_eq!(
+                failure.reproduce.matches(" --answer ").count(),
+                failure.answers.len()
+            );
+        }
+    }
+}
