@@ -899,6 +899,77 @@ mod tests {
     }
 
     #[test]
+    fn acted_rules_print_as_their_options() {
+        assert_eq!(ActedRule::Pointer("/x".into()).to_string(), "--acted /x");
+        assert_eq!(
+            ActedRule::Text(Regex::new("ok.*").expect("regex")).to_string(),
+            "--acted-text ok.*"
+        );
+        assert_eq!(ActedRule::NotError.to_string(), "--acted-not-error");
+    }
+
+    #[test]
+    fn a_loose_reader_takes_non_booleans_as_many_languages_do() {
+        let rule = ActedRule::Pointer("/a".into());
+        let acted = |value: Value| {
+            read_acted(
+                &rule,
+                Some(&json!({"structuredContent": {"a": value}})),
+                None,
+            )
+            .acted
+        };
+        for (value, loose) in [
+            (json!(1), true),
+            (json!(2.5), true),
+            (json!(0), false),
+            (json!("true"), true),
+            (json!("yes"), true),
+            (json!("1"), true),
+            (json!("no"), false),
+            (json!([]), false),
+            (json!([0]), true),
+            (json!({}), true),
+            (json!(null), false),
+        ] {
+            assert_eq!(acted(value.clone()), loose, "{value}");
+        }
+        let kinds: Vec<&str> = [
+            json!(null),
+            json!(true),
+            json!(1),
+            json!("s"),
+            json!([]),
+            json!({}),
+        ]
+        .iter()
+        .map(json_kind)
+        .collect();
+        assert_eq!(
+            kinds,
+            [
+                "null",
+                "a boolean",
+                "a number",
+                "a string",
+                "an array",
+                "an object"
+            ]
+        );
+    }
+
+    #[test]
+    fn text_content_is_every_text_block_joined() {
+        let result = json!({"content": [
+            {"type": "text", "text": "one"},
+            {"type": "image", "data": "AA==", "mimeType": "image/png"},
+            {"type": "text", "text": "two"}
+        ]});
+        assert_eq!(text_of(&result), "one\ntwo");
+        assert_eq!(text_of(&json!({})), "");
+    }
+
+    #[test]
     fn properties_are_numbered_one_to_six_in_order() {
         let numbers: Vec<u8> = Property::ALL.iter().map(|p| p.number()).collect();
         assert_eq!(numbers, [1, 2, 3, 4, 5, 6]);

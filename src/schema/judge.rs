@@ -57,3 +57,37 @@ impl Judge {
         self.validator.is_valid(content)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn the_judge_lists_every_error_with_its_path_and_says_valid_only_when_there_are_none() {
+        let judge = Judge::new(&json!({
+            "type": "object",
+            "properties": {"age": {"type": "integer", "maximum": 100}, "ok": {"type": "boolean"}},
+            "required": ["age"]
+        }))
+        .expect("compiles");
+        assert_eq!(
+            judge.errors(&json!({"age": 7, "ok": true})),
+            Vec::<String>::new()
+        );
+        assert!(judge.is_valid(&json!({"age": 7})));
+        assert_eq!(
+            judge.errors(&json!({"age": 500, "ok": 1})),
+            vec![
+                "/age: 500 is greater than the maximum of 100",
+                r#"/ok: 1 is not of type "boolean""#
+            ]
+        );
+        assert!(!judge.is_valid(&json!({"age": 500})));
+        assert_eq!(
+            judge.errors(&json!([])),
+            vec![r#"/: [] is not of type "object""#]
+        );
+        assert_eq!(format!("{judge:?}"), "Judge");
+    }
+}
