@@ -463,3 +463,67 @@ pub fn fixed_valid_accept(form: &Form) -> Value {
         .unwrap_or_default();
     json!({"action": "accept", "content": content})
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::judge::Judge;
+
+    /// Every primitive of the MCP subset in one schema (server-everything's shape).
+    fn rich_schema() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "minLength": 2, "maxLength": 12},
+                "email": {"type": "string", "format": "email"},
+                "homepage": {"type": "string", "format": "uri"},
+                "born": {"type": "string", "format": "date"},
+                "at": {"type": "string", "format": "date-time"},
+                "ok": {"type": "boolean"},
+                "count": {"type": "integer", "minimum": 1, "maximum": 100, "default": 42},
+                "ratio": {"type": "number", "minimum": 0, "maximum": 1000, "default": 3.5},
+                "friend": {"type": "string", "enum": ["Monica", "Ross"], "default": "Monica"},
+                "hero": {"type": "string", "oneOf": [{"const": "hero-1", "title": "A"}, {"const": "hero-2", "title": "B"}]},
+                "pet": {"type": "string", "enum": ["pet-1", "pet-2"], "enumNames": ["Cats", "Dogs"]},
+                "tools": {"type": "array", "items": {"type": "string", "enum": ["a", "b", "c"]}, "minItems": 1, "maxItems": 2},
+                "fish": {"type": "array", "items": {"anyOf": [{"const": "f1", "title": "Tuna"}, {"const": "f2", "title": "Trout"}]}, "maxItems": 1}
+            },
+            "required": ["name", "email", "ok", "count", "tools"]
+        })
+    }
+
+    proptest! {
+        #![proptest_config(Config { cases: 128, failure_persistence: None, ..Config::default() })]
+
+        #[test]
+        fn generated_valid_content_is_valid_and_every_one_step_mutation_is_invalid(
+            content in valid_content(&Form::read(&rich_schema()))
+        ) {
+            let schema = rich_schema();
+            let judge = Judge::new(&schema).expect("compiles");
+            let object = Value::Object(content.clone());
+            prop_assert!(judge.is_valid(&object), "{} {:?}", object, judge.errors(&object));
+            for (mutation, changed) in mutations(&Form::read(&schema), &content) {
+                let changed = Value::Object(changed);
+                prop_assert!(!judge.is_valid(&changed), "{mutation}: {changed} stayed valid");
+            }
+            for (how, lenient) in lenient_variants(&Form::read(&schema), &content) {
+                prop_assert!(judge.is_valid(&Value::Object(lenient)), "{how} is valid JSON Schema");
+            }
+        }
+    }
+
+    #[test]
+    fn the_fixed_valid_accept_is_the_same_every_time_and_valid() {
+        let schema = rich_schema();
+        let form = Form::read(&schema);
+        let answer = fixed_valid_accept(&form);
+        assert_eq!(answer, fixed_valid_accept(&form));
+        assert_eq!(answer["action"], json!("accept"));
+        assert!(
+            Judge::new(&schema)
+                .expect("compiles")
+                .is_valid(&answer["content"])
+        );
+    }
+}

@@ -215,10 +215,15 @@ fn read_kind(name: &str, property: &Value, outside: &mut Vec<String>) -> Kind {
                 Kind::Other
             }
         },
-        _ => match enum_values(object) {
+        other => match enum_values(object) {
             Some(values) => Kind::Enum { values },
             None => {
-                outside.push(format!("{at} has no primitive `type` of the MCP subset"));
+                outside.push(match other {
+                    Some(kind) => format!(
+                        "type \"{kind}\" at {at} is outside the MCP subset (primitives only, no nesting)"
+                    ),
+                    None => format!("{at} has no `type`"),
+                });
                 Kind::Other
             }
         },
@@ -315,7 +320,11 @@ mod tests {
     fn keywords_outside_the_subset_are_named_with_their_place() {
         let form = Form::read(&json!({
             "type": "object",
-            "properties": {"code": {"type": "string", "pattern": "^[A-Z]+$"}},
+            "properties": {
+                "code": {"type": "string", "pattern": "^[A-Z]+$"},
+                "address": {"type": "object"},
+                "free": {}
+            },
             "additionalProperties": false
         }));
         assert_eq!(
@@ -323,8 +332,11 @@ mod tests {
             vec![
                 "keyword `additionalProperties` at the top of the requestedSchema is outside the MCP subset",
                 "keyword `pattern` at /properties/code is outside the MCP subset",
+                "type \"object\" at /properties/address is outside the MCP subset (primitives only, no nesting)",
+                "/properties/free has no `type`",
             ]
         );
+        assert_eq!(form.fields[1].kind, Kind::Other);
         assert!(matches!(form.fields[0].kind, Kind::String { .. }));
     }
 }
