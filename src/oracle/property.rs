@@ -973,6 +973,18 @@ mod tests {
     fn properties_are_numbered_one_to_six_in_order() {
         let numbers: Vec<u8> = Property::ALL.iter().map(|p| p.number()).collect();
         assert_eq!(numbers, [1, 2, 3, 4, 5, 6]);
+        let statements: Vec<&str> = Property::ALL.iter().map(|p| p.statement()).collect();
+        assert_eq!(
+            statements,
+            [
+                "never acts when an answer was decline or cancel",
+                "never acts on an accept whose content is invalid",
+                "acts on valid accepts",
+                "sends no form elicitation/create without the form capability",
+                "stdout is JSON-RPC only, elicitation/create inside the call, exits on stdin close",
+                "the acted value is a JSON boolean",
+            ]
+        );
         assert_eq!(Property::CleanWire.to_string(), "property 5");
     }
 }
