@@ -625,9 +625,20 @@ mod tests {
         Frame { seq, from, message }
     }
 
-    /// A clean call: tools/call #3, elicitation/create #4, its answer #5, the reply #6.
+    /// A clean session: initialize #0 and its result #1, tools/call #3,
+    /// elicitation/create #4, its answer #5, the reply #6.
     fn clean_wire() -> Vec<Frame> {
         vec![
+            frame(
+                0,
+                Side::Client,
+                json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {}}),
+            ),
+            frame(
+                1,
+                Side::Server,
+                json!({"jsonrpc": "2.0", "id": 0, "result": {"protocolVersion": "2025-11-25"}}),
+            ),
             frame(
                 3,
                 Side::Client,
@@ -764,7 +775,7 @@ mod tests {
             .is_empty()
         );
         let mut url = clean_wire();
-        url[1].message["params"]["mode"] = json!("url");
+        url[3].message["params"]["mode"] = json!("url");
         assert!(
             judge_call(
                 &[],
@@ -775,7 +786,7 @@ mod tests {
             )
             .is_empty()
         );
-        url[1].message["params"]["mode"] = json!("form");
+        url[3].message["params"]["mode"] = json!("form");
         assert_eq!(judge_call(&[], false, &url, &json!({}), false).len(), 1);
     }
 
