@@ -659,3 +659,42 @@ fn each_request_of_a_multi_step_form_is_answered_from_its_own_schema() {
         }
     }
 }
+
+#[test]
+fn a_server_that_never_acts_fails_property_3_and_lists_the_valid_accepts_it_refused() {
+    let mut command = forms_server("enum", false);
+    command.push("--never-acts".to_owned());
+    let report = check::check(
+        Target::stdio(command)
+            .tool("choose_size")
+            .acted_pointer("/acted")
+            .cases(10)
+            .seed(11),
+    )
+    .expect("the check runs");
+    let failing: Vec<u8> = report
+        .properties
+        .iter()
+        .filter(|p| p.verdict == Verdict::Fails)
+        .map(|p| p.property)
+        .collect();
+    assert_eq!(failing, vec![3]);
+    let acts = report.property(3).expect("property 3");
+    let valid_calls = acts.cases;
+    assert!(
+        valid_calls >= 2,
+        "the probe and at least one generated valid accept"
+    );
+    assert_eq!(
+        acts.failure.as_ref().expect("fails").reason,
+        format!("acted on none of the {valid_calls} calls whose every answer was a valid accept")
+    );
+    assert!(!acts.warnings.is_empty());
+    assert!(
+        acts.warnings[0].starts_with(
+            r#"did not act on the valid accept {"action":"accept","content":{"size":"#
+        ),
+        "{:?}",
+        acts.warnings
+    );
+}
