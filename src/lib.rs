@@ -13,6 +13,22 @@
 //!   ([`server::form`], [`server::reply`], [`server::decision`], [`server::outcome`]).
 //! - [`oracle`], [`compare`]: judgements that share no code with the core.
 //! - [`run`], [`report`]: the `elicit-check run` job, its table and `results.json`.
+//! - [`check`], [`schema`], [`oracle::property`], [`check_report`], [`check_config`]:
+//!   `elicit-check check`, anyone's tool judged from the `requestedSchema` it sends
+//!   (issue 7). From a downstream crate's own test:
+//!
+//! ```no_run
+//! use elicit_check::{Target, check};
+//!
+//! let report = check(
+//!     Target::stdio(["python3", "server.py"])
+//!         .tool("book")
+//!         .acted_pointer("/booked")
+//!         .cases(50),
+//! )
+//! .expect("the server starts and offers `book`");
+//! assert!(report.passed, "{}", elicit_check::check_report::table(&report));
+//! ```
 //!
 //! Statuses (see [`server::outcome::Outcome`]): `calculated` (the only one with
 //! `computed: true`), `invalid_content`, `invalid_response`, `declined`, `cancelled`,
@@ -20,12 +36,18 @@
 #![warn(missing_docs)]
 
 pub mod case;
+pub mod check;
+pub mod check_config;
+pub mod check_report;
 pub mod compare;
 pub mod error;
 pub mod harness;
 pub mod oracle;
 pub mod report;
 pub mod run;
+pub mod schema;
 pub mod server;
 pub mod strategy;
 pub mod transcript;
+
+pub use check::{CheckReport, Target, check};

@@ -27,6 +27,72 @@ enum Command {
     Serve(ServeArgs),
     /// Run the contract cases against a server (default: the built-in reference server).
     Run(RunArgs),
+    /// Check any stdio MCP server's tool from the requestedSchema it sends (issue 7).
+    Check(CheckArgs),
+}
+
+#[derive(Debug, clap::Args)]
+#[command(group(clap::ArgGroup::new("acted_rule").args(["acted", "acted_text", "acted_not_error"])))]
+struct CheckArgs {
+    /// The tool to call (required unless the config has exactly one target).
+    #[arg(long)]
+    tool: Option<String>,
+    /// The tool's arguments, a JSON object.
+    #[arg(long, value_name = "JSON")]
+    arguments: Option<String>,
+    /// Acted = the JSON boolean at this pointer in structuredContent (or in the JSON
+    /// of the first text content), e.g. `/computed`.
+    #[arg(long, value_name = "POINTER")]
+    acted: Option<String>,
+    /// Acted = the text content matches this regex.
+    #[arg(long, value_name = "REGEX")]
+    acted_text: Option<String>,
+    /// Acted = the result is neither isError nor a JSON-RPC error.
+    #[arg(long)]
+    acted_not_error: bool,
+    /// Generated cases, one server process each [default: 100].
+    #[arg(long)]
+    cases: Option<usize>,
+    /// Seed of the generated cases (default: from the clock; printed).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// Run only this case of the seed (with --seed), as a failure's reproduction line says.
+    #[arg(long, value_name = "I")]
+    case_index: Option<usize>,
+    /// Replay this answer (an ElicitResult as JSON) instead of generating; repeat
+    /// it for a multi-step form, one per elicitation/create in order.
+    #[arg(long, value_name = "JSON")]
+    answer: Vec<String>,
+    /// Warnings (acting on extra keys or whole floats for integers) fail property 2.
+    #[arg(long)]
+    strict: bool,
+    /// Most server runs spent shrinking one property's failure [default: 200].
+    #[arg(long, value_name = "N")]
+    max_shrink_runs: Option<usize>,
+    /// Print one JSON document instead of the table.
+    #[arg(long)]
+    json: bool,
+    /// Write JUnit XML (one testcase per property) to this file.
+    #[arg(long, value_name = "PATH")]
+    junit: Option<PathBuf>,
+    /// Folder for the evidence: check.json (the report) and cases.jsonl (every session).
+    #[arg(long, value_name = "DIR")]
+    output: Option<PathBuf>,
+    /// A TOML file of [[target]]s (see README); options given here override it.
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Seconds a server may take to answer `initialize` and `tools/list`.
+    #[arg(long, default_value_t = 10.0, value_parser = seconds)]
+    startup_timeout: f64,
+    /// Seconds one `tools/call` may take, elicitations included.
+    #[arg(long, default_value_t = 10.0, value_parser = seconds)]
+    call_timeout: f64,
+    /// Seconds a server may take to exit after its stdin closes before it is killed.
+    #[arg(long, default_value_t = 5.0, value_parser = seconds)]
+    shutdown_grace: f64,
+    /// The server command, after `--` (e.g. `-- python3 server.py`).
+    #[arg(last = true)]
+    server: Vec<String>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -99,6 +165,7 @@ fn main() -> ExitCode {
             ))
             .map(|()| true),
         Some(Command::Run(args)) => runtime.block_on(run(args)),
+        Some(Command::Check(args)) => runtime.block_on(check(args)),
         None => unreachable!("defaulted to run above"),
     };
     match result {
@@ -265,6 +332,189 @@ impl StopSignals {
             () = next(&mut self.terminate) => "terminated",
         }
     }
+}
+
+/// The target of `check` from the options and, when given, the config file.
+fn check_target(args: &CheckArgs) -> anyhow::Result<elicit_check::check::Target> {
+    use elicit_check::check::Target;
+    use elicit_check::check_config::ConfigFile;
+    let config = match &args.config {
+        Some(path) => Some(
+            ConfigFile::load(path)
+                .map_err(anyhow::Error::msg)?
+                .select(args.tool.as_deref())
+                .map_err(anyhow::Error::msg)?
+                .clone(),
+        ),
+        None => None,
+    };
+    let command = if args.server.is_empty() {
+        config
+            .as_ref()
+            .map(|c| c.command.clone())
+            .unwrap_or_default()
+    } else {
+        args.server.clone()
+    };
+    if command.is_empty() {
+        anyhow::bail!("no server command: give it after `--` (e.g. `-- python3 server.py`)");
+    }
+    let tool = args
+        .tool
+        .clone()
+        .or_else(|| config.as_ref().map(|c| c.tool.clone()))
+        .context("no tool: give --tool NAME")?;
+    let mut target = Target::stdio(command).tool(tool);
+    let arguments = match &args.arguments {
+        Some(text) => match serde_json::from_str(text) {
+            Ok(serde_json::Value::Object(arguments)) => Some(arguments),
+            Ok(_) => anyhow::bail!("--arguments must be a JSON object, got {text}"),
+            Err(error) => anyhow::bail!("--arguments is not JSON: {error}"),
+        },
+        None => config.as_ref().and_then(|c| c.arguments.clone()),
+    };
+    if let Some(arguments) = arguments {
+        target = target.arguments(arguments);
+    }
+    let (pointer, text, not_error) =
+        if args.acted.is_some() || args.acted_text.is_some() || args.acted_not_error {
+            (
+                args.acted.clone(),
+                args.acted_text.clone(),
+                args.acted_not_error,
+            )
+        } else if let Some(config) = &config {
+            (
+                config.acted.clone(),
+                config.acted_text.clone(),
+                config.acted_not_error,
+            )
+        } else {
+            (None, None, false)
+        };
+    target = match (pointer, text, not_error) {
+        (Some(pointer), None, false) => {
+            if !pointer.is_empty() && !pointer.starts_with('/') {
+                anyhow::bail!(
+                    "--acted {pointer:?} is not a JSON pointer (it starts with `/`, e.g. /computed)"
+                );
+            }
+            target.acted_pointer(pointer)
+        }
+        (None, Some(text), false) => target.acted_text(
+            regex::Regex::new(&text)
+                .with_context(|| format!("--acted-text {text:?} is not a regex"))?,
+        ),
+        (None, None, true) => target.acted_not_error(),
+        (None, None, false) => anyhow::bail!(
+            "say how to read whether the server acted: --acted POINTER, --acted-text REGEX or --acted-not-error"
+        ),
+        _ => anyhow::bail!("give only one of acted, acted_text, acted_not_error"),
+    };
+    if let Some(cases) = args.cases.or_else(|| config.as_ref().and_then(|c| c.cases)) {
+        target = target.cases(cases);
+    }
+    if let Some(seed) = args.seed.or_else(|| config.as_ref().and_then(|c| c.seed)) {
+        target = target.seed(seed);
+    }
+    if let Some(runs) = args
+        .max_shrink_runs
+        .or_else(|| config.as_ref().and_then(|c| c.max_shrink_runs))
+    {
+        target = target.max_shrink_runs(runs);
+    }
+    if args.case_index.is_some() && target.seed.is_none() {
+        anyhow::bail!("--case-index needs the --seed it came from");
+    }
+    target.case_index = args.case_index;
+    for answer in &args.answer {
+        target.replay.push(
+            serde_json::from_str(answer)
+                .with_context(|| format!("--answer {answer:?} is not JSON"))?,
+        );
+    }
+    target = target.strict(args.strict || config.as_ref().is_some_and(|c| c.strict));
+    Ok(target.limits(Limits {
+        startup: Duration::from_secs_f64(args.startup_timeout),
+        call: Duration::from_secs_f64(args.call_timeout),
+        shutdown: Duration::from_secs_f64(args.shutdown_grace),
+    }))
+}
+
+/// `elicit-check check`: `Ok(true)` when every property holds.
+async fn check(args: CheckArgs) -> anyhow::Result<bool> {
+    let target = check_target(&args)?;
+    eprintln!(
+        "elicit-check: checking tool {:?} of {} ({} cases, seed {})",
+        target.tool,
+        target.command.join(" "),
+        if target.replay.is_empty() {
+            target.cases
+        } else {
+            1
+        },
+        target
+            .seed
+            .map_or_else(|| "from the clock".to_owned(), |seed| seed.to_string())
+    );
+    let mut cases_log = match &args.output {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot write the evidence folder {}", dir.display()))?;
+            let path = dir.join("cases.jsonl");
+            Some(std::io::BufWriter::new(
+                std::fs::File::create(&path)
+                    .with_context(|| format!("cannot write {}", path.display()))?,
+            ))
+        }
+        None => None,
+    };
+    let mut log_error = None;
+    let mut signals = StopSignals::listen();
+    let mut on_record = |record: elicit_check::check::CaseRecord| {
+        if let Some(file) = cases_log.as_mut() {
+            let line = serde_json::to_string(&record).unwrap_or_default();
+            if let Err(error) = writeln!(file, "{line}") {
+                log_error.get_or_insert(error);
+            }
+        }
+    };
+    let finished = tokio::select! {
+        report = elicit_check::check::check_with_log(&target, &mut on_record) => Some(report),
+        signal = signals.recv() => {
+            eprintln!("elicit-check: {signal}: stopping; the case in flight is dropped and its server killed");
+            None
+        }
+    };
+    let Some(report) = finished else {
+        if let Some(file) = cases_log.as_mut() {
+            file.flush().context("cannot write cases.jsonl")?;
+        }
+        anyhow::bail!("interrupted; the sessions that finished are in cases.jsonl");
+    };
+    let report = report?;
+    if let Some(error) = log_error {
+        return Err(error).context("cannot write cases.jsonl");
+    }
+    if let Some(mut file) = cases_log {
+        file.flush().context("cannot write cases.jsonl")?;
+    }
+    let json = elicit_check::check_report::json(&report)?;
+    if let Some(dir) = &args.output {
+        let path = dir.join("check.json");
+        std::fs::write(&path, &json).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &args.junit {
+        let xml = elicit_check::check_report::junit(&report)?;
+        std::fs::write(path, xml).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        writeln!(stdout, "{json}")?;
+    } else {
+        write!(stdout, "{}", elicit_check::check_report::table(&report))?;
+    }
+    Ok(report.passed)
 }
 
 /// Parses a positive number of seconds (at most a day).

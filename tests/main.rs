@@ -1,6 +1,8 @@
 //! All integration tests in one binary (one link step).
 
 mod broken_cores;
+mod check;
+mod check_judge;
 mod cli;
 mod contract;
 mod mrtr_cli;

@@ -68,6 +68,19 @@ pub struct Call {
     pub frames: Vec<Frame>,
 }
 
+/// What one [`Session::call_tool`] produced, as it crossed the wire.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ToolCall {
+    /// The `result` member of the reply to `tools/call` (a `CallToolResult`).
+    pub result: Option<Value>,
+    /// The `error` member of the reply (a JSON-RPC error object).
+    pub error: Option<Value>,
+    /// Why there is no reply at all: no session, a timeout, a closed transport.
+    pub failure: Option<String>,
+    /// The frames recorded during this call.
+    pub frames: Vec<Frame>,
+}
+
 /// A live session with one server process.
 pub struct Session {
     client: Option<RunningService<RoleClient, client::CaseClient>>,
@@ -111,6 +124,25 @@ impl Session {
         limits: Limits,
         tap: Option<ServerTap>,
     ) -> Result<Session, Error> {
+        let mut session = Session::open(command, capabilities, limits, tap).await?;
+        if session.startup_error.is_none() {
+            session.startup_error = session.check_tool_listed().await.err();
+        }
+        Ok(session)
+    }
+
+    /// As [`Session::start`], but checks for no tool: for servers with tools of
+    /// their own (issue 7); see [`Session::list_tools`] and [`Session::call_tool`].
+    ///
+    /// # Errors
+    /// [`Error::Spawn`] when the process cannot start; a failed `initialize` is
+    /// kept in [`Session::startup_error`].
+    pub async fn open(
+        command: &[String],
+        capabilities: &Value,
+        limits: Limits,
+        tap: Option<ServerTap>,
+    ) -> Result<Session, Error> {
         let started = Instant::now();
         let (process, stdin, stdout) = child::spawn(command)?;
         let state = ProxyState::new(capabilities.clone(), started);
@@ -147,10 +179,94 @@ impl Session {
                 ));
             }
         }
-        if session.startup_error.is_none() {
-            session.startup_error = session.check_tool_listed().await.err();
-        }
         Ok(session)
+    }
+
+    /// The names of the tools the server lists at `tools/list` (bounded by the
+    /// startup limit).
+    ///
+    /// # Errors
+    /// A message naming the reason: no session, a timeout, or a JSON-RPC error.
+    pub async fn list_tools(&self) -> Result<Vec<String>, String> {
+        let Some(client) = &self.client else {
+            return Err(self
+                .startup_error
+                .clone()
+                .unwrap_or_else(|| "session not started".into()));
+        };
+        let listed = tokio::time::timeout(self.limits.startup, client.peer().list_tools(None))
+            .await
+            .map_err(|_| format!("tools/list did not finish within {:?}", self.limits.startup))?
+            .map_err(|error| format!("tools/list failed: {error}"))?;
+        Ok(listed
+            .tools
+            .iter()
+            .map(|tool| tool.name.to_string())
+            .collect())
+    }
+
+    /// Sets the responder that answers every `elicitation/create` from now on
+    /// (see [`proxy::Responder`]); `None` goes back to [`Session::call`]'s answer.
+    pub fn set_responder(&self, responder: Option<proxy::Responder>) {
+        self.state.set_responder(responder);
+    }
+
+    /// Calls tool `name` with `arguments` (none: no `arguments` key) and returns
+    /// the reply exactly as it crossed the wire: `result` or `error` of the
+    /// JSON-RPC response to this `tools/call`, read from the recorded frames, so
+    /// a result rmcp cannot parse is still judged by its meaning.
+    pub async fn call_tool(
+        &mut self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+    ) -> ToolCall {
+        let first_frame = self.state.frame_count();
+        let mut call = ToolCall::default();
+        match &self.client {
+            None => {
+                call.failure = Some(
+                    self.startup_error
+                        .clone()
+                        .unwrap_or_else(|| "session not started".into()),
+                );
+            }
+            Some(client) => {
+                let mut params = CallToolRequestParams::new(name.to_owned());
+                if let Some(arguments) = arguments {
+                    params = params.with_arguments(arguments);
+                }
+                match tokio::time::timeout(self.limits.call, client.peer().call_tool(params)).await
+                {
+                    Ok(_) => {}
+                    Err(_) => {
+                        call.failure = Some(format!(
+                            "tools/call did not finish within {:?}",
+                            self.limits.call
+                        ));
+                    }
+                }
+            }
+        }
+        call.frames = self.state.frames_since(first_frame);
+        let request_id = call.frames.iter().find_map(|frame| {
+            (frame.from == proxy::Side::Client
+                && frame.message.get("method").and_then(Value::as_str) == Some("tools/call"))
+            .then(|| frame.message.get("id").cloned())
+            .flatten()
+        });
+        let reply = call.frames.iter().find(|frame| {
+            frame.from == proxy::Side::Server
+                && frame.message.get("method").is_none()
+                && request_id.is_some()
+                && frame.message.get("id") == request_id.as_ref()
+        });
+        if let Some(reply) = reply {
+            call.result = reply.message.get("result").cloned();
+            call.error = reply.message.get("error").cloned();
+        } else if call.failure.is_none() {
+            call.failure = Some("no reply to tools/call".into());
+        }
+        call
     }
 
     /// Lists the server's tools and checks that [`TOOL_NAME`] is among them.

@@ -7,7 +7,7 @@
 //! JSON-RPC messages are recorded apart and not forwarded; an optional
 //! [`ServerTap`] may rewrite frames before the client and the checks see them.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
-use crate::case::WireAnswer;
+use crate::case::{Answer, WireAnswer};
 
 /// Longest line the proxy reads, as rmcp's stdio transport (16 MiB).
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -85,6 +85,13 @@ pub struct Recording {
 /// (issue 4, wire mutants). Given the frame and the recording so far.
 pub type ServerTap = Box<dyn FnMut(Value, &Recording) -> Vec<TapLine> + Send>;
 
+/// Chooses the reply to one `elicitation/create`, given the whole request frame
+/// as the server sent it (`{"jsonrpc":"2.0","id":..,"method":"elicitation/create","params":{..}}`).
+/// Set with [`ProxyState::set_responder`]; it replaces whatever the rmcp client
+/// answered (result or error), so every request of a call can get an answer built
+/// from its own `requestedSchema` (issue 7, section 2).
+pub type Responder = Arc<dyn Fn(&Value) -> Answer + Send + Sync>;
+
 /// A line a [`ServerTap`] delivers to the client.
 #[derive(Debug, Clone, PartialEq)]
 pub enum TapLine {
@@ -128,6 +135,20 @@ pub struct Shared {
     capabilities: Value,
     /// Replaces the client→server rewriting when set (protocol 2026-07-28).
     client_hook: HookSlot,
+    /// The pending `elicitation/create` requests, by id key (for the responder).
+    pending_requests: BTreeMap<String, Value>,
+    /// When set, chooses every elicitation reply (see [`Responder`]).
+    responder: Option<ResponderSlot>,
+}
+
+/// A [`Responder`] in the shared state (shown as `Responder` in debug output).
+#[derive(Clone)]
+struct ResponderSlot(Responder);
+
+impl std::fmt::Debug for ResponderSlot {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str("Responder")
+    }
 }
 
 /// A handle on the proxy's shared state.
@@ -145,6 +166,8 @@ impl ProxyState {
             answer: None,
             capabilities,
             client_hook: HookSlot::default(),
+            pending_requests: BTreeMap::new(),
+            responder: None,
         })))
     }
 
@@ -165,6 +188,12 @@ impl ProxyState {
     /// Sets the answer the proxy writes into elicitation replies from now on.
     pub fn set_answer(&self, answer: Option<WireAnswer>) {
         self.lock().answer = answer;
+    }
+
+    /// Sets (or clears) the responder that chooses every elicitation reply from
+    /// now on; while set, it takes precedence over [`ProxyState::set_answer`].
+    pub fn set_responder(&self, responder: Option<Responder>) {
+        self.lock().responder = responder.map(ResponderSlot);
     }
 
     /// Records a timed event.
@@ -241,10 +270,26 @@ impl ProxyState {
             return (message, text);
         }
         let is_response = message.get("method").is_none();
-        let pending = match message.get("id").map(id_key) {
-            Some(id) => is_response && shared.pending_elicitations.remove(&id),
+        let id = message.get("id").map(id_key);
+        let pending = match &id {
+            Some(id) => is_response && shared.pending_elicitations.remove(id),
             None => false,
         };
+        let request = match (&id, pending) {
+            (Some(id), true) => shared.pending_requests.remove(id),
+            _ => None,
+        };
+        if let (Some(responder), Some(request)) = (shared.responder.clone(), request) {
+            drop(shared);
+            // The responder chooses the whole reply, over the client's result or error.
+            if let Some(object) = message.as_object_mut() {
+                object.remove("error");
+            }
+            let answer = WireAnswer::from((responder.0)(&request));
+            let text = with_member(&mut message, answer.member.key(), answer.text.get());
+            let message = serde_json::from_str(&text).expect("a spliced answer is valid JSON");
+            return (message, text);
+        }
         // Only a result is replaced: a client that refused (mode not declared) keeps its error.
         let answer = shared.answer.clone();
         match (pending, message.get("result").is_some(), answer) {
@@ -264,7 +309,9 @@ impl ProxyState {
         let is_elicitation =
             message.get("method").and_then(Value::as_str) == Some("elicitation/create");
         if let (true, Some(id)) = (is_elicitation, message.get("id")) {
-            self.lock().pending_elicitations.insert(id_key(id));
+            let mut shared = self.lock();
+            shared.pending_elicitations.insert(id_key(id));
+            shared.pending_requests.insert(id_key(id), message.clone());
         }
     }
 }

@@ -1,0 +1,22 @@
+#!/bin/sh
+# Installs the published reference server @modelcontextprotocol/server-everything
+# (npm, pinned) under target/server-everything/, for `elicit-check check` and
+# tests/check.rs (issue 7). Idempotent: does nothing when the pinned version is
+# already there. Needs node >= 18 and npm; prints where the server is.
+#
+#   scripts/server-everything.sh
+#   node target/server-everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio
+set -eu
+VERSION=2026.8.31
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+DIR="$ROOT/target/server-everything"
+PACKAGE="$DIR/node_modules/@modelcontextprotocol/server-everything"
+if [ -f "$PACKAGE/package.json" ] && grep -q "\"version\": \"$VERSION\"" "$PACKAGE/package.json"; then
+    echo "$PACKAGE/dist/index.js"
+    exit 0
+fi
+mkdir -p "$DIR"
+cd "$DIR"
+[ -f package.json ] || echo '{"name":"elicit-check-server-everything","private":true}' > package.json
+npm install --no-audit --no-fund --loglevel=error --save-exact "@modelcontextprotocol/server-everything@$VERSION" >&2
+echo "$PACKAGE/dist/index.js"

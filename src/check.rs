@@ -1,0 +1,1076 @@
+//! `elicit-check check`: anyone's stdio MCP server, judged from the
+//! `requestedSchema` it sends (issue 7).
+//!
+//! The job, along the data flow:
+//!
+//! 1. **probe**: start the server declaring form elicitation, check the tool is
+//!    listed, call it once answering every `elicitation/create` with a valid
+//!    accept, and keep each request's `requestedSchema` (one per step of a
+//!    multi-step form);
+//! 2. **cases**: per case, a fresh server process; proptest draws one answer per
+//!    step from that step's schema ([`crate::schema::answer`]); the recording
+//!    proxy's responder sends them, each judged by `jsonschema`
+//!    ([`crate::oracle::property::classify`]);
+//! 3. **properties**: each call is judged ([`crate::oracle::property::violations`]);
+//!    the first failure of each property is shrunk over stdio, as proptest would;
+//! 4. **capabilities**: two more sessions declaring no elicitation and URL only
+//!    (property 4).
+
+use std::sync::{Arc, Mutex};
+
+use proptest::strategy::{BoxedStrategy, Strategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use regex::Regex;
+use serde::Serialize;
+use serde_json::{Map, Value, json};
+
+use crate::case::Answer;
+use crate::harness::client::{FORM_NOT_DECLARED, URL_NOT_DECLARED};
+use crate::harness::proxy::{Frame, Responder, StrayLine};
+use crate::harness::{Limits, Session};
+use crate::oracle::property::{self, ActedRule, Class, Observation, Property, Reading, SentAnswer};
+use crate::schema::Form;
+use crate::schema::answer::{GeneratedAnswer, answer_strategy, fixed_valid_accept};
+use crate::schema::judge::Judge;
+
+/// Cases per check when `--cases` is not given.
+pub const DEFAULT_CASES: usize = 100;
+
+/// Most stdio runs spent shrinking one property's failure, by default.
+pub const MAX_SHRINK_RUNS: usize = 200;
+
+/// Most valid accepts the server refused that are listed as warnings.
+pub const MAX_REFUSED_LISTED: usize = 5;
+
+/// What to check: a server command, a tool, and how to read "acted".
+///
+/// Build with [`Target::stdio`], then the setters, e.g.
+/// `Target::stdio(["python3", "server.py"]).tool("book").acted_pointer("/booked")`.
+#[derive(Debug, Clone)]
+pub struct Target {
+    /// The server command: program, then arguments.
+    pub command: Vec<String>,
+    /// The tool to call.
+    pub tool: String,
+    /// The tool's `arguments` object (none: the key is left out).
+    pub arguments: Option<Map<String, Value>>,
+    /// How to read whether the server acted.
+    pub acted: ActedRule,
+    /// Generated cases (one server process each).
+    pub cases: usize,
+    /// The seed of the generated cases (none: from the clock).
+    pub seed: Option<u64>,
+    /// Run only this case index of the seed (reproduction).
+    pub case_index: Option<usize>,
+    /// Replay these answers (one per request, in order) instead of generating.
+    pub replay: Vec<Value>,
+    /// Whether warnings (lenient accepts acted on) fail property 2.
+    pub strict: bool,
+    /// Most stdio runs spent shrinking one property's failure.
+    pub max_shrink_runs: usize,
+    /// Time bounds per session.
+    pub limits: Limits,
+}
+
+impl Target {
+    /// A target running `command` over stdio; tool `""` (set it), `--acted-not-error`,
+    /// [`DEFAULT_CASES`] cases, a seed from the clock, default limits.
+    pub fn stdio<I, S>(command: I) -> Target
+    where
+        I: IntoIterator<Item = S>,
+        S: Into<String>,
+    {
+        Target {
+            command: command.into_iter().map(Into::into).collect(),
+            tool: String::new(),
+            arguments: None,
+            acted: ActedRule::NotError,
+            cases: DEFAULT_CASES,
+            seed: None,
+            case_index: None,
+            replay: Vec::new(),
+            strict: false,
+            max_shrink_runs: MAX_SHRINK_RUNS,
+            limits: Limits::default(),
+        }
+    }
+
+    /// The tool to call.
+    pub fn tool(mut self, name: impl Into<String>) -> Target {
+        self.tool = name.into();
+        self
+    }
+
+    /// The tool's `arguments` object.
+    pub fn arguments(mut self, arguments: Map<String, Value>) -> Target {
+        self.arguments = Some(arguments);
+        self
+    }
+
+    /// Acted = the JSON boolean at `pointer` (e.g. `/booked`) in `structuredContent`
+    /// or the JSON of the first text content.
+    pub fn acted_pointer(mut self, pointer: impl Into<String>) -> Target {
+        self.acted = ActedRule::Pointer(pointer.into());
+        self
+    }
+
+    /// Acted = the text content matches `regex`.
+    pub fn acted_text(mut self, regex: Regex) -> Target {
+        self.acted = ActedRule::Text(regex);
+        self
+    }
+
+    /// Acted = the result is neither `isError` nor a JSON-RPC error.
+    pub fn acted_not_error(mut self) -> Target {
+        self.acted = ActedRule::NotError;
+        self
+    }
+
+    /// Number of generated cases.
+    pub fn cases(mut self, cases: usize) -> Target {
+        self.cases = cases;
+        self
+    }
+
+    /// The seed of the generated cases.
+    pub fn seed(mut self, seed: u64) -> Target {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// Warnings fail (`--strict`).
+    pub fn strict(mut self, strict: bool) -> Target {
+        self.strict = strict;
+        self
+    }
+
+    /// Most stdio runs spent shrinking one property's failure.
+    pub fn max_shrink_runs(mut self, runs: usize) -> Target {
+        self.max_shrink_runs = runs;
+        self
+    }
+
+    /// Time bounds per session.
+    pub fn limits(mut self, limits: Limits) -> Target {
+        self.limits = limits;
+        self
+    }
+}
+
+/// Why a check could not be done (exit code 2), as opposed to a failed property.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CheckError {
+    /// The server command could not be started.
+    #[error("cannot start server {command:?}: {source}")]
+    Spawn {
+        /// Program and arguments.
+        command: Vec<String>,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The server never completed `initialize` and `tools/list`.
+    #[error("the server did not start: {error}\n--- its stderr (last lines) ---\n{stderr}")]
+    DidNotStart {
+        /// The harness's reason.
+        error: String,
+        /// The last lines of its stderr.
+        stderr: String,
+    },
+    /// The tool is not among the server's tools.
+    #[error("the server offers no tool named {tool:?}; it offers: {}", if tools.is_empty() { "no tools".to_owned() } else { tools.join(", ") })]
+    ToolNotFound {
+        /// The tool asked for.
+        tool: String,
+        /// The tools it lists.
+        tools: Vec<String>,
+    },
+    /// The probe call sent no form `elicitation/create`.
+    #[error(
+        "tools/call {tool:?} sent no form elicitation/create to a client declaring form elicitation; nothing to check (its reply: {reply})"
+    )]
+    NoElicitation {
+        /// The tool.
+        tool: String,
+        /// Its reply, as compact JSON.
+        reply: String,
+    },
+    /// A `requestedSchema` the `jsonschema` crate cannot compile.
+    #[error("{0}")]
+    BadSchema(String),
+    /// The target is incomplete (no tool, no command).
+    #[error("{0}")]
+    Usage(String),
+}
+
+/// A property's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// It held on every case it applied to (warnings aside).
+    Holds,
+    /// A case broke it.
+    Fails,
+    /// No case applied to it (e.g. property 6 without `--acted POINTER`).
+    Untested,
+}
+
+impl Verdict {
+    /// The word printed in the table.
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::Fails => "FAILS",
+            Verdict::Untested => "untested",
+        }
+    }
+}
+
+/// A property's minimal failure.
+#[derive(Debug, Clone, Serialize)]
+pub struct Failure {
+    /// The one primary reason, on the minimal case.
+    pub reason: String,
+    /// The generated case it came from (none for replays and capability sessions).
+    pub case_index: Option<usize>,
+    /// The minimal answers, one per `elicitation/create`, as sent.
+    pub answers: Vec<Value>,
+    /// How each was built.
+    pub built_as: Vec<String>,
+    /// Stdio runs spent shrinking.
+    pub shrink_runs: usize,
+    /// Whether shrinking stopped at [`Target::max_shrink_runs`] before it was done.
+    pub shrink_stopped_early: bool,
+    /// The minimal case's whole wire.
+    pub wire: Vec<Frame>,
+    /// Its non-JSON-RPC stdout lines.
+    pub stray_stdout: Vec<StrayLine>,
+    /// A one-line command replaying the minimal answers (`--answer JSON`).
+    pub reproduce: String,
+    /// A one-line command repeating the generated case (`--seed S --case-index I`).
+    pub reproduce_seed: Option<String>,
+}
+
+/// One property's line of the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct PropertyReport {
+    /// 1 to 6.
+    pub property: u8,
+    /// What it states.
+    pub statement: &'static str,
+    /// Calls it applied to.
+    pub cases: usize,
+    /// Its verdict.
+    pub verdict: Verdict,
+    /// Warnings (never failures unless `--strict`).
+    pub warnings: Vec<String>,
+    /// The minimal failure, when it fails.
+    pub failure: Option<Failure>,
+}
+
+/// The result of a check.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    /// This crate's version.
+    pub elicit_check_version: &'static str,
+    /// The server command.
+    pub server_command: Vec<String>,
+    /// The tool called.
+    pub tool: String,
+    /// The acted rule, as its option (`--acted /computed`).
+    pub acted: String,
+    /// The seed.
+    pub seed: u64,
+    /// Generated cases run.
+    pub cases: usize,
+    /// Whether `--strict` was on.
+    pub strict: bool,
+    /// Whether every property holds.
+    pub passed: bool,
+    /// Each step's `requestedSchema`, as the probe saw it.
+    pub requested_schemas: Vec<Value>,
+    /// Warnings about the schemas (keywords outside the MCP subset).
+    pub schema_warnings: Vec<String>,
+    /// Generated invalid answers the judge called valid (reclassified, not misjudged).
+    pub reclassified: usize,
+    /// The six properties, in order.
+    pub properties: Vec<PropertyReport>,
+}
+
+impl CheckReport {
+    /// The property report numbered `number` (1 to 6).
+    pub fn property(&self, number: u8) -> Option<&PropertyReport> {
+        self.properties.iter().find(|p| p.property == number)
+    }
+}
+
+/// One step of the tool's form: the schema as probed, read and compiled.
+struct Step {
+    schema: Value,
+    form: Form,
+    judge: Judge,
+}
+
+/// What one session left behind.
+#[derive(Debug, Clone)]
+pub struct CaseRun {
+    /// The answers sent, in order.
+    pub sent: Vec<SentAnswer>,
+    /// The acted reading.
+    pub reading: Reading,
+    /// The tool's result or error, as sent.
+    pub reply: Value,
+    /// The whole wire.
+    pub wire: Vec<Frame>,
+    /// Stray stdout lines.
+    pub stray: Vec<StrayLine>,
+    /// Whether the server was killed after stdin closed.
+    pub forced_kill: bool,
+    /// Why the call has no reply.
+    pub call_failure: Option<String>,
+    /// The capabilities declared at `initialize`.
+    pub capabilities: Value,
+    /// Its stderr.
+    pub stderr: String,
+}
+
+impl CaseRun {
+    fn violations(&self, target: &Target) -> Vec<(Property, String)> {
+        property::violations(&Observation {
+            sent: &self.sent,
+            reading: &self.reading,
+            capabilities: &self.capabilities,
+            wire: &self.wire,
+            stray: &self.stray,
+            forced_kill: self.forced_kill,
+            grace: target.limits.shutdown,
+            call_failure: self.call_failure.as_deref(),
+            strict: target.strict,
+        })
+    }
+}
+
+/// `{"elicitation":{"form":{}}}`.
+fn form_capabilities() -> Value {
+    json!({"elicitation": {"form": {}}})
+}
+
+/// Runs the check, blocking on a runtime of its own (for a downstream `#[test]`).
+///
+/// # Errors
+/// [`CheckError`] when the check cannot be done. Failed properties are in the report.
+///
+/// # Panics
+/// When called from inside a tokio runtime; use [`check_async`] there.
+pub fn check(target: Target) -> Result<CheckReport, CheckError> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|source| CheckError::Spawn {
+            command: target.command.clone(),
+            source,
+        })?;
+    runtime.block_on(check_async(&target))
+}
+
+/// Runs the check (see the module docs).
+///
+/// # Errors
+/// As [`check`].
+pub async fn check_async(target: &Target) -> Result<CheckReport, CheckError> {
+    check_with_log(target, &mut |_| {}).await
+}
+
+/// One case's record for the evidence folder (`cases.jsonl`).
+#[derive(Debug, Clone, Serialize)]
+pub struct CaseRecord {
+    /// `probe`, `case N`, `capabilities {..}`, `replay`, or `shrink of property N`.
+    pub case: String,
+    /// The answers sent.
+    pub sent: Vec<SentAnswer>,
+    /// The acted reading.
+    pub reading: Reading,
+    /// The tool's reply.
+    pub reply: Value,
+    /// The properties it broke.
+    pub violations: Vec<String>,
+    /// The whole wire.
+    pub wire: Vec<Frame>,
+    /// Stray stdout lines.
+    pub stray_stdout: Vec<StrayLine>,
+    /// The server's stderr.
+    pub stderr: String,
+}
+
+/// As [`check_async`], handing every session's record to `log`.
+///
+/// # Errors
+/// As [`check`].
+pub async fn check_with_log(
+    target: &Target,
+    log: &mut dyn FnMut(CaseRecord),
+) -> Result<CheckReport, CheckError> {
+    if target.tool.is_empty() {
+        return Err(CheckError::Usage("no tool to call (--tool NAME)".into()));
+    }
+    let seed = target.seed.unwrap_or_else(clock_seed);
+    let (steps, probe_run) = probe(target, log).await?;
+    let steps = Arc::new(steps);
+    let mut tally = Tally::default();
+    let mut failures: Vec<(Property, Failure)> = Vec::new();
+    // The probe's call (valid accepts) counts for properties 3 and 5.
+    tally.add(&probe_run, &[]);
+    for (property, reason) in probe_run.violations(target) {
+        failures.push((
+            property,
+            failure_of(target, reason, &probe_run, None, 0, false, seed),
+        ));
+    }
+
+    if target.replay.is_empty() {
+        let strategy: Vec<BoxedStrategy<GeneratedAnswer>> = steps
+            .iter()
+            .map(|step| answer_strategy(&step.form))
+            .collect();
+        let indices: Vec<usize> = match target.case_index {
+            Some(index) => vec![index],
+            None => (0..target.cases).collect(),
+        };
+        for index in indices {
+            let mut tree = new_tree(&strategy, seed, index);
+            let plan = tree.current();
+            let run = run_case(target, &steps, &plan, &form_capabilities()).await?;
+            let violations = run.violations(target);
+            tally.add(&run, &plan);
+            log(record(format!("case {index}"), &run, &violations));
+            let mut first = true;
+            for (property, _) in violations {
+                if failures.iter().any(|(known, _)| *known == property) {
+                    continue;
+                }
+                let tree = if first {
+                    first = false;
+                    &mut tree
+                } else {
+                    tree = new_tree(&strategy, seed, index);
+                    &mut tree
+                };
+                let failure = shrink(target, &steps, tree, property, seed, index, log).await?;
+                failures.push((property, failure));
+            }
+        }
+    } else {
+        let plan: Vec<GeneratedAnswer> = target
+            .replay
+            .iter()
+            .map(|answer| GeneratedAnswer {
+                answer: answer.clone(),
+                built_as: "given with --answer".to_owned(),
+            })
+            .collect();
+        let run = run_case(target, &steps, &plan, &form_capabilities()).await?;
+        let violations = run.violations(target);
+        tally.add(&run, &plan);
+        log(record("replay".to_owned(), &run, &violations));
+        for (property, reason) in violations {
+            if !failures.iter().any(|(known, _)| *known == property) {
+                failures.push((
+                    property,
+                    failure_of(target, reason, &run, None, 0, false, seed),
+                ));
+            }
+        }
+    }
+
+    // Property 4: sessions declaring no elicitation, and URL only.
+    for capabilities in [json!({}), json!({"elicitation": {"url": {}}})] {
+        let run = run_case(target, &steps, &[], &capabilities).await?;
+        let violations = run.violations(target);
+        tally.capability_sessions += 1;
+        tally.sessions += 1;
+        log(record(
+            format!("capabilities {capabilities}"),
+            &run,
+            &violations,
+        ));
+        for (property, reason) in violations {
+            if !failures.iter().any(|(known, _)| *known == property) {
+                failures.push((
+                    property,
+                    failure_of(target, reason, &run, None, 0, false, seed),
+                ));
+            }
+        }
+    }
+
+    Ok(assemble(target, seed, &steps, tally, failures))
+}
+
+/// The case strategy's tree for case `index` of `seed` (one RNG per case, so a
+/// case can be repeated alone with `--seed S --case-index I`).
+fn new_tree(
+    strategy: &Vec<BoxedStrategy<GeneratedAnswer>>,
+    seed: u64,
+    index: usize,
+) -> Box<dyn ValueTree<Value = Vec<GeneratedAnswer>>> {
+    let mut bytes = [0u8; 32];
+    bytes[..8].copy_from_slice(&seed.to_le_bytes());
+    bytes[8..16].copy_from_slice(&(index as u64).to_le_bytes());
+    let mut runner = TestRunner::new_with_rng(
+        Config::default(),
+        TestRng::from_seed(RngAlgorithm::ChaCha, &bytes),
+    );
+    Box::new(
+        strategy
+            .new_tree(&mut runner)
+            .expect("answer strategies never reject"),
+    )
+}
+
+/// Counts over the run, for the property lines.
+#[derive(Debug, Default)]
+struct Tally {
+    sessions: usize,
+    capability_sessions: usize,
+    with_refusal: usize,
+    with_invalid: usize,
+    all_valid: usize,
+    valid_acted: usize,
+    acted_readings: usize,
+    refused_valid: Vec<Value>,
+    lenient_acted: Vec<String>,
+    reclassified: usize,
+}
+
+impl Tally {
+    fn add(&mut self, run: &CaseRun, plan: &[GeneratedAnswer]) {
+        self.sessions += 1;
+        let refusal = run
+            .sent
+            .iter()
+            .any(|sent| matches!(sent.class, Class::Refusal(_)));
+        let invalid = run
+            .sent
+            .iter()
+            .any(|sent| matches!(sent.class, Class::InvalidAccept(_) | Class::NearMiss(_)));
+        let all_valid =
+            !run.sent.is_empty() && run.sent.iter().all(|sent| sent.class == Class::ValidAccept);
+        let all_accepted = !run.sent.is_empty()
+            && run
+                .sent
+                .iter()
+                .all(|sent| matches!(sent.class, Class::ValidAccept | Class::LenientAccept(_)));
+        self.with_refusal += usize::from(refusal);
+        self.with_invalid += usize::from(invalid && !refusal);
+        if run.reply.get("result").is_some() || run.reply.get("error").is_some() {
+            self.acted_readings += 1;
+        }
+        if all_valid {
+            self.all_valid += 1;
+            if run.reading.acted {
+                self.valid_acted += 1;
+            } else if let Some(sent) = run.sent.last() {
+                self.refused_valid.push(sent.answer.clone());
+            }
+        } else if all_accepted && run.reading.acted {
+            for sent in &run.sent {
+                if let Class::LenientAccept(traits) = &sent.class
+                    && self.lenient_acted.len() < MAX_REFUSED_LISTED
+                {
+                    let warning = format!(
+                        "acted on {} ({}): valid JSON Schema, refused by strict servers",
+                        sent.answer,
+                        traits.join("; ")
+                    );
+                    if !self.lenient_acted.contains(&warning) {
+                        self.lenient_acted.push(warning);
+                    }
+                }
+            }
+        }
+        for (sent, planned) in run.sent.iter().zip(plan) {
+            let built_invalid = planned.built_as.starts_with("accept: ")
+                && planned.built_as != "accept: valid content"
+                && !planned.built_as.contains("extra key")
+                && !planned.built_as.contains("whole float");
+            if built_invalid && sent.class == Class::ValidAccept {
+                self.reclassified += 1;
+            }
+        }
+    }
+}
+
+/// The probe: start, check the tool, call once with valid accepts, keep the schemas.
+async fn probe(
+    target: &Target,
+    log: &mut dyn FnMut(CaseRecord),
+) -> Result<(Vec<Step>, CaseRun), CheckError> {
+    let session = open(target, &form_capabilities()).await?;
+    if let Some(error) = session.startup_error().map(str::to_owned) {
+        let finished = session.finish().await;
+        return Err(CheckError::DidNotStart {
+            error,
+            stderr: last_lines(&finished.exit.stderr, 20),
+        });
+    }
+    let tools = match session.list_tools().await {
+        Ok(tools) => tools,
+        Err(error) => {
+            let finished = session.finish().await;
+            return Err(CheckError::DidNotStart {
+                error,
+                stderr: last_lines(&finished.exit.stderr, 20),
+            });
+        }
+    };
+    if !tools.contains(&target.tool) {
+        session.finish().await;
+        return Err(CheckError::ToolNotFound {
+            tool: target.tool.clone(),
+            tools,
+        });
+    }
+    let (run, schemas) = call_and_finish(target, session, &form_capabilities(), None, &[]).await;
+    log(record("probe".to_owned(), &run, &[]));
+    if schemas.is_empty() {
+        return Err(CheckError::NoElicitation {
+            tool: target.tool.clone(),
+            reply: run.reply.to_string(),
+        });
+    }
+    let steps = schemas
+        .into_iter()
+        .map(|schema| {
+            let judge = Judge::new(&schema).map_err(CheckError::BadSchema)?;
+            Ok(Step {
+                form: Form::read(&schema),
+                schema,
+                judge,
+            })
+        })
+        .collect::<Result<Vec<Step>, CheckError>>()?;
+    Ok((steps, run))
+}
+
+/// Opens a session declaring `capabilities`.
+async fn open(target: &Target, capabilities: &Value) -> Result<Session, CheckError> {
+    Session::open(&target.command, capabilities, target.limits, None)
+        .await
+        .map_err(|error| match error {
+            crate::error::Error::Spawn { command, source } => CheckError::Spawn { command, source },
+            other => CheckError::Usage(other.to_string()),
+        })
+}
+
+/// One case in a fresh server process declaring `capabilities`.
+async fn run_case(
+    target: &Target,
+    steps: &Arc<Vec<Step>>,
+    plan: &[GeneratedAnswer],
+    capabilities: &Value,
+) -> Result<CaseRun, CheckError> {
+    let session = open(target, capabilities).await?;
+    Ok(
+        call_and_finish(target, session, capabilities, Some(Arc::clone(steps)), plan)
+            .await
+            .0,
+    )
+}
+
+/// Calls the tool with a responder answering from `plan` (or, when probing, with
+/// fixed valid accepts), finishes the session and reads everything; returns the
+/// run and the form schemas the server sent.
+async fn call_and_finish(
+    target: &Target,
+    mut session: Session,
+    capabilities: &Value,
+    steps: Option<Arc<Vec<Step>>>,
+    plan: &[GeneratedAnswer],
+) -> (CaseRun, Vec<Value>) {
+    let form_declared = crate::harness::client::declares_form(capabilities);
+    let url_declared = crate::harness::client::declares_url(capabilities);
+    let sent: Arc<Mutex<Vec<SentAnswer>>> = Arc::default();
+    let schemas: Arc<Mutex<Vec<Value>>> = Arc::default();
+    let responder: Responder = {
+        let sent = Arc::clone(&sent);
+        let schemas = Arc::clone(&schemas);
+        let plan = plan.to_vec();
+        Arc::new(move |request: &Value| {
+            let params = request.get("params").cloned().unwrap_or(Value::Null);
+            let mode = params.get("mode");
+            let is_form =
+                mode.is_none_or(Value::is_null) || mode.and_then(Value::as_str) == Some("form");
+            let schema = params
+                .get("requestedSchema")
+                .cloned()
+                .unwrap_or(Value::Null);
+            let (reply, class, built_as) = if !is_form {
+                if url_declared {
+                    (
+                        Answer::Result(json!({"action": "cancel"})),
+                        Class::Refusal("cancel".into()),
+                        "URL elicitation: cancel".to_owned(),
+                    )
+                } else {
+                    (url_error(), Class::Error, "URL not declared".to_owned())
+                }
+            } else if !form_declared {
+                (form_error(), Class::Error, "form not declared".to_owned())
+            } else {
+                let mut schemas = lock(&schemas);
+                let index = schemas.len();
+                schemas.push(schema.clone());
+                drop(schemas);
+                let step = steps
+                    .as_ref()
+                    .and_then(|steps| steps.get(index))
+                    .filter(|step| step.schema == schema);
+                let form = Form::read(&schema);
+                let (answer, built_as) = match (plan.get(index), step) {
+                    (Some(planned), Some(_)) => (planned.answer.clone(), planned.built_as.clone()),
+                    _ => (
+                        fixed_valid_accept(&form),
+                        "a fixed valid accept (request not planned)".to_owned(),
+                    ),
+                };
+                let class = match step {
+                    Some(step) => property::classify(&step.form, &step.judge, &answer),
+                    None => match Judge::new(&schema) {
+                        Ok(judge) => property::classify(&form, &judge, &answer),
+                        Err(error) => Class::InvalidAccept(vec![error]),
+                    },
+                };
+                (Answer::Result(answer), class, built_as)
+            };
+            let answer = match &reply {
+                Answer::Result(value) | Answer::Error(value) => value.clone(),
+            };
+            lock(&sent).push(SentAnswer {
+                requested_schema: schema,
+                answer,
+                class,
+                built_as,
+            });
+            reply
+        })
+    };
+    session.set_responder(Some(responder));
+    let call = session
+        .call_tool(&target.tool, target.arguments.clone())
+        .await;
+    let finished = session.finish().await;
+    let reply = match (&call.result, &call.error) {
+        (Some(result), _) => json!({"result": result}),
+        (None, Some(error)) => json!({"error": error}),
+        (None, None) => json!({}),
+    };
+    let reading = property::read_acted(&target.acted, call.result.as_ref(), call.error.as_ref());
+    let sent = lock(&sent).clone();
+    let schemas = lock(&schemas).clone();
+    (
+        CaseRun {
+            sent,
+            reading,
+            reply,
+            wire: finished.recording.wire,
+            stray: finished.recording.stray_stdout,
+            forced_kill: finished.exit.forced_kill,
+            call_failure: finished.startup_error.or(call.failure),
+            capabilities: capabilities.clone(),
+            stderr: finished.exit.stderr,
+        },
+        schemas,
+    )
+}
+
+/// `-32602 elicitation mode not declared: form`.
+fn form_error() -> Answer {
+    Answer::Error(json!({"code": -32602, "message": FORM_NOT_DECLARED}))
+}
+
+/// `-32602 elicitation mode not declared: url`.
+fn url_error() -> Answer {
+    Answer::Error(json!({"code": -32602, "message": URL_NOT_DECLARED}))
+}
+
+/// Locks a mutex, keeping the data after a panic elsewhere.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// proptest's shrinking loop over stdio, keeping the case failing `property`.
+async fn shrink(
+    target: &Target,
+    steps: &Arc<Vec<Step>>,
+    tree: &mut Box<dyn ValueTree<Value = Vec<GeneratedAnswer>>>,
+    property: Property,
+    seed: u64,
+    index: usize,
+    log: &mut dyn FnMut(CaseRecord),
+) -> Result<Failure, CheckError> {
+    let failing = |run: &CaseRun| {
+        run.violations(target)
+            .into_iter()
+            .find(|(broken, _)| *broken == property)
+            .map(|(_, reason)| reason)
+    };
+    let plan = tree.current();
+    let mut best_run = run_case(target, steps, &plan, &form_capabilities()).await?;
+    let mut best_reason = failing(&best_run);
+    let mut runs = 0;
+    let mut step = tree.simplify();
+    while step && runs < target.max_shrink_runs {
+        runs += 1;
+        let candidate = tree.current();
+        let run = run_case(target, steps, &candidate, &form_capabilities()).await?;
+        step = match failing(&run) {
+            Some(reason) => {
+                best_reason = Some(reason);
+                best_run = run;
+                tree.simplify()
+            }
+            None => tree.complicate(),
+        };
+    }
+    let stopped_early = step && runs >= target.max_shrink_runs;
+    let violations = best_run.violations(target);
+    log(record(
+        format!("minimal case of {property}"),
+        &best_run,
+        &violations,
+    ));
+    // A flaky server may pass the re-run of the original case: keep the first reason.
+    let reason = best_reason.unwrap_or_else(|| {
+        format!("{property} failed on case {index}, but not when the case was run again")
+    });
+    Ok(failure_of(
+        target,
+        reason,
+        &best_run,
+        Some(index),
+        runs,
+        stopped_early,
+        seed,
+    ))
+}
+
+/// A failure from a run.
+fn failure_of(
+    target: &Target,
+    reason: String,
+    run: &CaseRun,
+    case_index: Option<usize>,
+    shrink_runs: usize,
+    shrink_stopped_early: bool,
+    seed: u64,
+) -> Failure {
+    let answers: Vec<Value> = run
+        .sent
+        .iter()
+        .filter(|sent| sent.class != Class::Error)
+        .map(|sent| sent.answer.clone())
+        .collect();
+    let mut replay = base_command(target);
+    for answer in &answers {
+        replay.push("--answer".to_owned());
+        replay.push(answer.to_string());
+    }
+    Failure {
+        reason,
+        case_index,
+        built_as: run.sent.iter().map(|sent| sent.built_as.clone()).collect(),
+        answers,
+        shrink_runs,
+        shrink_stopped_early,
+        wire: run.wire.clone(),
+        stray_stdout: run.stray.clone(),
+        reproduce: join_command(&replay, &target.command),
+        reproduce_seed: case_index.map(|index| {
+            let mut again = base_command(target);
+            again.extend([
+                "--seed".to_owned(),
+                seed.to_string(),
+                "--case-index".to_owned(),
+                index.to_string(),
+            ]);
+            join_command(&again, &target.command)
+        }),
+    }
+}
+
+/// `elicit-check check --tool T [--arguments JSON] ACTED [--strict]`.
+fn base_command(target: &Target) -> Vec<String> {
+    let mut command = vec![
+        "elicit-check".to_owned(),
+        "check".to_owned(),
+        "--tool".to_owned(),
+        target.tool.clone(),
+    ];
+    if let Some(arguments) = &target.arguments {
+        command.push("--arguments".to_owned());
+        command.push(Value::Object(arguments.clone()).to_string());
+    }
+    match &target.acted {
+        ActedRule::Pointer(pointer) => command.extend(["--acted".to_owned(), pointer.clone()]),
+        ActedRule::Text(regex) => {
+            command.extend(["--acted-text".to_owned(), regex.as_str().to_owned()]);
+        }
+        ActedRule::NotError => command.push("--acted-not-error".to_owned()),
+    }
+    if target.strict {
+        command.push("--strict".to_owned());
+    }
+    command
+}
+
+/// `ARGS -- SERVER`, shell-quoted.
+fn join_command(args: &[String], server: &[String]) -> String {
+    let quote = |word: &String| {
+        shlex::try_quote(word).map_or_else(|_| word.clone(), |quoted| quoted.into_owned())
+    };
+    let mut words: Vec<String> = args.iter().map(quote).collect();
+    words.push("--".to_owned());
+    words.extend(server.iter().map(quote));
+    words.join(" ")
+}
+
+/// A session's record for the evidence.
+fn record(case: String, run: &CaseRun, violations: &[(Property, String)]) -> CaseRecord {
+    CaseRecord {
+        case,
+        sent: run.sent.clone(),
+        reading: run.reading.clone(),
+        reply: run.reply.clone(),
+        violations: violations
+            .iter()
+            .map(|(property, reason)| format!("{property}: {reason}"))
+            .collect(),
+        wire: run.wire.clone(),
+        stray_stdout: run.stray.clone(),
+        stderr: run.stderr.clone(),
+    }
+}
+
+/// The report from the tally and the failures.
+fn assemble(
+    target: &Target,
+    seed: u64,
+    steps: &[Step],
+    tally: Tally,
+    mut failures: Vec<(Property, Failure)>,
+) -> CheckReport {
+    let generated = tally.sessions - tally.capability_sessions - 1;
+    let properties: Vec<PropertyReport> = Property::ALL
+        .iter()
+        .map(|&property| {
+            let mut failure = failures
+                .iter()
+                .position(|(known, _)| *known == property)
+                .map(|at| failures.remove(at).1);
+            let mut warnings = Vec::new();
+            let cases = match property {
+                Property::NoActOnRefusal => tally.with_refusal,
+                Property::NoActOnInvalid => {
+                    if !target.strict {
+                        warnings.extend(tally.lenient_acted.iter().cloned());
+                    }
+                    tally.with_invalid
+                }
+                Property::ActsOnValid => {
+                    for refused in tally.refused_valid.iter().take(MAX_REFUSED_LISTED) {
+                        warnings.push(format!("did not act on the valid accept {refused}"));
+                    }
+                    if tally.refused_valid.len() > MAX_REFUSED_LISTED {
+                        warnings.push(format!(
+                            "and {} more valid accepts it did not act on",
+                            tally.refused_valid.len() - MAX_REFUSED_LISTED
+                        ));
+                    }
+                    if tally.all_valid > 0 && tally.valid_acted == 0 && failure.is_none() {
+                        failure = Some(Failure {
+                            reason: format!(
+                                "acted on none of the {} calls whose every answer was a valid accept",
+                                tally.all_valid
+                            ),
+                            case_index: None,
+                            answers: tally.refused_valid.iter().take(1).cloned().collect(),
+                            built_as: vec!["accept: valid content".to_owned()],
+                            shrink_runs: 0,
+                            shrink_stopped_early: false,
+                            wire: Vec::new(),
+                            stray_stdout: Vec::new(),
+                            reproduce: tally
+                                .refused_valid
+                                .first()
+                                .map(|answer| {
+                                    let mut replay = base_command(target);
+                                    replay.extend(["--answer".to_owned(), answer.to_string()]);
+                                    join_command(&replay, &target.command)
+                                })
+                                .unwrap_or_default(),
+                            reproduce_seed: None,
+                        });
+                    }
+                    tally.all_valid
+                }
+                Property::CapabilityRespected => tally.capability_sessions,
+                Property::CleanWire => tally.sessions,
+                Property::ActedIsBoolean => match target.acted {
+                    ActedRule::Pointer(_) => tally.acted_readings,
+                    _ => 0,
+                },
+            };
+            let verdict = if failure.is_some() {
+                Verdict::Fails
+            } else if cases == 0 {
+                Verdict::Untested
+            } else {
+                Verdict::Holds
+            };
+            PropertyReport {
+                property: property.number(),
+                statement: property.statement(),
+                cases,
+                verdict,
+                warnings,
+                failure,
+            }
+        })
+        .collect();
+    let passed = properties.iter().all(|p| p.verdict != Verdict::Fails);
+    let mut schema_warnings = Vec::new();
+    for (index, step) in steps.iter().enumerate() {
+        for warning in &step.form.outside_subset {
+            schema_warnings.push(format!("request {}: {warning}", index + 1));
+        }
+    }
+    CheckReport {
+        elicit_check_version: env!("CARGO_PKG_VERSION"),
+        server_command: target.command.clone(),
+        tool: target.tool.clone(),
+        acted: target.acted.to_string(),
+        seed,
+        cases: generated,
+        strict: target.strict,
+        passed,
+        requested_schemas: steps.iter().map(|step| step.schema.clone()).collect(),
+        schema_warnings,
+        reclassified: tally.reclassified,
+        properties,
+    }
+}
+
+/// The last `count` lines of `text`.
+fn last_lines(text: &str, count: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(count)..].join("\n")
+}
+
+/// A seed from the clock's nanoseconds.
+fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_nanos() as u64)
+}

@@ -1,0 +1,142 @@
+//! The outputs of `elicit-check check` (issue 7, section 4): a human table, one
+//! JSON document (`--json`), JUnit XML with one testcase per property (`--junit`).
+
+use std::fmt::Write as _;
+
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+
+use crate::check::{CheckReport, Failure, Verdict};
+use crate::transcript;
+
+/// The human report: a header, one line per property (number, statement, cases,
+/// verdict), each failure's reason, minimal answer, shrink note, reproduction
+/// command and wire frames under its line, warnings, and a last line.
+pub fn table(report: &CheckReport) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "elicit-check check: tool {:?} ({}), {} cases, seed {}{}",
+        report.tool,
+        report.acted,
+        report.cases,
+        report.seed,
+        if report.strict { ", strict" } else { "" }
+    );
+    for warning in &report.schema_warnings {
+        let _ = writeln!(out, "warning: {warning}");
+    }
+    let _ = writeln!(out, "{:<3}{:<84}{:>6}  verdict", "#", "property", "cases");
+    for property in &report.properties {
+        let _ = writeln!(
+            out,
+            "{:<3}{:<84}{:>6}  {}",
+            property.property,
+            property.statement,
+            property.cases,
+            property.verdict.word()
+        );
+        if let Some(failure) = &property.failure {
+            write_failure(&mut out, failure);
+        }
+        for warning in &property.warnings {
+            let _ = writeln!(out, "     warning: {warning}");
+        }
+    }
+    let failed: Vec<String> = report
+        .properties
+        .iter()
+        .filter(|p| p.verdict == Verdict::Fails)
+        .map(|p| p.property.to_string())
+        .collect();
+    if failed.is_empty() {
+        let _ = writeln!(out, "every property holds");
+    } else {
+        let _ = writeln!(out, "FAILED: property {}", failed.join(", "));
+    }
+    out
+}
+
+/// A failure's lines under its property.
+fn write_failure(out: &mut String, failure: &Failure) {
+    let _ = writeln!(out, "     reason: {}", failure.reason);
+    let answers: Vec<String> = failure.answers.iter().map(ToString::to_string).collect();
+    let shrink = if failure.shrink_runs == 0 {
+        String::new()
+    } else if failure.shrink_stopped_early {
+        format!(
+            " (shrinking stopped early after {} runs: may not be minimal)",
+            failure.shrink_runs
+        )
+    } else {
+        format!(" (shrunk in {} runs)", failure.shrink_runs)
+    };
+    let _ = writeln!(
+        out,
+        "     minimal answer: {}{shrink}",
+        if answers.is_empty() {
+            "none sent".to_owned()
+        } else {
+            answers.join(" then ")
+        }
+    );
+    let _ = writeln!(out, "     reproduce: {}", failure.reproduce);
+    if let Some(again) = &failure.reproduce_seed {
+        let _ = writeln!(out, "     or: {again}");
+    }
+    if !failure.wire.is_empty() {
+        let _ = writeln!(out, "     wire:");
+        for line in transcript::render_with_stray(&failure.wire, &failure.stray_stdout).lines() {
+            let _ = writeln!(out, "       {line}");
+        }
+    }
+}
+
+/// The report as one JSON document (the [`CheckReport`] fields, wire frames as
+/// `{"seq","from","message"}`).
+///
+/// # Errors
+/// serde_json's error (not expected: every field is plain data).
+pub fn json(report: &CheckReport) -> Result<String, serde_json::Error> {
+    serde_json::to_string_pretty(report)
+}
+
+/// The report as JUnit XML: one `<testsuite name="elicit-check check TOOL">` with
+/// one `<testcase name="property N: STATEMENT">` per property; a failing property
+/// has a `<failure>` whose message is the reason and whose text is the minimal
+/// answer, the reproduction command and the wire; an untested one is `<skipped>`.
+///
+/// # Errors
+/// quick-junit's serialization error.
+pub fn junit(report: &CheckReport) -> Result<String, quick_junit::SerializeError> {
+    let mut suite = TestSuite::new(format!("elicit-check check {}", report.tool));
+    for property in &report.properties {
+        let status = match (&property.failure, property.verdict) {
+            (Some(failure), _) => {
+                let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                status.set_message(failure.reason.clone());
+                let mut text = String::new();
+                write_failure(&mut text, failure);
+                status.set_description(text);
+                status
+            }
+            (None, Verdict::Untested) => {
+                let mut status = TestCaseStatus::skipped();
+                status.set_message("no case applied to this property");
+                status
+            }
+            (None, _) => TestCaseStatus::success(),
+        };
+        let mut case = TestCase::new(
+            format!("property {}: {}", property.property, property.statement),
+            status,
+        );
+        case.set_classname(format!("elicit-check.{}", report.tool));
+        if !property.warnings.is_empty() {
+            case.set_system_out(property.warnings.join("\n"));
+        }
+        suite.add_test_case(case);
+    }
+    let mut junit = Report::new("elicit-check");
+    junit.add_test_suite(suite);
+    junit.to_string()
+}
