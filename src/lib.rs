@@ -24,6 +24,7 @@ pub mod compare;
 pub mod error;
 pub mod harness;
 pub mod oracle;
+pub mod peers;
 pub mod report;
 pub mod run;
 pub mod server;

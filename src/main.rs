@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use elicit_check::harness::Limits;
+use elicit_check::oracle::contract::Judging;
 use elicit_check::report::{self, EvidenceLog};
 use serde_json::json;
 
@@ -51,6 +52,11 @@ struct RunArgs {
     /// Seconds a server may take to exit after its stdin closes before it is killed.
     #[arg(long, default_value_t = 5.0, value_parser = seconds)]
     shutdown_grace: f64,
+    /// Judge free-text messages word for word, `errors` in contract order and the
+    /// exact `requestedSchema` [default: on for the built-in reference server,
+    /// off for a server given after `--`, which is judged by meaning].
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    exact_messages: Option<bool>,
     /// The server command to test, after `--` (e.g. `-- python3 server.py`).
     #[arg(last = true)]
     server: Vec<String>,
@@ -177,11 +183,15 @@ async fn run_all(
         call: Duration::from_secs_f64(args.call_timeout),
         shutdown: Duration::from_secs_f64(args.shutdown_grace),
     };
+    let judging = Judging {
+        exact_messages: args.exact_messages.unwrap_or(args.server.is_empty()),
+    };
     report::write_header(&mut std::io::stdout())?;
     let mut print_row = |verdict: &report::Verdict| {
         let _ = report::write_row(&mut std::io::stdout(), verdict);
     };
-    elicit_check::run::run_contract(command, &args.only, limits, log, &mut print_row).await?;
+    elicit_check::run::run_contract(command, &args.only, limits, judging, log, &mut print_row)
+        .await?;
     if cases > 0 {
         eprintln!("elicit-check: {cases} generated cases, seed {seed} (repeat with --seed {seed})");
         let bar = indicatif::ProgressBar::new(cases as u64);
@@ -189,11 +199,16 @@ async fn run_all(
             indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} generated cases")
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
-        *minimal =
-            elicit_check::run::run_generated(command, cases, seed, limits, log, &mut |done| {
-                bar.set_position(done as u64)
-            })
-            .await?;
+        *minimal = elicit_check::run::run_generated(
+            command,
+            cases,
+            seed,
+            limits,
+            judging,
+            log,
+            &mut |done| bar.set_position(done as u64),
+        )
+        .await?;
         bar.finish_and_clear();
     }
     Ok(())

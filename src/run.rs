@@ -12,7 +12,8 @@ use crate::case::{self, Case};
 use crate::compare;
 use crate::error::Error;
 use crate::harness::{self, Limits};
-use crate::oracle::{contract, model};
+use crate::oracle::contract::{self, Judging};
+use crate::oracle::model;
 use crate::report::{EvidenceLog, Verdict};
 use crate::strategy::{GeneratedCase, generated_case};
 
@@ -20,7 +21,7 @@ use crate::strategy::{GeneratedCase, generated_case};
 pub const MAX_SHRINK_RUNS: usize = 256;
 
 /// Runs `cases` against `command`, one fresh server process per case, judging
-/// each against `expected[case.name]`; each verdict goes to `log` and then to
+/// each against `expected[case.name]` under `judging`; each verdict goes to `log` and then to
 /// `on_verdict` (the CLI prints its table row there).
 ///
 /// # Errors
@@ -34,12 +35,13 @@ pub async fn run_cases(
     cases: &[Case],
     expected: &serde_json::Map<String, Value>,
     limits: Limits,
+    judging: Judging,
     log: &EvidenceLog,
     on_verdict: &mut dyn FnMut(&Verdict),
 ) -> Result<(), Error> {
     for (index, case) in cases.iter().enumerate() {
         let expected = expected.get(&case.name).cloned();
-        let verdict = judge(command, case, expected, limits).await?;
+        let verdict = judge(command, case, expected, limits, judging).await?;
         let did_not_start =
             (index == 0 && !verdict.evidence.started).then(|| Error::ServerDidNotStart {
                 error: verdict.evidence.error.clone().unwrap_or_default(),
@@ -66,12 +68,15 @@ async fn judge(
     case: &Case,
     expected: Option<Value>,
     limits: Limits,
+    judging: Judging,
 ) -> Result<Verdict, Error> {
     let evidence = harness::run_case(command, case, limits, None).await?;
     Ok(match expected {
         Some(expected) => {
-            let failures = contract::check(case, &expected, &evidence);
-            Verdict::new(expected, failures, evidence)
+            let judgement = contract::judge(case, &expected, &evidence, judging);
+            let mut verdict = Verdict::new(expected, judgement.failures, evidence);
+            verdict.warnings = judgement.warnings;
+            verdict
         }
         None => Verdict::new(
             Value::Null,
@@ -91,6 +96,7 @@ pub async fn run_contract(
     command: &[String],
     only: &[String],
     limits: Limits,
+    judging: Judging,
     log: &EvidenceLog,
     on_verdict: &mut dyn FnMut(&Verdict),
 ) -> Result<(), Error> {
@@ -108,7 +114,7 @@ pub async fn run_contract(
         cases.retain(|case| only.contains(&case.name));
     }
     let expected = case::contract_expected();
-    run_cases(command, &cases, &expected, limits, log, on_verdict).await
+    run_cases(command, &cases, &expected, limits, judging, log, on_verdict).await
 }
 
 /// A generated failure shrunk to its minimal form.
@@ -136,6 +142,7 @@ pub async fn run_generated(
     count: usize,
     seed: u64,
     limits: Limits,
+    judging: Judging,
     log: &EvidenceLog,
     progress: &mut dyn FnMut(usize),
 ) -> Result<Option<MinimalFailure>, Error> {
@@ -153,12 +160,12 @@ pub async fn run_generated(
             .expect("the generated-case strategy never rejects");
         let mut generated = tree.current();
         generated.case.name = format!("generated_{index:04}");
-        let mut verdict = judge_generated(command, &generated, limits).await?;
+        let mut verdict = judge_generated(command, &generated, limits, judging).await?;
         verdict.reason = Some(generated.reason.to_string());
         let failed = !verdict.passed;
         log.push(verdict)?;
         if failed && minimal.is_none() {
-            minimal = Some(shrink(command, &mut tree, limits).await?);
+            minimal = Some(shrink(command, &mut tree, limits, judging).await?);
         }
         progress(index);
     }
@@ -170,12 +177,14 @@ async fn judge_generated(
     command: &[String],
     generated: &GeneratedCase,
     limits: Limits,
+    judging: Judging,
 ) -> Result<Verdict, Error> {
     let mut verdict = judge(
         command,
         &generated.case,
         Some(generated.expected.clone()),
         limits,
+        judging,
     )
     .await?;
     let model = model::expected_outcome(&generated.case);
@@ -199,10 +208,11 @@ async fn shrink(
     command: &[String],
     tree: &mut impl ValueTree<Value = GeneratedCase>,
     limits: Limits,
+    judging: Judging,
 ) -> Result<MinimalFailure, Error> {
     let mut generated = tree.current();
     generated.case.name = "minimal".into();
-    let mut verdict = judge_generated(command, &generated, limits).await?;
+    let mut verdict = judge_generated(command, &generated, limits, judging).await?;
     let mut best = (generated, verdict.clone());
     let mut runs = 0;
     let mut step = tree.simplify();
@@ -210,7 +220,7 @@ async fn shrink(
         runs += 1;
         let mut candidate = tree.current();
         candidate.case.name = "minimal".into();
-        verdict = judge_generated(command, &candidate, limits).await?;
+        verdict = judge_generated(command, &candidate, limits, judging).await?;
         step = if verdict.passed {
             tree.complicate()
         } else {
