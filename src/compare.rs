@@ -181,7 +181,10 @@ fn compare_objects(
     }
 }
 
-fn member_path(path: &str, key: &str) -> String {
+/// The JSON path of member `key` under `path`: `$.units`, or `$["a key"]` when
+/// the key is not an identifier.
+#[must_use]
+pub fn member_path(path: &str, key: &str) -> String {
     if is_identifier(key) {
         format!("{path}.{key}")
     } else {

@@ -43,6 +43,7 @@ pub mod compare;
 pub mod error;
 pub mod harness;
 pub mod oracle;
+pub mod peers;
 pub mod report;
 pub mod run;
 pub mod schema;

@@ -9,6 +9,7 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use elicit_check::harness::Limits;
 use elicit_check::harness::era::Protocol;
+use elicit_check::oracle::contract::Judging;
 use elicit_check::report::{self, EvidenceLog};
 use serde_json::json;
 
@@ -132,6 +133,11 @@ struct RunArgs {
     /// both eras; a case whose outcomes differ beyond issue 9's table fails).
     #[arg(long, default_value = "2025-11-25", value_parser = clap::builder::PossibleValuesParser::new(["2025-11-25", "2026-07-28", "both"]))]
     protocol: String,
+    /// Judge free-text messages word for word, `errors` in contract order and the
+    /// exact `requestedSchema` [default: on for the built-in reference server,
+    /// off for a server given after `--`, which is judged by meaning].
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    exact_messages: Option<bool>,
     /// The server command to test, after `--` (e.g. `-- python3 server.py`).
     #[arg(last = true)]
     server: Vec<String>,
@@ -263,21 +269,19 @@ async fn run_all(
         call: Duration::from_secs_f64(args.call_timeout),
         shutdown: Duration::from_secs_f64(args.shutdown_grace),
     };
-    let protocols = protocols(&args.protocol);
     eprintln!("elicit-check: protocol {}", args.protocol);
+    let settings = elicit_check::run::Settings {
+        limits,
+        protocols: protocols(&args.protocol),
+        judging: Judging {
+            exact_messages: args.exact_messages.unwrap_or(args.server.is_empty()),
+        },
+    };
     report::write_header(&mut std::io::stdout())?;
     let mut print_row = |verdict: &report::Verdict| {
         let _ = report::write_row(&mut std::io::stdout(), verdict);
     };
-    elicit_check::run::run_contract_in(
-        command,
-        &args.only,
-        limits,
-        &protocols,
-        log,
-        &mut print_row,
-    )
-    .await?;
+    elicit_check::run::run_contract_in(command, &args.only, &settings, log, &mut print_row).await?;
     if cases > 0 {
         eprintln!("elicit-check: {cases} generated cases, seed {seed} (repeat with --seed {seed})");
         let bar = indicatif::ProgressBar::new(cases as u64);
@@ -289,8 +293,7 @@ async fn run_all(
             command,
             cases,
             seed,
-            limits,
-            &protocols,
+            &settings,
             log,
             &mut |done| bar.set_position(done as u64),
         )

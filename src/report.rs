@@ -23,6 +23,10 @@ pub struct Verdict {
     pub expected: Value,
     /// Every failed check, each naming its JSON path or frame.
     pub failures: Vec<String>,
+    /// Findings that do not fail the case (issue 8, section 1): e.g. a
+    /// `requestedSchema` key outside the MCP restricted subset. Kept apart from
+    /// `failures`; `passed` ignores them.
+    pub warnings: Vec<String>,
     /// Why a generated case was built (`None` for contract cases).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -38,6 +42,7 @@ impl Verdict {
             passed: failures.is_empty(),
             expected,
             failures,
+            warnings: Vec::new(),
             reason: None,
             evidence,
         }
@@ -70,13 +75,19 @@ pub fn write_header(out: &mut impl Write) -> std::io::Result<()> {
     )
 }
 
-/// Writes one table row, then each failure under it (long failures cut at
+/// Writes one table row, then each failure under it, then each warning
+/// (`    case: warning: ...`; long lines cut at
 /// [`MAX_FAILURE_CHARS`]; `results.json` keeps them whole).
 ///
 /// # Errors
 /// The writer's I/O error.
 pub fn write_row(out: &mut impl Write, verdict: &Verdict) -> std::io::Result<()> {
-    let outcome = verdict.evidence.outcome.as_ref();
+    // A server may answer in JSON text content only (issue 8, section 1).
+    let outcome = verdict.evidence.outcome.as_ref().or(verdict
+        .evidence
+        .text_outcome
+        .as_ref()
+        .filter(|text| text.is_object()));
     writeln!(
         out,
         "{:<CASE_WIDTH$}  {:<16}  {:<8}  {:<6}  {}",
@@ -92,6 +103,9 @@ pub fn write_row(out: &mut impl Write, verdict: &Verdict) -> std::io::Result<()>
     )?;
     for failure in &verdict.failures {
         writeln!(out, "    {}: {}", verdict.case, shorten(failure))?;
+    }
+    for warning in &verdict.warnings {
+        writeln!(out, "    {}: warning: {}", verdict.case, shorten(warning))?;
     }
     Ok(())
 }

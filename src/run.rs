@@ -19,12 +19,37 @@ use crate::error::Error;
 use crate::harness::era::Protocol;
 use crate::harness::mrtr::{self, Retry};
 use crate::harness::{self, Limits};
-use crate::oracle::{contract, era, model};
+use crate::oracle::contract::{self, Judging};
+use crate::oracle::{era, model};
 use crate::report::{EvidenceLog, Verdict};
 use crate::strategy::{GeneratedCase, generated_case};
 
 /// Most stdio runs spent shrinking one failure.
 pub const MAX_SHRINK_RUNS: usize = 256;
+
+/// How a run judges its cases: the time bounds of each session, the protocol
+/// eras each case runs in, and how the 2025-11-25 contract is compared (exactly,
+/// for the built-in reference server, or by meaning; issue 8).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Settings {
+    /// Bounds of every session.
+    pub limits: Limits,
+    /// The eras each case runs in, in order (one verdict per case and era).
+    pub protocols: Vec<Protocol>,
+    /// Exact messages or judged by meaning.
+    pub judging: Judging,
+}
+
+impl Settings {
+    /// 2025-11-25 only, with `limits` and `judging`.
+    pub fn legacy(limits: Limits, judging: Judging) -> Settings {
+        Settings {
+            limits,
+            protocols: vec![Protocol::V2025_11_25],
+            judging,
+        }
+    }
+}
 
 /// Runs `cases` against `command`, one fresh server process per case, judging
 /// each against `expected[case.name]`; each verdict goes to `log` and then to
@@ -41,14 +66,15 @@ pub async fn run_cases(
     cases: &[Case],
     expected: &serde_json::Map<String, Value>,
     limits: Limits,
+    judging: Judging,
     log: &EvidenceLog,
     on_verdict: &mut dyn FnMut(&Verdict),
 ) -> Result<(), Error> {
-    let legacy = [Protocol::V2025_11_25];
-    run_cases_in(command, cases, expected, limits, &legacy, log, on_verdict).await
+    let settings = Settings::legacy(limits, judging);
+    run_cases_in(command, cases, expected, &settings, log, on_verdict).await
 }
 
-/// [`run_cases`] in the eras `protocols` (one verdict per case and era).
+/// [`run_cases`] with `settings` (one verdict per case and era).
 ///
 /// # Errors
 /// As [`run_cases`].
@@ -56,14 +82,13 @@ pub async fn run_cases_in(
     command: &[String],
     cases: &[Case],
     expected: &serde_json::Map<String, Value>,
-    limits: Limits,
-    protocols: &[Protocol],
+    settings: &Settings,
     log: &EvidenceLog,
     on_verdict: &mut dyn FnMut(&Verdict),
 ) -> Result<(), Error> {
     for (index, case) in cases.iter().enumerate() {
         let expected = expected.get(&case.name).cloned();
-        let verdicts = judge_in(command, case, expected, limits, protocols).await?;
+        let verdicts = judge_in(command, case, expected, settings).await?;
         for verdict in verdicts {
             let did_not_start =
                 (index == 0 && !verdict.evidence.started).then(|| Error::ServerDidNotStart {
@@ -93,17 +118,20 @@ async fn judge(
     command: &[String],
     case: &Case,
     expected: Option<Value>,
-    limits: Limits,
+    settings: &Settings,
     protocol: Protocol,
 ) -> Result<Verdict, Error> {
+    let limits = settings.limits;
     let evidence = match protocol {
         Protocol::V2025_11_25 => harness::run_case(command, case, limits, None).await?,
         Protocol::V2026_07_28 => mrtr::run_case(command, case, limits, Retry::Echo).await?,
     };
     Ok(match (expected, protocol) {
         (Some(expected), Protocol::V2025_11_25) => {
-            let failures = contract::check(case, &expected, &evidence);
-            Verdict::new(expected, failures, evidence)
+            let judgement = contract::judge(case, &expected, &evidence, settings.judging);
+            let mut verdict = Verdict::new(expected, judgement.failures, evidence);
+            verdict.warnings = judgement.warnings;
+            verdict
         }
         (Some(legacy), Protocol::V2026_07_28) => {
             let expected = era::expected(case, &legacy);
@@ -118,25 +146,24 @@ async fn judge(
     })
 }
 
-/// Runs one case in each era of `protocols`, in order. With both eras, the
+/// Runs one case in each era of `settings.protocols`, in order. With both eras, the
 /// 2026-07-28 run is named `NAME@2026-07-28` and fails when its result differs
 /// from the 2025-11-25 one beyond issue 9's table (`oracle::era::eras_differ`).
 async fn judge_in(
     command: &[String],
     case: &Case,
     expected: Option<Value>,
-    limits: Limits,
-    protocols: &[Protocol],
+    settings: &Settings,
 ) -> Result<Vec<Verdict>, Error> {
-    let both = protocols.len() > 1;
+    let both = settings.protocols.len() > 1;
     let mut verdicts: Vec<Verdict> = Vec::new();
     let mut legacy = None;
-    for &protocol in protocols {
+    for &protocol in &settings.protocols {
         let mut named = case.clone();
         if both && protocol == Protocol::V2026_07_28 {
             named.name = format!("{}@{protocol}", case.name);
         }
-        let mut verdict = judge(command, &named, expected.clone(), limits, protocol).await?;
+        let mut verdict = judge(command, &named, expected.clone(), settings, protocol).await?;
         match protocol {
             Protocol::V2025_11_25 => legacy = Some(verdict.evidence.clone()),
             Protocol::V2026_07_28 => {
@@ -164,22 +191,22 @@ pub async fn run_contract(
     command: &[String],
     only: &[String],
     limits: Limits,
+    judging: Judging,
     log: &EvidenceLog,
     on_verdict: &mut dyn FnMut(&Verdict),
 ) -> Result<(), Error> {
-    let legacy = [Protocol::V2025_11_25];
-    run_contract_in(command, only, limits, &legacy, log, on_verdict).await
+    let settings = Settings::legacy(limits, judging);
+    run_contract_in(command, only, &settings, log, on_verdict).await
 }
 
-/// [`run_contract`] in the eras `protocols`.
+/// [`run_contract`] with `settings`.
 ///
 /// # Errors
 /// As [`run_contract`].
 pub async fn run_contract_in(
     command: &[String],
     only: &[String],
-    limits: Limits,
-    protocols: &[Protocol],
+    settings: &Settings,
     log: &EvidenceLog,
     on_verdict: &mut dyn FnMut(&Verdict),
 ) -> Result<(), Error> {
@@ -197,10 +224,7 @@ pub async fn run_contract_in(
         cases.retain(|case| only.contains(&case.name));
     }
     let expected = case::contract_expected();
-    run_cases_in(
-        command, &cases, &expected, limits, protocols, log, on_verdict,
-    )
-    .await
+    run_cases_in(command, &cases, &expected, settings, log, on_verdict).await
 }
 
 /// A generated failure shrunk to its minimal form.
@@ -228,14 +252,15 @@ pub async fn run_generated(
     count: usize,
     seed: u64,
     limits: Limits,
+    judging: Judging,
     log: &EvidenceLog,
     progress: &mut dyn FnMut(usize),
 ) -> Result<Option<MinimalFailure>, Error> {
-    let legacy = [Protocol::V2025_11_25];
-    run_generated_in(command, count, seed, limits, &legacy, log, progress).await
+    let settings = Settings::legacy(limits, judging);
+    run_generated_in(command, count, seed, &settings, log, progress).await
 }
 
-/// [`run_generated`] in the eras `protocols` (one verdict per case and era; a
+/// [`run_generated`] with `settings` (one verdict per case and era; a
 /// case fails when any of its verdicts fails, and is shrunk in all the eras).
 ///
 /// # Errors
@@ -244,8 +269,7 @@ pub async fn run_generated_in(
     command: &[String],
     count: usize,
     seed: u64,
-    limits: Limits,
-    protocols: &[Protocol],
+    settings: &Settings,
     log: &EvidenceLog,
     progress: &mut dyn FnMut(usize),
 ) -> Result<Option<MinimalFailure>, Error> {
@@ -263,21 +287,21 @@ pub async fn run_generated_in(
             .expect("the generated-case strategy never rejects");
         let mut generated = tree.current();
         generated.case.name = format!("generated_{index:04}");
-        let verdicts = judge_generated(command, &generated, limits, protocols).await?;
+        let verdicts = judge_generated(command, &generated, settings).await?;
         let failed = verdicts.iter().any(|verdict| !verdict.passed);
         for mut verdict in verdicts {
             verdict.reason = Some(generated.reason.to_string());
             log.push(verdict)?;
         }
         if failed && minimal.is_none() {
-            minimal = Some(shrink(command, &mut tree, limits, protocols, MAX_SHRINK_RUNS).await?);
+            minimal = Some(shrink(command, &mut tree, settings, MAX_SHRINK_RUNS).await?);
         }
         progress(index);
     }
     Ok(minimal)
 }
 
-/// Judges one generated case over stdio in each era of `protocols` (one verdict
+/// Judges one generated case over stdio in each era of `settings` (one verdict
 /// per era): the contract checks against the case's expected outcome (derived
 /// from its reason), and the two oracles must agree: when the reference model
 /// disagrees with the reason, every verdict fails with `the oracles disagree
@@ -289,15 +313,13 @@ pub async fn run_generated_in(
 pub async fn judge_generated(
     command: &[String],
     generated: &GeneratedCase,
-    limits: Limits,
-    protocols: &[Protocol],
+    settings: &Settings,
 ) -> Result<Vec<Verdict>, Error> {
     let mut verdicts = judge_in(
         command,
         &generated.case,
         Some(generated.expected.clone()),
-        limits,
-        protocols,
+        settings,
     )
     .await?;
     let model = model::expected_outcome(&generated.case);
@@ -336,13 +358,12 @@ fn worst(mut verdicts: Vec<Verdict>) -> Verdict {
 pub async fn shrink(
     command: &[String],
     tree: &mut impl ValueTree<Value = GeneratedCase>,
-    limits: Limits,
-    protocols: &[Protocol],
+    settings: &Settings,
     max_runs: usize,
 ) -> Result<MinimalFailure, Error> {
     let mut generated = tree.current();
     generated.case.name = "minimal".into();
-    let mut verdict = worst(judge_generated(command, &generated, limits, protocols).await?);
+    let mut verdict = worst(judge_generated(command, &generated, settings).await?);
     let mut best = (generated, verdict.clone());
     let mut runs = 0;
     let mut step = tree.simplify();
@@ -350,7 +371,7 @@ pub async fn shrink(
         runs += 1;
         let mut candidate = tree.current();
         candidate.case.name = "minimal".into();
-        verdict = worst(judge_generated(command, &candidate, limits, protocols).await?);
+        verdict = worst(judge_generated(command, &candidate, settings).await?);
         step = if verdict.passed {
             tree.complicate()
         } else {

@@ -43,6 +43,7 @@ fn run(args: &[&str]) -> Output {
 }
 
 fn calculator(bug: Option<&str>) -> Vec<String> {
+    crate::util::require_program("python3", "the plain Python peer server needs python3");
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/fixtures/servers/calculator.py"

@@ -3,9 +3,9 @@
 //! (issue 12, finding 3).
 
 use elicit_check::harness::Limits;
-use elicit_check::harness::era::Protocol;
+use elicit_check::oracle::contract::Judging;
 use elicit_check::report::EvidenceLog;
-use elicit_check::run::{self, judge_generated};
+use elicit_check::run::{self, Settings, judge_generated};
 use elicit_check::strategy::{
     Attached, Content, Field, Form, FormCaps, GeneratedCase, Policy, Reason, Reply,
 };
@@ -41,8 +41,7 @@ fn a_tampered_expectation_fails_the_verdict_through_the_model() {
         .block_on(judge_generated(
             &server,
             &generated,
-            Limits::default(),
-            &[Protocol::V2025_11_25],
+            &Settings::legacy(Limits::default(), Judging::EXACT),
         ))
         .expect("the Python peer starts")
         .remove(0);
@@ -73,8 +72,7 @@ fn the_same_case_untampered_passes_on_a_conformant_server() {
         .block_on(judge_generated(
             &calculator(None),
             &generated,
-            Limits::default(),
-            &[Protocol::V2025_11_25],
+            &Settings::legacy(Limits::default(), Judging::EXACT),
         ))
         .expect("the Python peer starts")
         .remove(0);
@@ -96,6 +94,7 @@ fn the_minimal_failure_is_strictly_smaller_than_the_first_failing_case() {
             1,
             13,
             Limits::default(),
+            Judging::EXACT,
             &log,
             &mut |_| {},
         ))
@@ -147,8 +146,7 @@ fn shrinking_stops_at_its_bound_of_stdio_runs() {
         .block_on(run::shrink(
             &server,
             &mut tree,
-            Limits::default(),
-            &[Protocol::V2025_11_25],
+            &Settings::legacy(Limits::default(), Judging::EXACT),
             3,
         ))
         .expect("the Python peer starts");

@@ -1,8 +1,16 @@
 //! The contract checks of one case's evidence: outcome, wire order, ids, answer, schema.
 //!
-//! Source: issue 2, section 5. Written from the contract, sharing no code with
-//! the server core: the requested schema and the client's expected reply are
-//! spelled out here by hand.
+//! Source: issue 2, section 5, and issue 8, section 1 (judging by meaning).
+//! Written from the contract, sharing no code with the server core: the
+//! requested schema and the client's expected reply are spelled out here by hand.
+//!
+//! Two ways to judge ([`Judging`]): the built-in reference server is held to
+//! every byte of the contract (error paths in contract order, messages word for
+//! word, the exact `requestedSchema`); any other server is judged by meaning
+//! (outcome from `structuredContent` or the JSON text content, error paths as a
+//! set, free-text messages shown but not judged, the `requestedSchema` checked for
+//! its properties, types, bounds and `required`, keys outside the MCP restricted
+//! subset reported as warnings).
 
 use serde_json::{Value, json};
 
@@ -52,21 +60,74 @@ pub fn expected_reply(case: &Case) -> (&'static str, Value) {
     }
 }
 
-/// Checks the evidence of `case` against its `expected` outcome; returns every
-/// failure as a sentence naming the JSON path or the frame. Empty means pass.
+/// How a server is judged (issue 8, section 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Judging {
+    /// `true` for the built-in reference server (`--exact-messages`): the
+    /// `errors` paths in contract order, the `error` messages of
+    /// `invalid_response` and `protocol_error` word for word, and the
+    /// `requestedSchema` exactly (only `title`/`description` may be added).
+    /// `false` for any other server: `errors` compared as a set, messages shown
+    /// in the evidence but not judged, the `requestedSchema` judged by meaning.
+    pub exact_messages: bool,
+}
+
+impl Judging {
+    /// The reference server's judging: every byte of the contract.
+    pub const EXACT: Judging = Judging {
+        exact_messages: true,
+    };
+    /// A third-party server's judging: by meaning.
+    pub const BY_MEANING: Judging = Judging {
+        exact_messages: false,
+    };
+}
+
+/// What the checks of one case found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Judgement {
+    /// Every failed check, a sentence naming the JSON path or the frame; the
+    /// primary reason first. Empty means the case passes.
+    pub failures: Vec<String>,
+    /// Findings that do not fail the case: keys of the `requestedSchema` outside
+    /// the MCP restricted subset (e.g. `additionalProperties`), which a client
+    /// may ignore.
+    pub warnings: Vec<String>,
+}
+
+/// Checks the evidence of `case` against its `expected` outcome exactly, as the
+/// reference server is judged ([`Judging::EXACT`]); returns every failure as a
+/// sentence naming the JSON path or the frame. Empty means pass.
 pub fn check(case: &Case, expected: &Value, evidence: &Evidence) -> Vec<String> {
-    let mut failures = Vec::new();
+    judge(case, expected, evidence, Judging::EXACT).failures
+}
+
+/// Checks the evidence of `case` against its `expected` outcome under `judging`;
+/// returns the failures and the warnings.
+pub fn judge(case: &Case, expected: &Value, evidence: &Evidence, judging: Judging) -> Judgement {
+    let mut judgement = Judgement::default();
     if let Some(error) = &evidence.error {
-        failures.push(format!("harness: {error}"));
+        judgement.failures.push(format!("harness: {error}"));
     }
-    match &evidence.outcome {
-        None => failures.push("no structuredContent in the calculate result".into()),
-        Some(outcome) => {
-            for mismatch in compare::compare(expected, outcome) {
-                failures.push(format!("outcome {mismatch}"));
-            }
+    if let Some(outcome) = reported_outcome(evidence, &mut judgement.failures) {
+        let (expected, outcome) = if judging.exact_messages {
+            (expected.clone(), outcome.clone())
+        } else {
+            (by_meaning(expected), by_meaning(outcome))
+        };
+        for mismatch in compare::compare(&expected, &outcome) {
+            judgement.failures.push(format!("outcome {mismatch}"));
         }
     }
+    check_process(evidence, &mut judgement.failures);
+    check_wire(case, expected, &evidence.wire, judging, &mut judgement);
+    judgement
+}
+
+/// The outcome the server reported: `structuredContent` when present (its text
+/// content, when JSON, must agree), otherwise the JSON object of `content[0].text`.
+/// Pushes a failure and returns `None` when there is neither.
+fn reported_outcome<'a>(evidence: &'a Evidence, failures: &mut Vec<String>) -> Option<&'a Value> {
     match (&evidence.outcome, &evidence.text_outcome) {
         (Some(structured), Some(text)) => {
             for mismatch in compare::compare(structured, text) {
@@ -74,35 +135,68 @@ pub fn check(case: &Case, expected: &Value, evidence: &Evidence) -> Vec<String> 
                     "content[0].text disagrees with structuredContent: {mismatch}"
                 ));
             }
+            Some(structured)
         }
-        (Some(_), None) => failures.push("content[0] is not JSON text".into()),
-        _ => {}
+        (Some(structured), None) => {
+            failures.push("content[0] is not JSON text".into());
+            Some(structured)
+        }
+        (None, Some(text)) if text.is_object() => Some(text),
+        (None, _) => {
+            failures.push(NO_OUTCOME.into());
+            None
+        }
     }
-    check_process(evidence, &mut failures);
-    check_wire(case, expected, &evidence.wire, &mut failures);
-    failures
+}
+
+/// The failure when a result carries no outcome at all.
+pub const NO_OUTCOME: &str = "no outcome: the calculate result has no structuredContent and no JSON object in content[0].text";
+
+/// Statuses whose `error` member is free text (issue 8, section 1).
+const FREE_TEXT_STATUSES: [&str; 2] = ["invalid_response", "protocol_error"];
+
+/// An outcome as judged by meaning: the free-text `error` of `invalid_response`
+/// and `protocol_error` removed, the `errors` paths sorted (compared as a set).
+fn by_meaning(outcome: &Value) -> Value {
+    let mut outcome = outcome.clone();
+    if let Some(members) = outcome.as_object_mut() {
+        let status = members.get("status").and_then(Value::as_str);
+        if status.is_some_and(|status| FREE_TEXT_STATUSES.contains(&status)) {
+            members.remove("error");
+        }
+        if let Some(Value::Array(paths)) = members.get_mut("errors") {
+            paths.sort_by_key(Value::to_string);
+            paths.dedup();
+        }
+    }
+    outcome
 }
 
 fn check_process(evidence: &Evidence, failures: &mut Vec<String>) {
-    if evidence.protocol_version.as_deref() != Some(PROTOCOL_VERSION) {
-        failures.push(format!(
-            "negotiated protocol {:?}, expected {PROTOCOL_VERSION:?}",
-            evidence.protocol_version
-        ));
-    }
-    if evidence.exit_code != Some(0) {
-        failures.push(format!(
-            "exit code {:?}, expected Some(0)",
-            evidence.exit_code
-        ));
+    match evidence.protocol_version.as_deref() {
+        None => failures.push(format!(
+            "no protocol version negotiated, expected \"{PROTOCOL_VERSION}\""
+        )),
+        Some(PROTOCOL_VERSION) => {}
+        Some(other) => failures.push(format!(
+            "negotiated protocol version {}, expected \"{PROTOCOL_VERSION}\"",
+            Value::String(other.to_owned())
+        )),
     }
     if evidence.forced_kill {
         failures.push("the server did not exit after stdin closed and was killed".into());
+    } else {
+        match evidence.exit_code {
+            Some(0) => {}
+            Some(code) => failures.push(format!("exit code {code}, expected 0")),
+            None => failures.push("no exit code: killed by a signal".into()),
+        }
     }
     for stray in &evidence.stray_stdout {
         failures.push(format!(
-            "non-JSON-RPC line on stdout (#{}): {:?}",
-            stray.seq, stray.line
+            "non-JSON-RPC line on stdout (#{}): {}",
+            stray.seq,
+            Value::String(stray.line.clone())
         ));
     }
 }
@@ -117,7 +211,14 @@ fn is_response_to(frame: &Frame, from: Side, id: &Value) -> bool {
         && frame.message.get("id") == Some(id)
 }
 
-fn check_wire(case: &Case, expected: &Value, wire: &[Frame], failures: &mut Vec<String>) {
+fn check_wire(
+    case: &Case,
+    expected: &Value,
+    wire: &[Frame],
+    judging: Judging,
+    judgement: &mut Judgement,
+) {
+    let failures = &mut judgement.failures;
     if let Some(init) = wire
         .iter()
         .find(|frame| is_request(frame, Side::Client, "initialize"))
@@ -170,19 +271,21 @@ fn check_wire(case: &Case, expected: &Value, wire: &[Frame], failures: &mut Vec<
             elicitations.len()
         ));
     }
+    let span = (call.seq, completion.seq);
     for elicitation in elicitations {
-        check_elicitation(case, elicitation, call.seq, completion.seq, wire, failures);
+        check_elicitation(case, elicitation, span, wire, judging, judgement);
     }
 }
 
 fn check_elicitation(
     case: &Case,
     request: &Frame,
-    call_seq: u64,
-    completion_seq: u64,
+    (call_seq, completion_seq): (u64, u64),
     wire: &[Frame],
-    failures: &mut Vec<String>,
+    judging: Judging,
+    judgement: &mut Judgement,
 ) {
+    let failures = &mut judgement.failures;
     let id = &request.message["id"];
     if !(call_seq < request.seq && request.seq < completion_seq) {
         failures.push(format!(
@@ -191,16 +294,31 @@ fn check_elicitation(
         ));
     }
     let params = &request.message["params"];
-    if params.get("mode").and_then(Value::as_str) != Some("form") {
-        failures.push(format!(
-            "elicitation/create id {id}: mode {}, expected \"form\"",
-            params["mode"]
-        ));
+    // Protocol 2025-11-25: `mode` is optional on a form request; absent means form.
+    match params.get("mode") {
+        None => {}
+        Some(Value::String(mode)) if mode == "form" => {}
+        Some(other) => failures.push(format!(
+            "elicitation/create id {id}: mode {other}, expected \"form\" (or no mode)"
+        )),
     }
-    let schema = strip_annotations(&params["requestedSchema"]);
-    for mismatch in compare::compare(&contract_schema(), &schema) {
-        failures.push(format!("requestedSchema {mismatch}"));
+    let schema = &params["requestedSchema"];
+    if judging.exact_messages {
+        for mismatch in compare::compare(&contract_schema(), &strip_annotations(schema)) {
+            failures.push(format!("requestedSchema {mismatch}"));
+        }
+    } else {
+        let (meaning, outside) = schema_meaning(schema);
+        for mismatch in compare::compare(&contract_meaning(), &meaning) {
+            failures.push(format!("requestedSchema {mismatch}"));
+        }
+        judgement.warnings.extend(outside.into_iter().map(|path| {
+            format!(
+                "requestedSchema {path}: outside the MCP restricted subset of JSON Schema (a client may ignore it)"
+            )
+        }));
     }
+    let failures = &mut judgement.failures;
     let replies: Vec<&Frame> = wire
         .iter()
         .filter(|f| is_response_to(f, Side::Client, id))
@@ -252,4 +370,96 @@ fn strip_annotations(schema: &Value) -> Value {
         }
     }
     schema
+}
+
+/// Keys the MCP restricted subset allows at the root of a `requestedSchema`
+/// (MCP 2025-11-25, Elicitation, "Requested Schema").
+const ROOT_SUBSET_KEYS: [&str; 6] = [
+    "type",
+    "properties",
+    "required",
+    "title",
+    "description",
+    "$schema",
+];
+
+/// Keys the MCP restricted subset allows in an integer or number property.
+const NUMBER_SUBSET_KEYS: [&str; 6] = [
+    "type",
+    "title",
+    "description",
+    "minimum",
+    "maximum",
+    "default",
+];
+
+/// Keys of a property that decide what the form accepts: compared exactly.
+const MEANING_KEYS: [&str; 3] = ["type", "minimum", "maximum"];
+
+/// The contract schema as [`schema_meaning`] projects it (`required` sorted).
+fn contract_meaning() -> Value {
+    schema_meaning(&contract_schema()).0
+}
+
+/// What a `requestedSchema` means for the form: the root `type`, each property's
+/// `type`, `minimum` and `maximum` (every property kept, so an extra or missing
+/// one shows), and `required` sorted (a set). Also returns the JSON path of each
+/// key outside the MCP restricted subset, e.g. `$.additionalProperties`.
+fn schema_meaning(schema: &Value) -> (Value, Vec<String>) {
+    let Some(root) = schema.as_object() else {
+        return (schema.clone(), Vec::new());
+    };
+    let mut outside = Vec::new();
+    let mut meaning = serde_json::Map::new();
+    for (key, value) in root {
+        match key.as_str() {
+            "type" => {
+                meaning.insert(key.clone(), value.clone());
+            }
+            "required" => {
+                let mut required = value.clone();
+                if let Value::Array(names) = &mut required {
+                    names.sort_by_key(Value::to_string);
+                }
+                meaning.insert(key.clone(), required);
+            }
+            "properties" => {
+                meaning.insert(key.clone(), properties_meaning(value, &mut outside));
+            }
+            key if ROOT_SUBSET_KEYS.contains(&key) => {}
+            key => outside.push(schema_path(&[key])),
+        }
+    }
+    (Value::Object(meaning), outside)
+}
+
+/// The `properties` object with each property cut to its [`MEANING_KEYS`];
+/// keys outside the number subset are added to `outside`.
+fn properties_meaning(properties: &Value, outside: &mut Vec<String>) -> Value {
+    let Some(properties) = properties.as_object() else {
+        return properties.clone();
+    };
+    let mut meaning = serde_json::Map::new();
+    for (name, property) in properties {
+        let Some(keys) = property.as_object() else {
+            meaning.insert(name.clone(), property.clone());
+            continue;
+        };
+        let mut kept = serde_json::Map::new();
+        for (key, value) in keys {
+            if MEANING_KEYS.contains(&key.as_str()) {
+                kept.insert(key.clone(), value.clone());
+            } else if !NUMBER_SUBSET_KEYS.contains(&key.as_str()) {
+                outside.push(schema_path(&["properties", name, key]));
+            }
+        }
+        meaning.insert(name.clone(), Value::Object(kept));
+    }
+    Value::Object(meaning)
+}
+
+/// The JSON path of a key in a `requestedSchema`, e.g. `$.properties.units.multipleOf`.
+fn schema_path(keys: &[&str]) -> String {
+    keys.iter()
+        .fold("$".to_owned(), |path, key| compare::member_path(&path, key))
 }

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Sets up the environments of the SDK peer servers (issue 8) under target/peers/:
+#   target/peers/python-sdk1/  venv with fixtures/peers/requirements-sdk1.txt (mcp 1.x)
+#   target/peers/python-sdk2/  venv with fixtures/peers/requirements-sdk2.txt (mcp 2.x)
+#   target/peers/node/         `npm ci` of fixtures/peers/typescript/package-lock.json
+# Every version is pinned in those files. Idempotent: an environment whose pins
+# have not changed since its last successful set-up is left as it is (a stamp
+# file holds a copy of the pins). Needs python3 >= 3.10 (with venv) and
+# node >= 18 with npm; says so and exits 1 when one is missing.
+# The peer tests (tests/peers.rs) run this script themselves when an environment
+# is missing, so `cargo test` is the whole set-up.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+peers="$root/fixtures/peers"
+dest="${ELICIT_CHECK_PEERS_DIR:-$root/target/peers}"
+mkdir -p "$dest"
+
+need() {
+  if ! command -v "$1" >/dev/null 2>&1; then
+    echo "peers.sh: $1 not found on PATH: the SDK peers need $2" >&2
+    exit 1
+  fi
+}
+need python3 "python3 >= 3.10 with the venv module"
+need node "node >= 18"
+need npm "npm (it comes with node)"
+python3 -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' || {
+  echo "peers.sh: python3 is $(python3 --version 2>&1); the MCP Python SDK needs >= 3.10" >&2
+  exit 1
+}
+node -e 'process.exit(Number(process.versions.node.split(".")[0]) >= 18 ? 0 : 1)' || {
+  echo "peers.sh: node is $(node --version); the MCP TypeScript SDK needs >= 18" >&2
+  exit 1
+}
+
+# python_env NAME REQUIREMENTS: a venv at $dest/NAME with exactly those pins.
+python_env() {
+  local env="$dest/$1" requirements="$2"
+  if cmp -s "$requirements" "$env/.pins" 2>/dev/null; then
+    echo "peers.sh: $1 is up to date"
+    return
+  fi
+  echo "peers.sh: setting up $1 from $(basename "$requirements")"
+  rm -rf "$env"
+  python3 -m venv "$env"
+  "$env/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps -r "$requirements"
+  "$env/bin/python" -m pip check
+  cp "$requirements" "$env/.pins"
+}
+
+python_env python-sdk1 "$peers/requirements-sdk1.txt"
+python_env python-sdk2 "$peers/requirements-sdk2.txt"
+
+node_env="$dest/node"
+if cmp -s "$peers/typescript/package-lock.json" "$node_env/.pins" 2>/dev/null; then
+  echo "peers.sh: node is up to date"
+else
+  echo "peers.sh: setting up node from package-lock.json"
+  rm -rf "$node_env"
+  mkdir -p "$node_env"
+  cp "$peers/typescript/package.json" "$peers/typescript/package-lock.json" "$node_env/"
+  (cd "$node_env" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$peers/typescript/package-lock.json" "$node_env/.pins"
+fi
+# Node resolves a module's imports from the node_modules beside its real path,
+# so the server is copied (not linked) next to them, on every run.
+cp "$peers/typescript/server.mjs" "$node_env/server.mjs"
+echo "peers.sh: peers ready in $dest"

@@ -1,0 +1,251 @@
+//! The SDK peers (issue 8): the `calculate` contract written with the MCP Python
+//! SDK 1.x and 2.x and the TypeScript SDK, each correct and naive, and the
+//! cross-SDK table of what each does on the contract cases.
+//!
+//! The peers live in `fixtures/peers/`; `scripts/peers.sh` installs their pinned
+//! environments under `target/peers/`. [`table`] turns the verdicts of one
+//! `elicit-check run` per peer (`results.json`) into the Markdown table the README
+//! shows.
+
+use std::path::Path;
+
+use serde_json::Value;
+
+/// The two variants of each peer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Variant {
+    /// Capability guard, strict validation, decline and cancel never read.
+    Correct,
+    /// The classic bug: only `action == "accept"` checked, the SDK's own parsing.
+    Naive,
+}
+
+impl Variant {
+    /// `correct` or `naive`, as passed to the peer's `--variant`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Correct => "correct",
+            Variant::Naive => "naive",
+        }
+    }
+}
+
+/// One peer server: an SDK, its pinned version, a variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Peer {
+    /// The SDK as its users name it, e.g. `MCP Python SDK 1.x (mcp)`.
+    pub sdk: &'static str,
+    /// The pinned version of the SDK package (`fixtures/peers/requirements-*.txt`,
+    /// `fixtures/peers/typescript/package.json`).
+    pub version: &'static str,
+    /// Correct or naive.
+    pub variant: Variant,
+    /// The environment under `target/peers/` (`python-sdk1`, `python-sdk2`, `node`).
+    environment: &'static str,
+    /// The server file: under `fixtures/peers/` for Python, the environment for node.
+    script: &'static str,
+}
+
+/// The six peers, in table order.
+pub const PEERS: [Peer; 6] = [
+    python(PYTHON_SDK1, Variant::Correct),
+    python(PYTHON_SDK1, Variant::Naive),
+    python(PYTHON_SDK2, Variant::Correct),
+    python(PYTHON_SDK2, Variant::Naive),
+    typescript(Variant::Correct),
+    typescript(Variant::Naive),
+];
+
+/// (sdk, version, environment, script) of a Python peer.
+type PythonSdk = (&'static str, &'static str, &'static str, &'static str);
+const PYTHON_SDK1: PythonSdk = (
+    "MCP Python SDK 1.x (`mcp`, FastMCP)",
+    "1.30.0",
+    "python-sdk1",
+    "python_sdk1.py",
+);
+const PYTHON_SDK2: PythonSdk = (
+    "MCP Python SDK 2.x (`mcp`, MCPServer)",
+    "2.3.0",
+    "python-sdk2",
+    "python_sdk2.py",
+);
+
+const fn python(sdk: PythonSdk, variant: Variant) -> Peer {
+    Peer {
+        sdk: sdk.0,
+        version: sdk.1,
+        variant,
+        environment: sdk.2,
+        script: sdk.3,
+    }
+}
+
+const fn typescript(variant: Variant) -> Peer {
+    Peer {
+        sdk: "MCP TypeScript SDK (`@modelcontextprotocol/sdk`, McpServer, zod 4.6.7)",
+        version: "1.32.2",
+        variant,
+        environment: "node",
+        script: "server.mjs",
+    }
+}
+
+impl Peer {
+    /// A short unique name, e.g. `python-sdk1-naive`.
+    pub fn name(&self) -> String {
+        format!("{}-{}", self.environment, self.variant.name())
+    }
+
+    /// The command that starts this peer, given the project's root folder and
+    /// the peers' environments folder (`target/peers`).
+    pub fn command(&self, root: &Path, environments: &Path) -> Vec<String> {
+        let env = environments.join(self.environment);
+        let (program, script) = if self.environment == "node" {
+            ("node".to_owned(), env.join(self.script))
+        } else {
+            (
+                env.join("bin/python").to_string_lossy().into_owned(),
+                root.join("fixtures/peers").join(self.script),
+            )
+        };
+        vec![
+            program,
+            script.to_string_lossy().into_owned(),
+            "--variant".to_owned(),
+            self.variant.name().to_owned(),
+        ]
+    }
+}
+
+/// The contract cases grouped as the table's columns (issue 8, section 4), each
+/// case with the short label its cell uses.
+pub const GROUPS: [(&str, &[(&str, &str)]); 9] = [
+    (
+        "valid accept",
+        &[
+            ("accept_valid", "form"),
+            ("legacy_empty_capability_accept", "legacy `{}`"),
+        ],
+    ),
+    ("missing field", &[("accept_missing_field", "")]),
+    (
+        "wrong type",
+        &[
+            ("accept_wrong_type", "`\"3\"`"),
+            ("accept_float_integer", "`3.0`"),
+            ("accept_boolean_as_integer", "`true`"),
+        ],
+    ),
+    ("out of range", &[("accept_out_of_range", "")]),
+    ("extra key", &[("accept_extra_field", "")]),
+    ("no content", &[("accept_no_content", "")]),
+    (
+        "decline/cancel",
+        &[
+            ("decline", "decline"),
+            ("cancel", "cancel"),
+            ("decline_with_spurious_data", "decline+content"),
+            ("cancel_with_spurious_data", "cancel+content"),
+        ],
+    ),
+    (
+        "capability guard",
+        &[
+            ("unsupported_guarded", "none"),
+            ("url_only_guarded", "url only"),
+        ],
+    ),
+    (
+        "diagnostic policies",
+        &[
+            ("raw_accept_missing_field", "raw"),
+            ("unsupported_unchecked_diagnostic", "unchecked"),
+        ],
+    ),
+];
+
+/// What the server did in one failed case, in a few words: its outcome's status
+/// (with `value` or `errors`), `tool error (isError)`, `no answer in time`, or
+/// the first failure; prefixed with `asked anyway` when it sent an
+/// `elicitation/create` it should not have.
+fn what_it_did(verdict: &Value) -> String {
+    let evidence = &verdict["evidence"];
+    let failures: Vec<&str> = verdict["failures"]
+        .as_array()
+        .map(|all| all.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default();
+    let outcome = [&evidence["outcome"], &evidence["text_outcome"]]
+        .into_iter()
+        .find(|outcome| outcome.is_object());
+    let mut did = match (evidence["error"].as_str(), outcome) {
+        (Some(error), _) if error.contains("isError") => "tool error (isError)".to_owned(),
+        (Some(error), _) if error.contains("did not finish") => "no answer in time".to_owned(),
+        (Some(_), _) => "JSON-RPC error".to_owned(),
+        (None, Some(outcome)) => {
+            let status = outcome["status"].as_str().unwrap_or("no status");
+            match (outcome.get("value"), outcome.get("errors")) {
+                (Some(value), _) => format!("{status} {value}"),
+                (None, Some(errors)) => format!("{status} {errors}"),
+                (None, None) => status.to_owned(),
+            }
+        }
+        (None, None) => failures.first().copied().unwrap_or("failed").to_owned(),
+    };
+    if failures
+        .iter()
+        .any(|failure| failure.ends_with("elicitation/create requests, expected 0"))
+    {
+        did = format!("asked anyway, {did}");
+    }
+    did
+}
+
+/// The table cell of one case group: `pass`, or for each failed case its label
+/// and what the server did instead (`` `"3"` → calculated 21 ``).
+fn cell(cases: &[(&str, &str)], verdicts: &[Value]) -> String {
+    let mut failed = Vec::new();
+    for (name, label) in cases {
+        let verdict = verdicts
+            .iter()
+            .find(|verdict| verdict["case"].as_str() == Some(name));
+        match verdict {
+            None => failed.push(format!("{label} not run")),
+            Some(verdict) if verdict["passed"] == Value::Bool(true) => {}
+            Some(verdict) if label.is_empty() => failed.push(what_it_did(verdict)),
+            Some(verdict) => failed.push(format!("{label} → {}", what_it_did(verdict))),
+        }
+    }
+    if failed.is_empty() {
+        "pass".to_owned()
+    } else {
+        failed.join("; ").replace('|', "\\|")
+    }
+}
+
+/// The cross-SDK table in Markdown: one row per peer (SDK, version, variant),
+/// one column per contract case group ([`GROUPS`]), and a cell saying `pass` or
+/// what the server did instead. `rows` holds each peer with the verdicts of its
+/// contract cases, as `results.json` writes them.
+pub fn table(rows: &[(Peer, Vec<Value>)]) -> String {
+    let mut out = String::from("| SDK | version | variant |");
+    for (group, _) in GROUPS {
+        out.push_str(&format!(" {group} |"));
+    }
+    out.push_str("\n|---|---|---|");
+    out.push_str(&"---|".repeat(GROUPS.len()));
+    out.push('\n');
+    for (peer, verdicts) in rows {
+        out.push_str(&format!(
+            "| {} | {} | {} |",
+            peer.sdk,
+            peer.version,
+            peer.variant.name()
+        ));
+        for (_, cases) in GROUPS {
+            out.push_str(&format!(" {} |", cell(cases, verdicts)));
+        }
+        out.push('\n');
+    }
+    out
+}

@@ -1,0 +1,303 @@
+//! The contract suite on servers written with the MCP Python SDK 1.x and 2.x and
+//! the TypeScript SDK (issue 8): every correct peer passes `elicit-check run`, every
+//! naive one fails it on named cases with a JSON path, and the cross-SDK table is
+//! a snapshot. `scripts/peers.sh` sets the peers up under `target/peers/` (the
+//! first run installs from PyPI and npm; later runs find them up to date).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::OnceLock;
+
+use elicit_check::peers::{self, PEERS, Peer, Variant};
+use serde_json::Value;
+
+use crate::util;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Seed of the generated cases of every peer run, so the runs repeat exactly.
+const SEED: &str = "1";
+
+/// Runs `scripts/peers.sh` once per test binary; returns the environments folder,
+/// or panics with the script's whole log when a peer cannot be installed.
+fn environments() -> PathBuf {
+    static READY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let ready = READY.get_or_init(|| {
+        util::require_program("python3", "the Python SDK peers need python3 >= 3.10");
+        util::require_program("node", "the TypeScript SDK peers need node >= 18");
+        // ELICIT_CHECK_PEERS_DIR lets a copy of the tree (cargo-mutants) reuse
+        // environments set up elsewhere; scripts/peers.sh reads it too.
+        let dir = std::env::var_os("ELICIT_CHECK_PEERS_DIR")
+            .map_or_else(|| Path::new(ROOT).join("target/peers"), PathBuf::from);
+        let output = Command::new("bash")
+            .arg(Path::new(ROOT).join("scripts/peers.sh"))
+            .env("ELICIT_CHECK_PEERS_DIR", &dir)
+            .output()
+            .map_err(|error| format!("cannot run bash scripts/peers.sh: {error}"))?;
+        if output.status.success() {
+            Ok(dir)
+        } else {
+            Err(format!(
+                "scripts/peers.sh failed ({}):\n{}{}",
+                output.status,
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            ))
+        }
+    });
+    ready.clone().unwrap_or_else(|log| panic!("{log}"))
+}
+
+/// One `elicit-check run` of a server.
+struct Run {
+    code: Option<i32>,
+    stdout: String,
+    /// `results.json`: every verdict.
+    verdicts: Vec<Value>,
+    /// `run.json`: counts and the minimal failure.
+    summary: Value,
+}
+
+/// Runs `elicit-check run --cases N --seed 1 -- command` in a fresh output folder.
+fn run(name: &str, command: &[String], cases: usize) -> Run {
+    let dir = std::env::temp_dir().join(format!("elicit-check-{}-{name}", std::process::id()));
+    let output = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+        .args(["run", "--seed", SEED, "--cases", &cases.to_string()])
+        // Generous bounds: six peers share two cores with the rest of the suite.
+        .args([
+            "--startup-timeout",
+            "60",
+            "--call-timeout",
+            "60",
+            "--shutdown-grace",
+            "30",
+            "--output",
+        ])
+        .arg(&dir)
+        .arg("--")
+        .args(command)
+        .env_remove("RUST_LOG")
+        .env_remove("PROPTEST_CASES")
+        .output()
+        .expect("elicit-check runs");
+    let read = |file: &str| -> Value {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap_or_else(|error| {
+            panic!(
+                "{name}: no {file} ({error}); stderr: {}",
+                String::from_utf8_lossy(&output.stderr)
+            )
+        });
+        serde_json::from_str(&text).expect("JSON evidence")
+    };
+    let verdicts = read("results.json");
+    let summary = read("run.json");
+    let _ = std::fs::remove_dir_all(&dir);
+    Run {
+        code: output.status.code(),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        verdicts: verdicts.as_array().cloned().unwrap_or_default(),
+        summary,
+    }
+}
+
+/// Generated cases per peer: enough to show the generator reaches each SDK,
+/// few enough to keep `cargo test` short (a Python SDK process takes about a
+/// second of CPU to start). The naive TypeScript peer also shows shrinking.
+fn generated_cases(peer: &Peer) -> usize {
+    match (peer.variant, peer.sdk.contains("TypeScript")) {
+        (Variant::Correct, true) => 16,
+        (Variant::Correct, false) => 8,
+        (Variant::Naive, true) => 4,
+        (Variant::Naive, false) => 0,
+    }
+}
+
+/// The failures of contract case `case` in `verdicts`.
+fn failures_of<'a>(verdicts: &'a [Value], case: &str) -> Vec<&'a str> {
+    verdicts
+        .iter()
+        .find(|verdict| verdict["case"] == case)
+        .and_then(|verdict| verdict["failures"].as_array())
+        .map(|failures| failures.iter().filter_map(Value::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// Keys of every object in `value`, counted recursively.
+fn key_count(value: &Value) -> usize {
+    match value {
+        Value::Object(members) => members.len() + members.values().map(key_count).sum::<usize>(),
+        Value::Array(items) => items.iter().map(key_count).sum(),
+        _ => 0,
+    }
+}
+
+/// The contract failures each naive peer must show, written by hand from the
+/// SDK's documented behaviour: (case, failure naming the JSON path).
+fn naive_failures(peer: &Peer) -> Vec<(&'static str, &'static str)> {
+    let computed = r#"outcome $.status: "calculated" != "invalid_content""#;
+    if peer.sdk.contains("TypeScript") {
+        // elicitInput's JSON Schema validator (ajv) counts 3.0 as an integer and
+        // allows keys the schema does not name.
+        vec![
+            ("accept_float_integer", computed),
+            ("accept_extra_field", computed),
+        ]
+    } else {
+        // pydantic's lax defaults: "3" -> 3, 3.0 -> 3, true -> 1, no bounds,
+        // extra keys ignored.
+        vec![
+            ("accept_wrong_type", computed),
+            ("accept_out_of_range", computed),
+            ("accept_extra_field", computed),
+            ("accept_float_integer", computed),
+            ("accept_boolean_as_integer", computed),
+        ]
+    }
+}
+
+/// How many contract cases `run` runs (`fixtures/cases.json`).
+fn contract_count() -> usize {
+    elicit_check::case::contract_cases().len()
+}
+
+#[test]
+fn sdk_peers_pass_run_when_correct_and_fail_it_when_naive_and_the_table_holds() {
+    let environments = environments();
+    let runs: Vec<(Peer, Run)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = PEERS
+            .iter()
+            .map(|peer| {
+                let command = peer.command(Path::new(ROOT), &environments);
+                let cases = generated_cases(peer);
+                scope.spawn(move || (*peer, run(&peer.name(), &command, cases)))
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| handle.join().expect("a peer run thread"))
+            .collect()
+    });
+    for (peer, run) in &runs {
+        let name = peer.name();
+        let cases = contract_count() + generated_cases(peer);
+        assert_eq!(run.verdicts.len(), cases, "{name}: {}", run.stdout);
+        match peer.variant {
+            Variant::Correct => {
+                assert_eq!(run.code, Some(0), "{name} fails:\n{}", run.stdout);
+                let summary = format!("{cases} passed, 0 failed");
+                assert!(
+                    run.stdout.lines().any(|line| line == summary),
+                    "{name}: {}",
+                    run.stdout
+                );
+            }
+            Variant::Naive => {
+                assert_eq!(run.code, Some(1), "{name} passes:\n{}", run.stdout);
+                for (case, failure) in naive_failures(peer) {
+                    let failures = failures_of(&run.verdicts, case);
+                    assert!(
+                        failures.contains(&failure),
+                        "{name}: {case} does not fail with {failure:?} but with {failures:?}:\n{}",
+                        run.stdout
+                    );
+                }
+            }
+        }
+    }
+    let (_, typescript_naive) = &runs[5];
+    let minimal = &typescript_naive.summary["minimal_failure"];
+    assert!(
+        minimal.is_object(),
+        "no minimal failure: {}",
+        typescript_naive.stdout
+    );
+    let answer = &minimal["case"]["answer"];
+    assert!(
+        key_count(answer) <= 3,
+        "the shrunk answer {answer} has more than three keys"
+    );
+
+    let rows: Vec<(Peer, Vec<Value>)> = runs
+        .into_iter()
+        .map(|(peer, run)| {
+            let contract = run
+                .verdicts
+                .into_iter()
+                .filter(|v| v.get("reason").is_none());
+            (peer, contract.collect())
+        })
+        .collect();
+    let table = peers::table(&rows);
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_description("cross-SDK table: the contract cases on each SDK peer (issue 8)");
+    settings.bind(|| insta::assert_snapshot!("cross_sdk_table", table));
+}
+
+#[test]
+fn a_text_only_variant_of_the_plain_python_peer_passes() {
+    util::require_program("python3", "the plain Python peer needs python3");
+    let script = Path::new(ROOT).join("fixtures/peers/calculator_text_only.py");
+    let command = vec!["python3".to_owned(), script.to_string_lossy().into_owned()];
+    let run = run("text-only", &command, 16);
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
+    let summary = format!("{} passed, 0 failed", contract_count() + 16);
+    assert!(
+        run.stdout.lines().any(|line| line == summary),
+        "{}",
+        run.stdout
+    );
+    let accept_valid = &run.verdicts[0]["evidence"];
+    assert_eq!(accept_valid["outcome"], Value::Null, "no structuredContent");
+    assert_eq!(accept_valid["text_outcome"]["value"], 21);
+    let row = run
+        .stdout
+        .lines()
+        .find(|line| line.starts_with("accept_valid "))
+        .expect("a row per case");
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells, ["accept_valid", "calculated", "true", "21", "pass"]);
+}
+
+#[test]
+fn peer_versions_match_their_pins() {
+    let requirements = |file: &str| {
+        std::fs::read_to_string(Path::new(ROOT).join("fixtures/peers").join(file)).expect("pins")
+    };
+    let package =
+        std::fs::read_to_string(Path::new(ROOT).join("fixtures/peers/typescript/package.json"))
+            .expect("package.json");
+    for peer in PEERS {
+        let pinned = if peer.sdk.contains("TypeScript") {
+            package.contains(&format!(
+                "\"@modelcontextprotocol/sdk\": \"{}\"",
+                peer.version
+            ))
+        } else {
+            let file = if peer.sdk.contains("1.x") {
+                "requirements-sdk1.txt"
+            } else {
+                "requirements-sdk2.txt"
+            };
+            requirements(file)
+                .lines()
+                .any(|line| line == format!("mcp=={}", peer.version))
+        };
+        assert!(
+            pinned,
+            "{}: version {} is not the pinned one",
+            peer.name(),
+            peer.version
+        );
+    }
+}
+
+#[test]
+#[should_panic(expected = "python3-missing-here not found on PATH")]
+fn a_missing_interpreter_fails_the_test_saying_which_and_why() {
+    util::require_program(
+        "python3-missing-here",
+        "the Python SDK peers need python3 >= 3.10",
+    );
+}
