@@ -28,3 +28,37 @@ fn a_server_that_exits_before_initialize_leaves_a_startup_error() {
         assert_eq!(finished.exit.code, Some(0));
     });
 }
+
+/// A server that completes `initialize` but offers no `calculate` tool.
+const NO_CALCULATE: &str = r#"
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("method") == "initialize":
+        result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "no-calculate", "version": "1"}}
+    elif message.get("method") == "tools/list":
+        result = {"tools": [{"name": "add", "inputSchema": {"type": "object"}}]}
+    else:
+        continue
+    print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+"#;
+
+#[test]
+fn a_server_without_the_calculate_tool_leaves_a_startup_error() {
+    let command = vec![
+        "python3".to_owned(),
+        "-c".to_owned(),
+        NO_CALCULATE.to_owned(),
+    ];
+    runtime().block_on(async {
+        let session = Session::start(&command, &json!({}), Limits::default(), None)
+            .await
+            .expect("python3 spawns");
+        assert_eq!(
+            session.startup_error(),
+            Some(r#"the server offers no tool named "calculate" (it offers ["add"])"#)
+        );
+        session.finish().await;
+    });
+}
