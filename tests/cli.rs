@@ -241,18 +241,22 @@ fn is_running(pid: u32) -> bool {
 }
 
 /// Runs `elicit-check run --cases 0` with `extra` arguments; returns the exit
-/// code, stderr and the verdicts written.
+/// code, stderr and the verdicts written (`results.jsonl`: every case that ran,
+/// appended as it ended, whatever `results.json` last held).
 fn run_failing_start(test: &str, extra: &[&str]) -> (Option<i32>, String, Vec<Value>) {
     let dir = output_dir(test);
     let dir_text = dir.to_string_lossy().into_owned();
     let mut args = vec!["--cases", "0", "--output", &dir_text];
     args.extend(extra);
     let output = run(&args);
-    let results = std::fs::read_to_string(dir.join("results.json")).expect("results.json");
+    let results = std::fs::read_to_string(dir.join("results.jsonl")).expect("results.jsonl");
     (
         output.status.code(),
         String::from_utf8_lossy(&output.stderr).into_owned(),
-        serde_json::from_str(&results).expect("JSON"),
+        results
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("JSON"))
+            .collect(),
     )
 }
 

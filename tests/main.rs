@@ -19,6 +19,7 @@ mod properties_core;
 mod properties_stdio;
 mod raw_answers;
 mod run_verdicts;
+mod session;
 mod snapshots;
 mod util;
 mod wire_mutants;

@@ -77,6 +77,7 @@ fn the_same_case_untampered_passes_on_a_conformant_server() {
         .expect("the Python peer starts")
         .remove(0);
     assert!(verdict.passed, "{:?}", verdict.failures);
+    assert_eq!(verdict.failures, Vec::<String>::new());
 }
 
 /// Shrinking over stdio ends on a case strictly smaller (as JSON text: policy,
@@ -164,4 +165,34 @@ fn shrinking_stops_at_its_bound_of_stdio_runs() {
     let mut first = first.case;
     first.name = "minimal".into();
     assert_ne!(minimal.generated.case, first);
+}
+
+/// Against a conformant server nothing fails, so nothing is shrunk.
+#[test]
+fn a_run_without_failures_has_no_minimal_failure() {
+    let dir = std::env::temp_dir().join(format!("elicit-check-{}-clean", std::process::id()));
+    let log = EvidenceLog::create(&dir).expect("evidence folder");
+    let minimal = runtime()
+        .block_on(run::run_generated(
+            &crate::util::reference_server(),
+            3,
+            1,
+            Limits::default(),
+            &log,
+            &mut |_| {},
+        ))
+        .expect("the reference server starts");
+    let verdicts = log.verdicts();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        minimal.is_none(),
+        "{:?}",
+        minimal.map(|m| m.generated.reason.to_string())
+    );
+    assert_eq!(verdicts.len(), 3);
+    assert!(
+        verdicts
+            .iter()
+            .all(|verdict| verdict.passed && verdict.failures.is_empty())
+    );
 }
