@@ -178,6 +178,7 @@ fn a_run_without_failures_has_no_minimal_failure() {
             3,
             1,
             Limits::default(),
+            Judging::EXACT,
             &log,
             &mut |_| {},
         ))
