@@ -22,7 +22,7 @@ fn main() -> anyhow::Result<()> {
             .cases(30)
             .seed(1),
     )?;
-    print!("{}", elicit_check::check_report::table(&report));
+    print!("{}", elicit_check::check::report::table(&report));
     for property in &report.properties {
         if let Some(failure) = &property.failure {
             eprintln!(

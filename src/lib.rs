@@ -13,7 +13,7 @@
 //!   ([`server::form`], [`server::reply`], [`server::decision`], [`server::outcome`]).
 //! - [`oracle`], [`compare`]: judgements that share no code with the core.
 //! - [`run`], [`report`]: the `elicit-check run` job, its table and `results.json`.
-//! - [`check`], [`schema`], [`oracle::property`], [`check_report`], [`check_config`]:
+//! - [`check`], [`schema`], [`oracle::property`], [`check::report`], [`check::config`]:
 //!   `elicit-check check`, anyone's tool judged from the `requestedSchema` it sends
 //!   (issue 7). From a downstream crate's own test:
 //!
@@ -27,7 +27,7 @@
 //!         .cases(50),
 //! )
 //! .expect("the server starts and offers `book`");
-//! assert!(report.passed, "{}", elicit_check::check_report::table(&report));
+//! assert!(report.passed, "{}", elicit_check::check::report::table(&report));
 //! ```
 //!
 //! Statuses (see [`server::outcome::Outcome`]): `calculated` (the only one with
@@ -37,8 +37,6 @@
 
 pub mod case;
 pub mod check;
-pub mod check_config;
-pub mod check_report;
 pub mod compare;
 pub mod error;
 pub mod harness;

@@ -340,7 +340,7 @@ impl StopSignals {
 /// The target of `check` from the options and, when given, the config file.
 fn check_target(args: &CheckArgs) -> anyhow::Result<elicit_check::check::Target> {
     use elicit_check::check::Target;
-    use elicit_check::check_config::ConfigFile;
+    use elicit_check::check::config::ConfigFile;
     let config = match &args.config {
         Some(path) => Some(
             ConfigFile::load(path)
@@ -502,20 +502,20 @@ async fn check(args: CheckArgs) -> anyhow::Result<bool> {
     if let Some(mut file) = cases_log {
         file.flush().context("cannot write cases.jsonl")?;
     }
-    let json = elicit_check::check_report::json(&report)?;
+    let json = elicit_check::check::report::json(&report)?;
     if let Some(dir) = &args.output {
         let path = dir.join("check.json");
         std::fs::write(&path, &json).with_context(|| format!("cannot write {}", path.display()))?;
     }
     if let Some(path) = &args.junit {
-        let xml = elicit_check::check_report::junit(&report)?;
+        let xml = elicit_check::check::report::junit(&report)?;
         std::fs::write(path, xml).with_context(|| format!("cannot write {}", path.display()))?;
     }
     let mut stdout = std::io::stdout().lock();
     if args.json {
         writeln!(stdout, "{json}")?;
     } else {
-        write!(stdout, "{}", elicit_check::check_report::table(&report))?;
+        write!(stdout, "{}", elicit_check::check::report::table(&report))?;
     }
     Ok(report.passed)
 }

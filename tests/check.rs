@@ -172,7 +172,7 @@ fn careful_form_servers_pass_every_property() {
         assert!(
             report.passed,
             "{form}: {}",
-            elicit_check::check_report::table(&report)
+            elicit_check::check::report::table(&report)
         );
         assert_eq!(verdicts(&report), [Verdict::Holds; 6], "{form}");
         let acts = report.property(3).expect("property 3");
@@ -249,7 +249,7 @@ fn a_naive_boolean_server_acts_on_yes_and_1_where_the_careful_one_does_not() {
         assert!(
             report.passed,
             "{}",
-            elicit_check::check_report::table(&report)
+            elicit_check::check::report::table(&report)
         );
     }
 }

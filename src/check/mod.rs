@@ -16,6 +16,9 @@
 //! 4. **capabilities**: two more sessions declaring no elicitation and URL only
 //!    (property 4).
 
+pub mod config;
+pub mod report;
+
 use std::sync::{Arc, Mutex};
 
 use proptest::strategy::{BoxedStrategy, Strategy, ValueTree};
