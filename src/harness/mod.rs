@@ -143,10 +143,44 @@ impl Session {
         limits: Limits,
         tap: Option<ServerTap>,
     ) -> Result<Session, Error> {
+        let (mut session, client_io, handler) =
+            Session::spawn_unconnected(command, capabilities, limits, tap, None, "")?;
+        match tokio::time::timeout(limits.startup, handler.serve(client_io)).await {
+            Ok(Ok(client)) => session.client = Some(client),
+            Ok(Err(error)) => session.startup_error = Some(format!("initialize failed: {error}")),
+            Err(_) => {
+                session.startup_error = Some(format!(
+                    "initialize did not finish within {:?}",
+                    limits.startup
+                ));
+            }
+        }
+        Ok(session)
+    }
+
+    /// Spawns `command` behind a recording proxy, with no client connected yet:
+    /// the session (no client, no startup error), the client's end of the proxy,
+    /// and the client handler declaring `capabilities`. `tap` rewrites server
+    /// frames (wire mutants); `hook` replaces the client→server rewriting
+    /// (protocol 2026-07-28); `label` follows the pid in the timeline's spawn event.
+    ///
+    /// # Errors
+    /// [`Error::Spawn`] when the process cannot start.
+    pub(crate) fn spawn_unconnected(
+        command: &[String],
+        capabilities: &Value,
+        limits: Limits,
+        tap: Option<ServerTap>,
+        hook: Option<proxy::ClientHook>,
+        label: &str,
+    ) -> Result<(Session, tokio::io::DuplexStream, client::CaseClient), Error> {
         let started = Instant::now();
         let (process, stdin, stdout) = child::spawn(command)?;
         let state = ProxyState::new(capabilities.clone(), started);
-        state.event(format!("spawned pid {}", process.pid.unwrap_or(0)));
+        if let Some(hook) = hook {
+            state.set_client_hook(hook);
+        }
+        state.event(format!("spawned pid {}{label}", process.pid.unwrap_or(0)));
         let (client_io, proxy_io) = tokio::io::duplex(1 << 20);
         let (proxy_read, proxy_write) = tokio::io::split(proxy_io);
         let pumps = [
@@ -159,27 +193,16 @@ impl Session {
             )),
         ];
         let handler = client::CaseClient::new(capabilities.clone());
-        let callbacks = handler.callbacks();
-        let mut session = Session {
+        let session = Session {
             client: None,
             state,
             process,
             pumps,
-            callbacks,
+            callbacks: handler.callbacks(),
             limits,
             startup_error: None,
         };
-        match tokio::time::timeout(limits.startup, handler.serve(client_io)).await {
-            Ok(Ok(client)) => session.client = Some(client),
-            Ok(Err(error)) => session.startup_error = Some(format!("initialize failed: {error}")),
-            Err(_) => {
-                session.startup_error = Some(format!(
-                    "initialize did not finish within {:?}",
-                    limits.startup
-                ));
-            }
-        }
-        Ok(session)
+        Ok((session, client_io, handler))
     }
 
     /// The names of the tools the server lists at `tools/list` (bounded by the

@@ -21,7 +21,6 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ElicitRequestParams, InputRequest,
@@ -33,8 +32,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
 use super::client::{CaseClient, declares_form, declares_url};
-use super::proxy::{self, ClientHook, ProxyState};
-use super::{Call, Evidence, Limits, Session, TOOL_NAME, child, read_result};
+use super::proxy::ClientHook;
+use super::{Call, Evidence, Limits, Session, TOOL_NAME, read_result};
 use crate::case::{Case, WireAnswer};
 use crate::error::Error;
 
@@ -191,36 +190,15 @@ pub async fn run_case(
 /// Spawns `command` and opens a discover-lifecycle session declaring the
 /// case's capabilities; checks that `calculate` is listed.
 async fn start(command: &[String], case: &Case, limits: Limits) -> Result<Session, Error> {
-    let started = Instant::now();
-    let (process, stdin, stdout) = child::spawn(command)?;
-    let state = ProxyState::new(case.capabilities.clone(), started);
-    state.set_client_hook(client_hook(case.capabilities.clone(), case.wire_answer()));
-    state.event(format!(
-        "spawned pid {} (protocol 2026-07-28)",
-        process.pid.unwrap_or(0)
-    ));
-    let (client_io, proxy_io) = tokio::io::duplex(1 << 20);
-    let (proxy_read, proxy_write) = tokio::io::split(proxy_io);
-    let pumps = [
-        tokio::spawn(proxy::client_to_server(state.clone(), proxy_read, stdin)),
-        tokio::spawn(proxy::server_to_client(
-            state.clone(),
-            stdout,
-            proxy_write,
-            None,
-        )),
-    ];
-    let handler = CaseClient::new(case.capabilities.clone());
-    let callbacks = handler.callbacks();
-    let mut session = Session {
-        client: None,
-        state,
-        process,
-        pumps,
-        callbacks,
+    let hook = client_hook(case.capabilities.clone(), case.wire_answer());
+    let (mut session, client_io, handler) = Session::spawn_unconnected(
+        command,
+        &case.capabilities,
         limits,
-        startup_error: None,
-    };
+        None,
+        Some(hook),
+        " (protocol 2026-07-28)",
+    )?;
     let lifecycle = ClientLifecycleMode::Discover {
         preferred_versions: vec![ProtocolVersion::V_2026_07_28],
     };
