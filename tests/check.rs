@@ -345,6 +345,37 @@ fn a_tool_the_server_does_not_offer_exits_2_naming_the_tools_it_has() {
     );
 }
 
+/// A tool call that never gets a reply is not "a tool that never elicits": the
+/// message says the call got no reply (found by a newcomer run: it used to
+/// report `sent no form elicitation/create ... (its reply: {})`).
+#[test]
+fn a_tool_call_without_reply_exits_2_saying_so() {
+    let server = crate::util::calculator(Some("hang-on-call"));
+    let mut args = vec![
+        "--tool",
+        "calculate",
+        "--acted",
+        "/computed",
+        "--call-timeout",
+        "1",
+        "--shutdown-grace",
+        "1",
+        "--",
+    ];
+    args.extend(server.iter().map(String::as_str));
+    let output = cli(&args);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(r#"tools/call "calculate" got no reply (tools/call"#),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("sent no form elicitation/create to a client"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn a_server_that_does_not_start_exits_2() {
     let output = cli(&[

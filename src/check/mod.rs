@@ -165,7 +165,7 @@ impl Target {
 #[non_exhaustive]
 pub enum CheckError {
     /// The server command could not be started.
-    #[error("cannot start server {command:?}: {source}")]
+    #[error("cannot start server {command:?}")]
     Spawn {
         /// Program and arguments.
         command: Vec<String>,
@@ -187,6 +187,19 @@ pub enum CheckError {
         tool: String,
         /// The tools it lists.
         tools: Vec<String>,
+    },
+    /// The probe call got no reply at all (a timeout, a crash) before asking
+    /// anything: not a server that never elicits, so it is named apart.
+    #[error(
+        "tools/call {tool:?} got no reply ({failure}) and sent no elicitation/create before it; nothing to check\n--- its stderr (last lines) ---\n{stderr}"
+    )]
+    NoReply {
+        /// The tool.
+        tool: String,
+        /// Why there is no reply, in the harness's words.
+        failure: String,
+        /// The last lines of its stderr.
+        stderr: String,
     },
     /// The probe call sent no form `elicitation/create`.
     #[error(
@@ -635,6 +648,13 @@ async fn probe(
     }
     let (run, schemas) = call_and_finish(target, session, &form_capabilities(), None, &[]).await;
     log(record("probe".to_owned(), &run, &[]));
+    if let (true, Some(failure)) = (schemas.is_empty(), &run.call_failure) {
+        return Err(CheckError::NoReply {
+            tool: target.tool.clone(),
+            failure: failure.clone(),
+            stderr: last_lines(&run.stderr, 20),
+        });
+    }
     if schemas.is_empty() {
         return Err(CheckError::NoElicitation {
             tool: target.tool.clone(),

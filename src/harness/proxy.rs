@@ -481,6 +481,24 @@ mod tests {
 
     use super::*;
 
+    /// A line longer than rmcp's 16 MiB cap is cut at exactly 16 MiB (16,777,216
+    /// bytes), and the line after it is read whole.
+    #[test]
+    fn a_line_past_sixteen_mib_is_cut_there_and_the_next_line_is_whole() {
+        let sixteen_mib = 16 * 1024 * 1024;
+        let mut input = vec![b'x'; sixteen_mib + 10];
+        input.extend_from_slice(b"\n{\"jsonrpc\":\"2.0\"}\n");
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        let (first, second) = runtime.block_on(async {
+            let mut reader = BufReader::new(input.as_slice());
+            (read_line(&mut reader).await, read_line(&mut reader).await)
+        });
+        assert_eq!(first.map(|line| line.len()), Some(16_777_216));
+        assert_eq!(second.as_deref(), Some(r#"{"jsonrpc":"2.0"}"#));
+    }
+
     fn state_with_answer(text: &str) -> ProxyState {
         let state = ProxyState::new(json!({}), Instant::now());
         state.set_answer(Some(WireAnswer::result_text(text).expect("test JSON")));
