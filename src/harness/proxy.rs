@@ -499,6 +499,19 @@ mod tests {
         assert_eq!(second.as_deref(), Some(r#"{"jsonrpc":"2.0"}"#));
     }
 
+    /// A stray stdout line is kept up to 64 KiB (65,536 bytes, cut on a character
+    /// boundary) with its whole length recorded.
+    #[test]
+    fn a_long_stray_line_is_kept_up_to_sixty_four_kib_with_its_length() {
+        let state = ProxyState::new(json!({}), Instant::now());
+        state.record_stray("x".repeat(70_000));
+        // 65,535 ASCII bytes, then a 2-byte character across the 65,536 limit.
+        state.record_stray(format!("{}é", "y".repeat(65_535)));
+        let stray = state.recording().stray_stdout;
+        assert_eq!((stray[0].line.len(), stray[0].bytes), (65_536, 70_000));
+        assert_eq!((stray[1].line.len(), stray[1].bytes), (65_535, 65_537));
+    }
+
     fn state_with_answer(text: &str) -> ProxyState {
         let state = ProxyState::new(json!({}), Instant::now());
         state.set_answer(Some(WireAnswer::result_text(text).expect("test JSON")));
