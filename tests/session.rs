@@ -62,3 +62,56 @@ fn a_server_without_the_calculate_tool_leaves_a_startup_error() {
         session.finish().await;
     });
 }
+
+/// Each call's frames are that call's alone: the second call of a session starts
+/// at its own `tools/call`, never at `initialize` or the first call's frames
+/// (`ProxyState::frame_count` marks where a call begins; issue 12, proxy.rs run).
+#[test]
+fn a_second_call_in_a_session_records_only_its_own_frames() {
+    use elicit_check::case::WireAnswer;
+    let server = crate::util::reference_server();
+    runtime().block_on(async {
+        let capabilities = json!({"elicitation": {"form": {}}});
+        let mut session = Session::start(&server, &capabilities, Limits::default(), None)
+            .await
+            .expect("the reference server spawns");
+        let first = session
+            .call(
+                "validated",
+                Some(WireAnswer::result(&json!({"action": "decline"}))),
+            )
+            .await;
+        let second = session
+            .call(
+                "validated",
+                Some(WireAnswer::result(&json!({
+                    "action": "accept",
+                    "content": {"units": 3, "unit_value": 7}
+                }))),
+            )
+            .await;
+        session.finish().await;
+        let methods = |frames: &[elicit_check::harness::proxy::Frame]| -> Vec<String> {
+            frames
+                .iter()
+                .map(|frame| match frame.message.get("method") {
+                    Some(method) => method.as_str().unwrap_or("?").to_owned(),
+                    None => "response".to_owned(),
+                })
+                .collect()
+        };
+        // Per call: the tools/call request, the elicitation/create request, its
+        // response (the answer), the tools/call response.
+        let one_call = ["tools/call", "elicitation/create", "response", "response"];
+        assert_eq!(methods(&first.frames), one_call);
+        assert_eq!(methods(&second.frames), one_call);
+        assert_eq!(
+            second.outcome.as_ref().and_then(|o| o.get("value")),
+            Some(&json!(21))
+        );
+        assert_ne!(
+            first.frames[0].message["id"],
+            second.frames[0].message["id"]
+        );
+    });
+}
