@@ -495,3 +495,371 @@ fn is_consequence(failure: &str) -> bool {
         || failure.starts_with("the server did not exit after stdin closed")
         || failure.ends_with("elicitation/create requests, expected 1")
 }
+
+#[cfg(test)]
+mod tests {
+    //! Each verdict's rule fed bad evidence built by hand; the misbehaving
+    //! servers of `tests/fault_verdicts.rs` show the same verdicts end to end.
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::case::{Answer, Case};
+    use crate::harness::evidence::RMCP_VERSION;
+    use crate::harness::proxy::StrayLine;
+
+    /// The evidence of a clean session of `accept_valid` that computed 21.
+    fn clean(answer: Value) -> Evidence {
+        let input = Case {
+            name: "c".into(),
+            policy: "validated".into(),
+            capabilities: json!({"elicitation": {"form": {}}}),
+            answer: Some(Answer::Result(answer)),
+            answer_text: None,
+        };
+        let frame = |seq, from, message| Frame {
+            seq,
+            from,
+            message,
+            text: None,
+        };
+        Evidence {
+            case: "c".into(),
+            input,
+            elicit_check_version: "0",
+            rmcp_version: RMCP_VERSION,
+            server_command: vec!["server".into()],
+            pid: Some(1),
+            protocol_version: Some("2025-11-25".into()),
+            wire: vec![
+                frame(0, Side::Client, json!({"id": 0, "method": "tools/call"})),
+                frame(
+                    1,
+                    Side::Server,
+                    json!({"id": 0, "method": "elicitation/create", "params": {}}),
+                ),
+                frame(2, Side::Client, json!({"id": 0, "result": {}})),
+                frame(3, Side::Server, json!({"id": 0, "result": {}})),
+            ],
+            timeline: Vec::new(),
+            callbacks: 1,
+            stray_stdout: Vec::new(),
+            stderr: String::new(),
+            exit_code: Some(0),
+            forced_kill: false,
+            shutdown_grace_secs: 5.0,
+            group_left_running: false,
+            outcome: Some(json!({"status": "calculated", "computed": true, "value": 21})),
+            text_outcome: None,
+            error: None,
+            started: true,
+            rpc_error: None,
+        }
+    }
+
+    fn failing(evidence: &Evidence, expected: Value) -> Finding {
+        classify(evidence, &expected, &["a check failed".to_owned()])
+    }
+
+    const CALCULATED: fn() -> Value =
+        || json!({"status": "calculated", "computed": true, "value": 21});
+
+    #[test]
+    fn no_failure_is_passed_whatever_the_evidence() {
+        let mut evidence = clean(json!({"action": "accept"}));
+        evidence.exit_code = Some(3);
+        assert_eq!(
+            classify(&evidence, &CALCULATED(), &[]).verdict,
+            Primary::Passed
+        );
+    }
+
+    #[test]
+    fn a_non_zero_exit_after_a_good_result_is_crashed_after_the_call() {
+        let mut evidence = clean(json!({"action": "accept"}));
+        evidence.exit_code = Some(3);
+        assert_eq!(
+            failing(&evidence, CALCULATED()),
+            Finding::new(Primary::Crashed, "exit code 3 after the call")
+        );
+        evidence.exit_code = None;
+        assert_eq!(
+            failing(&evidence, CALCULATED()).evidence,
+            "no exit code: ended by a signal after the call"
+        );
+        evidence.exit_code = Some(0);
+        assert_eq!(
+            failing(&evidence, CALCULATED()).verdict,
+            Primary::ContractFailure
+        );
+    }
+
+    #[test]
+    fn a_transport_closed_without_result_is_crashed_even_with_exit_code_0() {
+        let mut evidence = clean(json!({"action": "accept"}));
+        evidence.outcome = None;
+        evidence.error = Some("tools/call failed: connection closed".into());
+        assert_eq!(
+            failing(&evidence, CALCULATED()),
+            Finding::new(
+                Primary::Crashed,
+                "exit code 0 before replying to tools/call"
+            )
+        );
+        // A JSON-RPC error reply is an answer, not a crash.
+        evidence.rpc_error = Some(json!({"code": -32021}));
+        assert_ne!(failing(&evidence, CALCULATED()).verdict, Primary::Crashed);
+    }
+
+    #[test]
+    fn computing_on_an_error_reply_is_computed_on_refusal() {
+        let mut evidence = clean(json!({}));
+        evidence.input.answer = Some(Answer::Error(json!({"code": -1})));
+        let declined = json!({"status": "protocol_error", "computed": false});
+        assert_eq!(
+            failing(&evidence, declined),
+            Finding::new(
+                Primary::ComputedOnRefusal,
+                "computed without an accepted answer (value 21); expected status \"protocol_error\""
+            )
+        );
+        evidence.input.answer = Some(Answer::Result(json!({"action": "cancel"})));
+        let cancelled = json!({"computed": false});
+        assert_eq!(
+            failing(&evidence, cancelled).evidence,
+            "computed on a cancel (value 21); expected no computation"
+        );
+    }
+
+    #[test]
+    fn computed_true_where_true_is_expected_is_not_computed_on_anything() {
+        let evidence = clean(json!({"action": "decline"}));
+        assert_eq!(
+            failing(&evidence, CALCULATED()).verdict,
+            Primary::ContractFailure
+        );
+        let mut evidence = clean(json!({"action": "decline"}));
+        evidence.outcome = Some(json!({"status": "declined", "computed": false}));
+        assert_eq!(
+            failing(&evidence, json!({"computed": false})).verdict,
+            Primary::ContractFailure
+        );
+    }
+
+    #[test]
+    fn a_float_or_string_for_an_integer_is_type_drift_and_another_number_is_not() {
+        let mut evidence = clean(json!({"action": "accept"}));
+        evidence.outcome = Some(json!({"status": "calculated", "computed": true, "value": 21.0}));
+        assert_eq!(
+            failing(&evidence, CALCULATED()),
+            Finding::new(
+                Primary::TypeDrift,
+                "$.value is 21.0 (a number with a fraction part), expected 21 (an integer)"
+            )
+        );
+        evidence.outcome = Some(json!({"status": "calculated", "computed": true, "value": "21"}));
+        assert_eq!(
+            failing(&evidence, CALCULATED()).evidence,
+            "$.value is \"21\" (a string), expected 21 (an integer)"
+        );
+        evidence.outcome = Some(json!({"status": "calculated", "computed": true, "value": 22}));
+        let finding = classify(
+            &evidence,
+            &CALCULATED(),
+            &["outcome $.value: 22 != 21".into()],
+        );
+        assert_eq!(
+            finding,
+            Finding::new(Primary::WrongOutcome, "outcome $.value: 22 != 21")
+        );
+    }
+
+    #[test]
+    fn the_text_outcome_is_judged_when_there_is_no_structured_content() {
+        let mut evidence = clean(json!({"action": "decline"}));
+        evidence.outcome = None;
+        evidence.text_outcome = Some(json!({"computed": true, "value": 21}));
+        assert_eq!(
+            failing(&evidence, json!({"status": "declined", "computed": false})).verdict,
+            Primary::ComputedOnRefusal
+        );
+        evidence.text_outcome = Some(json!("not an object"));
+        assert_eq!(
+            failing(&evidence, json!({"computed": false})).verdict,
+            Primary::ContractFailure
+        );
+    }
+
+    #[test]
+    fn an_elicitation_in_a_mode_the_client_did_not_declare_is_named() {
+        let mut evidence = clean(json!({"action": "accept"}));
+        evidence.input.capabilities = json!({});
+        assert_eq!(
+            failing(&evidence, CALCULATED()).evidence,
+            "elicitation/create id 0 asks for mode \"form\", but the client declared no elicitation capability"
+        );
+        evidence.input.capabilities = json!({"elicitation": {}});
+        assert_eq!(
+            failing(&evidence, CALCULATED()).verdict,
+            Primary::ContractFailure
+        );
+    }
+
+    #[test]
+    fn declared_modes_follow_the_spec() {
+        assert_eq!(declared_modes(&json!({"elicitation": {}})), ["form"]);
+        assert_eq!(
+            declared_modes(&json!({"elicitation": {"url": {}}})),
+            ["url"]
+        );
+        assert_eq!(
+            declared_modes(&json!({"elicitation": {"url": {}, "form": {}}})),
+            ["form", "url"]
+        );
+        assert!(declared_modes(&json!({"elicitation": true})).is_empty());
+        assert!(declared_modes(&json!({})).is_empty());
+    }
+
+    #[test]
+    fn a_reply_id_of_a_request_is_right_and_any_other_is_wrong() {
+        let evidence = clean(json!({"action": "accept"}));
+        assert_eq!(wrong_reply_id(&evidence.wire), None);
+        let mut wire = evidence.wire.clone();
+        wire[3].message["id"] = json!("0");
+        assert_eq!(
+            wrong_reply_id(&wire),
+            Some(Finding::new(
+                Primary::WrongReplyId,
+                "a reply (#3) under id \"0\", which no request of the client carries (the pending request was tools/call id 0)"
+            ))
+        );
+        wire[3].message["id"] = Value::Null;
+        assert_eq!(
+            wrong_reply_id(&wire),
+            None,
+            "id null is a parse-error reply"
+        );
+    }
+
+    #[test]
+    fn oracle_disagreement_and_missing_outcome_have_their_own_names() {
+        let evidence = clean(json!({"action": "accept"}));
+        let disagree = vec!["the oracles disagree (model vs reason): $.x".to_owned()];
+        assert_eq!(
+            classify(&evidence, &CALCULATED(), &disagree).verdict,
+            Primary::OraclesDisagree
+        );
+        let missing = vec!["other".to_owned(), NO_OUTCOME.to_owned()];
+        assert_eq!(
+            classify(&evidence, &CALCULATED(), &missing),
+            Finding::new(Primary::WrongOutcome, NO_OUTCOME)
+        );
+    }
+
+    #[test]
+    fn a_stray_line_names_its_line_before_and_after_the_start() {
+        let mut evidence = clean(json!({"action": "accept"}));
+        evidence.stray_stdout = vec![StrayLine {
+            seq: 4,
+            line: "hi".into(),
+            bytes: 2,
+        }];
+        let expected = Finding::new(
+            Primary::StdoutNotJsonRpc,
+            "stdout line #4 is not a JSON-RPC message: \"hi\"",
+        );
+        assert_eq!(failing(&evidence, CALCULATED()), expected);
+        evidence.started = false;
+        assert_eq!(failing(&evidence, CALCULATED()), expected);
+    }
+
+    #[test]
+    fn names_are_stable_distinct_and_serialized_as_written() {
+        let names: Vec<&str> = Primary::ALL.iter().map(|verdict| verdict.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "passed",
+                "did_not_start",
+                "no_initialize_reply",
+                "stdout_not_json_rpc",
+                "wrong_reply_id",
+                "hung",
+                "crashed",
+                "re_asked",
+                "undeclared_mode",
+                "computed_on_refusal",
+                "computed_on_invalid",
+                "type_drift",
+                "ignored_stdin_close",
+                "wrong_outcome",
+                "oracles_disagree",
+                "contract_failure",
+                "interrupted"
+            ]
+        );
+        for verdict in Primary::ALL {
+            assert_eq!(json!(verdict), json!(verdict.name()));
+            assert_eq!(verdict.to_string(), verdict.name());
+        }
+    }
+
+    #[test]
+    fn consequences_of_a_broken_session_are_left_out_and_news_is_kept() {
+        let failures: Vec<String> = [
+            "harness: tools/call did not finish within 1 s",
+            NO_OUTCOME,
+            "no protocol version negotiated, expected \"2025-11-25\"",
+            "0 tools/call requests, expected exactly 1",
+            "0 responses to tools/call id 2, expected exactly 1",
+            "exit code 3, expected 0",
+            "no exit code: killed by a signal",
+            "the server did not exit after stdin closed and was killed",
+            "0 elicitation/create requests, expected 1",
+            "requestedSchema $.x: unexpected key",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        let hung = Finding::new(Primary::Hung, "no reply to tools/call within 1 s");
+        assert_eq!(
+            secondary(&hung, &failures),
+            ["requestedSchema $.x: unexpected key"]
+        );
+        let wrong = Finding::new(Primary::WrongOutcome, NO_OUTCOME);
+        assert_eq!(secondary(&wrong, &failures).len(), failures.len() - 1);
+        let killed = Finding::new(Primary::IgnoredStdinClose, "x");
+        assert!(
+            !secondary(&killed, &failures)
+                .contains(&"the server did not exit after stdin closed and was killed")
+        );
+        let asked = Finding::new(Primary::ReAsked, "x");
+        let twice = vec!["2 elicitation/create requests, expected 1".to_owned()];
+        assert!(secondary(&asked, &twice).is_empty());
+        let stray = Finding::new(
+            Primary::StdoutNotJsonRpc,
+            "stdout line #1 is not a JSON-RPC message: \"hello\"",
+        );
+        let lines = vec![
+            "non-JSON-RPC line on stdout (#1): \"hello\"".to_owned(),
+            "non-JSON-RPC line on stdout (#5): \"bye\"".to_owned(),
+        ];
+        assert_eq!(
+            secondary(&stray, &lines),
+            ["non-JSON-RPC line on stdout (#5): \"bye\""]
+        );
+    }
+
+    #[test]
+    fn exits_and_bounds_are_said_in_the_protocols_words() {
+        let mut evidence = clean(json!({}));
+        evidence.forced_kill = true;
+        evidence.shutdown_grace_secs = 0.5;
+        assert_eq!(describe_exit(&evidence), "no exit code: killed after 0.5 s");
+        assert_eq!(seconds(Duration::from_secs(10)), "10 s");
+        assert_eq!(
+            no_reply("tools/call did not finish within 2 s"),
+            "no reply to tools/call within 2 s"
+        );
+        assert!(Primary::Hung.session_broke() && !Primary::TypeDrift.session_broke());
+    }
+}
