@@ -603,7 +603,7 @@ async fn check(args: CheckArgs) -> anyhow::Result<bool> {
     eprintln!(
         "elicit-check: checking tool {:?} of {} ({} cases, seed {})",
         target.tool,
-        target.command.join(" "),
+        elicit_check::error::shell_words(&target.command),
         if target.replay.is_empty() {
             target.cases
         } else {
@@ -648,7 +648,29 @@ async fn check(args: CheckArgs) -> anyhow::Result<bool> {
         }
         anyhow::bail!("interrupted; the sessions that finished are in cases.jsonl");
     };
-    let report = report?;
+    let report = match report {
+        Ok(report) => report,
+        Err(error) => {
+            // The report file is written even when the check cannot be done, so
+            // a CI job that archives it never keeps an earlier run's report.
+            if let Some(dir) = &args.output {
+                let path = dir.join("check.json");
+                let failed = json!({
+                    "passed": false,
+                    "server_command": target.command,
+                    "tool": target.tool,
+                    "error": error.to_string(),
+                });
+                let text = serde_json::to_string_pretty(&failed)?;
+                std::fs::write(&path, text + "\n")
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+            if let Some(file) = cases_log.as_mut() {
+                file.flush().context("cannot write cases.jsonl")?;
+            }
+            return Err(error.into());
+        }
+    };
     if let Some(error) = log_error {
         return Err(error).context("cannot write cases.jsonl");
     }

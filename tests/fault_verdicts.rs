@@ -473,3 +473,50 @@ fn a_generated_failure_reproduces_exactly_from_its_command() {
     );
     assert_eq!(replayed[0]["verdict"], "computed_on_refusal");
 }
+
+/// Section 1b for `check`: a server that prints `hello` and exits still gets its
+/// report file, and the stray stdout line is named.
+#[test]
+fn check_writes_its_report_when_the_server_did_not_start_and_names_stray_stdout() {
+    let dir = OutputDir::new("check-start");
+    let output = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+        .args([
+            "check",
+            "--tool",
+            "calculate",
+            "--acted",
+            "/computed",
+            "--output",
+        ])
+        .arg(dir.text())
+        .args(["--", "python3", "-c", "print('hello')"])
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("elicit-check runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("of python3 -c 'print('\\''hello'\\'')'")
+            || stderr.contains("of python3 -c \"print('hello')\""),
+        "the command is shell-quoted: {stderr}"
+    );
+    assert!(
+        stderr.contains("--- its stdout lines that are not JSON-RPC ---\n#"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(": \"hello\""), "{stderr}");
+    assert!(
+        !stderr.contains("its stderr (last lines)"),
+        "no empty banner: {stderr}"
+    );
+    let report = dir.json("check.json");
+    assert_eq!(report["passed"], false);
+    assert_eq!(report["tool"], "calculate");
+    assert!(
+        report["error"]
+            .as_str()
+            .is_some_and(|error| error.starts_with("the server did not start: ")
+                && error.contains("\"hello\"")),
+        "{report}"
+    );
+}
