@@ -60,8 +60,8 @@ impl HungWatch {
     /// # Errors
     /// [`Error::Hung`] when it is the [`MAX_CONSECUTIVE_HUNG`]th `hung` in a row
     /// and `settings.keep_going` is off.
-    fn record(&mut self, verdict: &Verdict, settings: &Settings) -> Result<(), Error> {
-        if verdict.verdict == Primary::Hung {
+    fn record(&mut self, verdict: Primary, settings: &Settings) -> Result<(), Error> {
+        if verdict == Primary::Hung {
             self.consecutive += 1;
         } else {
             self.consecutive = 0;
@@ -134,7 +134,7 @@ pub async fn run_cases_in(
                     stderr: last_lines(&verdict.evidence.stderr, 20),
                 });
             on_verdict(&verdict);
-            let stop = hung.record(&verdict, settings);
+            let stop = hung.record(verdict.verdict, settings);
             log.push(verdict)?;
             if let Some(error) = did_not_start {
                 return Err(error);
@@ -417,7 +417,7 @@ async fn run_generated_where(
             verdict.reason = Some(generated.reason.to_string());
             verdict.seed = Some(seed);
             verdict.settle();
-            let stop = hung.record(&verdict, settings);
+            let stop = hung.record(verdict.verdict, settings);
             log.push(verdict)?;
             stop?;
         }
@@ -515,4 +515,59 @@ pub async fn shrink(
         generated,
         shrink_runs: runs,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_consecutive_hung_cases_stop_a_run_and_keep_going_never_stops() {
+        let mut settings = Settings::legacy(Limits::default(), Judging::EXACT);
+        let mut watch = HungWatch::default();
+        assert!(watch.record(Primary::Hung, &settings).is_ok());
+        assert!(watch.record(Primary::Crashed, &settings).is_ok());
+        assert!(watch.record(Primary::Hung, &settings).is_ok());
+        let stop = watch.record(Primary::Hung, &settings);
+        assert!(matches!(stop, Err(Error::Hung { cases: 2 })), "{stop:?}");
+        settings.keep_going = true;
+        let mut watch = HungWatch::default();
+        for _ in 0..5 {
+            assert!(watch.record(Primary::Hung, &settings).is_ok());
+        }
+        assert_eq!(watch.consecutive, 5);
+    }
+
+    #[test]
+    fn case_names_select_contract_and_generated_cases_and_anything_else_is_refused() {
+        let names = |names: &[&str]| {
+            names
+                .iter()
+                .map(|name| (*name).to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            select_cases(&names(&["decline", "generated_0042", "generated_7"])).expect("known"),
+            Selection {
+                contract: names(&["decline"]),
+                generated: vec![42, 7],
+            }
+        );
+        assert_eq!(select_cases(&[]).expect("empty"), Selection::default());
+        for bad in [
+            "generated_0000",
+            "generated_x",
+            "generated_",
+            "declined",
+            "0042",
+        ] {
+            let error = select_cases(&names(&[bad])).expect_err(bad);
+            assert!(
+                error.to_string().starts_with(&format!(
+                    "no contract case named \"{bad}\"; the cases are: accept_valid,"
+                )),
+                "{error}"
+            );
+        }
+    }
 }

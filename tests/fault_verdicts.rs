@@ -520,3 +520,89 @@ fn check_writes_its_report_when_the_server_did_not_start_and_names_stray_stdout(
         "{report}"
     );
 }
+
+/// Issue 11's memory item keeps only a tally per case in memory: results.json
+/// is rebuilt from results.jsonl, and both must still hold every case of the
+/// run, whole, in order, as run.json counts them. A generated case named in
+/// `--case` with its seed replays exactly that case (here the third, so the two
+/// before it are generated but not run).
+#[test]
+fn results_json_holds_the_whole_run_and_a_later_generated_case_replays_alone() {
+    let dir = OutputDir::new("complete");
+    let args = ["--cases", "3", "--seed", "1", "--output", &dir.text()].map(str::to_owned);
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(0));
+    let verdicts = dir.json("results.json");
+    let verdicts = verdicts.as_array().expect("an array");
+    let lines: Vec<Value> = dir
+        .read("results.jsonl")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect();
+    assert_eq!(verdicts, &lines, "results.json and results.jsonl agree");
+    assert_eq!(verdicts.len(), 22, "19 contract cases and 3 generated");
+    assert_eq!(verdicts[0]["case"], "accept_valid");
+    assert_eq!(verdicts[21]["case"], "generated_0003");
+    assert!(
+        verdicts
+            .iter()
+            .all(|verdict| verdict["verdict"] == "passed")
+    );
+    let summary = dir.json("run.json");
+    assert_eq!(summary["status"], "finished");
+    assert_eq!(summary["cases"], 22);
+    assert_eq!(summary["passed"], 22);
+    assert_eq!(summary["verdicts"], json!({}));
+
+    let replay = OutputDir::new("complete-replay");
+    let args = [
+        "--case",
+        "generated_0003",
+        "--seed",
+        "1",
+        "--output",
+        &replay.text(),
+    ]
+    .map(str::to_owned);
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(0));
+    let replayed = replay.json("results.json");
+    let replayed = replayed.as_array().expect("an array");
+    assert_eq!(replayed.len(), 1);
+    assert_eq!(replayed[0]["case"], "generated_0003");
+    assert_eq!(
+        replayed[0]["evidence"]["input"],
+        verdicts[21]["evidence"]["input"]
+    );
+}
+
+/// A hung generated case is not shrunk: each shrink run would cost one call
+/// bound.
+#[test]
+fn a_hung_generated_case_is_not_shrunk() {
+    let dir = OutputDir::new("hung-generated");
+    let mut args: Vec<String> = [
+        "--case",
+        "generated_0001",
+        "--seed",
+        "1",
+        "--call-timeout",
+        "0.5",
+        "--output",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    args.push(dir.text());
+    args.push("--".to_owned());
+    args.extend(misbehaving("hang-on-call"));
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(1));
+    let summary = dir.json("run.json");
+    assert_eq!(summary["verdicts"], json!({"hung": 1}));
+    assert_eq!(summary["minimal_failure"], Value::Null);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        !stdout.contains("minimal failing generated case"),
+        "{stdout}"
+    );
+}

@@ -327,7 +327,8 @@ impl Session {
                 .map(|tool| tool.name.to_string())
                 .collect();
             Err(format!(
-                "the server offers no tool named {TOOL_NAME:?} (it offers {names:?})"
+                "the server offers no tool named \"{TOOL_NAME}\" (it offers {})",
+                Value::from(names)
             ))
         }
     }
