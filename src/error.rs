@@ -35,19 +35,49 @@ pub enum Error {
     },
     /// The server started but never completed `initialize` and `tools/list` in the
     /// first case, so no case can be judged; its stderr tells why.
-    #[error("the server did not start: {error}\n--- its stderr (last lines) ---\n{stderr}")]
+    #[error("the server did not start: {error}{}", stderr_banner(stderr))]
     ServerDidNotStart {
         /// The harness's reason (initialize failed or timed out, no `calculate` tool).
         error: String,
-        /// The last lines of the server's stderr.
+        /// The last lines of the server's stderr (empty: it wrote none).
         stderr: String,
     },
+    /// [`crate::run::MAX_CONSECUTIVE_HUNG`] cases in a row got no reply to
+    /// `tools/call` within the call bound: the run stops (verdict `hung`)
+    /// rather than spend one bound on every remaining case.
+    #[error(
+        "stopped after {cases} consecutive hung cases (verdict hung: no reply to tools/call); give --keep-going to run every case"
+    )]
+    Hung {
+        /// How many cases in a row hung.
+        cases: usize,
+    },
     /// The server command could not be started.
-    #[error("cannot start server {command:?}")]
+    #[error("cannot start server {}", shell_words(command))]
     Spawn {
         /// The program and its arguments.
         command: Vec<String>,
         /// The operating system's error.
         source: std::io::Error,
     },
+}
+
+/// `command` as one shell-quoted line (`python3 'my server.py'`).
+pub fn shell_words(command: &[String]) -> String {
+    command
+        .iter()
+        .map(|word| {
+            shlex::try_quote(word).map_or_else(|_| word.clone(), std::borrow::Cow::into_owned)
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// `stderr` under a banner, or nothing when it is empty (no empty banner).
+fn stderr_banner(stderr: &str) -> String {
+    if stderr.trim().is_empty() {
+        String::new()
+    } else {
+        format!("\n--- its stderr (last lines) ---\n{stderr}")
+    }
 }

@@ -12,7 +12,8 @@
 //! - [`server`]: the reference server, an rmcp handler over the pure core
 //!   ([`server::form`], [`server::reply`], [`server::decision`], [`server::outcome`]).
 //! - [`oracle`], [`compare`]: judgements that share no code with the core.
-//! - [`run`], [`report`]: the `elicit-check run` job, its table and `results.json`.
+//! - [`run`], [`report`], [`verdict`]: the `elicit-check run` job, its table,
+//!   `results.json`, and the one primary verdict of each failed case.
 //! - [`check`], [`schema`], [`oracle::property`], [`check::report`], [`check::config`]:
 //!   `elicit-check check`, anyone's tool judged from the `requestedSchema` it sends
 //!   (issue 7). From a downstream crate's own test:
@@ -48,5 +49,6 @@ pub mod schema;
 pub mod server;
 pub mod strategy;
 pub mod transcript;
+pub mod verdict;
 
 pub use check::{CheckReport, Target, check};

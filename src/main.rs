@@ -138,13 +138,41 @@ struct RunArgs {
     /// off for a server given after `--`, which is judged by meaning].
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     exact_messages: Option<bool>,
+    /// Run every case even when cases keep hanging (by default the run stops
+    /// after 2 consecutive `hung` cases, verdict hung, exit 1).
+    #[arg(long)]
+    keep_going: bool,
     /// The server command to test, after `--` (e.g. `-- python3 server.py`).
     #[arg(last = true)]
     server: Vec<String>,
 }
 
+/// Parses the command line; a server command given without `--` gets a message
+/// saying where it goes (clap alone would only call it an unexpected argument).
+fn parse_cli() -> Cli {
+    match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(error) => {
+            let args: Vec<String> = std::env::args().collect();
+            let subcommand = args.get(1).map(String::as_str);
+            if error.kind() == clap::error::ErrorKind::UnknownArgument
+                && matches!(subcommand, Some("run" | "check"))
+                && !args.iter().any(|arg| arg == "--")
+            {
+                let _ = error.print();
+                eprintln!(
+                    "\nelicit-check: put the server command after `--`, e.g. `elicit-check {} -- python3 server.py`",
+                    subcommand.unwrap_or("run")
+                );
+                std::process::exit(2);
+            }
+            error.exit()
+        }
+    }
+}
+
 fn main() -> ExitCode {
-    let mut cli = Cli::parse();
+    let mut cli = parse_cli();
     if cli.command.is_none() {
         // No subcommand means `run` with its defaults.
         cli = Cli::parse_from(["elicit-check", "run"]);
@@ -185,38 +213,80 @@ fn main() -> ExitCode {
 }
 
 /// Runs the contract cases, then the generated ones; `Ok(false)` when any case
-/// failed. Ctrl-C or SIGTERM stops the run: the case in flight is dropped (its
-/// server killed) and the evidence of every finished case is written.
+/// failed. The arguments are checked before the evidence folder is touched, so
+/// a typo never replaces the previous run's evidence (issue 10, section 1b).
+/// Ctrl-C or SIGTERM stops the run: the case in flight is kept as `interrupted`
+/// with its frames so far (its server killed), and the three evidence files say
+/// the run was interrupted.
 async fn run(args: RunArgs) -> anyhow::Result<bool> {
+    let selection = elicit_check::run::select_cases(&args.only)?;
+    if !selection.generated.is_empty() && args.seed.is_none() {
+        anyhow::bail!(
+            "--case generated_N replays a generated case of a seed: give the --seed it came from"
+        );
+    }
     let command = if args.server.is_empty() {
         let exe = std::env::current_exe()
             .context("cannot find this executable to serve the reference server")?;
         vec![exe.to_string_lossy().into_owned(), "serve".to_owned()]
     } else {
+        check_program(&args.server[0])?;
         args.server.clone()
     };
-    eprintln!("elicit-check: server: {}", command.join(" "));
-    let log = EvidenceLog::create(&args.output)
-        .with_context(|| format!("cannot write the evidence folder {}", args.output.display()))?;
-    let cases = args
-        .cases
-        .unwrap_or(if args.only.is_empty() { 256 } else { 0 });
+    eprintln!(
+        "elicit-check: server: {}",
+        elicit_check::error::shell_words(&command)
+    );
+    let cases = if selection.generated.is_empty() {
+        args.cases
+            .unwrap_or(if args.only.is_empty() { 256 } else { 0 })
+    } else {
+        0
+    };
     let seed = args.seed.unwrap_or_else(clock_seed);
+    let run_info = json!({
+        "server_command": command,
+        "seed": seed,
+        "protocol": args.protocol,
+        "generated_cases": cases,
+    });
+    let log = EvidenceLog::create_for_run(&args.output, &run_info)
+        .with_context(|| format!("cannot write the evidence folder {}", args.output.display()))?;
     let mut minimal = None;
     let mut signals = StopSignals::listen();
-    let interrupted = tokio::select! {
-        result = run_all(&args, &command, cases, seed, &log, &mut minimal) => { result?; false }
-        signal = signals.recv() => { eprintln!("elicit-check: {signal}: stopping; the case in flight is dropped"); true }
+    let mut stopped: Option<anyhow::Error> = None;
+    let interrupted = {
+        let in_flight = elicit_check::harness::InFlight::default();
+        let outcome = tokio::select! {
+            result = elicit_check::harness::IN_FLIGHT.scope(
+                in_flight.clone(),
+                run_all(&args, &selection, &command, cases, seed, &log, &mut minimal),
+            ) => Err(result),
+            signal = signals.recv() => Ok(signal),
+        };
+        match outcome {
+            Err(result) => {
+                if let Err(error) = result {
+                    stopped = Some(error);
+                }
+                None
+            }
+            Ok(signal) => {
+                eprintln!(
+                    "elicit-check: {signal}: stopping; the case in flight is kept as interrupted and its server killed"
+                );
+                for evidence in in_flight.take() {
+                    log.push(report::Verdict::interrupted(evidence, signal))?;
+                }
+                Some(signal)
+            }
+        }
     };
-    let verdicts = log.verdicts();
+    let tallies = log.tallies();
     let mut stdout = std::io::stdout().lock();
-    let contract = verdicts.iter().filter(|v| v.reason.is_none()).count();
-    if verdicts.len() > contract {
-        writeln!(
-            stdout,
-            "generated: {}",
-            report::summary(&verdicts[contract..])
-        )?;
+    let generated: Vec<report::Tally> = tallies.iter().filter(|t| t.generated).cloned().collect();
+    if !generated.is_empty() {
+        writeln!(stdout, "generated: {}", report::tally_summary(&generated))?;
     }
     if let Some(minimal) = &minimal {
         writeln!(
@@ -229,35 +299,98 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
             writeln!(stdout, "    {failure}")?;
         }
     }
-    writeln!(stdout, "{}", report::summary(&verdicts))?;
-    let summary = json!({
-        "server_command": command,
-        "seed": seed,
-        "protocol": args.protocol,
-        "generated_cases": cases,
-        "interrupted": interrupted,
-        "cases": verdicts.len(),
-        "passed": verdicts.iter().filter(|v| v.passed).count(),
-        "minimal_failure": minimal.as_ref().map(|m| json!({
+    let hung = stopped.as_ref().is_some_and(|error| {
+        matches!(
+            error.downcast_ref::<elicit_check::error::Error>(),
+            Some(elicit_check::error::Error::Hung { .. })
+        )
+    });
+    let did_not_start = stopped.as_ref().is_some_and(|error| {
+        matches!(
+            error.downcast_ref::<elicit_check::error::Error>(),
+            Some(elicit_check::error::Error::ServerDidNotStart { .. })
+        )
+    });
+    let status = match (&interrupted, &stopped) {
+        (Some(_), _) => "interrupted",
+        (None, None) => "finished",
+        (None, Some(_)) if hung || did_not_start => "stopped",
+        (None, Some(_)) => "aborted",
+    };
+    let counts = report::tally_summary(&tallies);
+    match (status, tallies.last()) {
+        ("finished", _) => writeln!(stdout, "{counts}")?,
+        ("stopped", Some(last)) => writeln!(stdout, "stopped ({}): {counts}", last.verdict)?,
+        (other, _) => writeln!(stdout, "{other} after {} cases: {counts}", tallies.len())?,
+    }
+    let mut summary = run_info;
+    let members = summary
+        .as_object_mut()
+        .context("the run summary is an object")?;
+    members.insert("interrupted".into(), interrupted.is_some().into());
+    if let Some(error) = &stopped {
+        members.insert("stopped_because".into(), format!("{error:#}").into());
+    }
+    members.insert("cases".into(), tallies.len().into());
+    members.insert(
+        "passed".into(),
+        tallies.iter().filter(|t| t.passed).count().into(),
+    );
+    members.insert("verdicts".into(), report::verdict_counts(&tallies));
+    members.insert(
+        "minimal_failure".into(),
+        json!(minimal.as_ref().map(|m| json!({
             "reason": m.generated.reason.to_string(),
             "case": m.generated.case,
             "outcome": m.outcome,
             "expected": m.generated.expected,
             "failures": m.failures,
             "shrink_runs": m.shrink_runs,
-        })),
-    });
-    let results = log.finish(&summary)?;
+        }))),
+    );
+    let results = log.finish(&summary, status)?;
     eprintln!("elicit-check: evidence in {}", results.display());
-    if interrupted {
-        anyhow::bail!("interrupted after {} cases", verdicts.len());
+    if let Some(signal) = interrupted {
+        anyhow::bail!("{signal} after {} cases", tallies.len());
     }
-    Ok(verdicts.iter().all(|verdict| verdict.passed))
+    if let (true, Some(error)) = (hung, &stopped) {
+        eprintln!("elicit-check: {error:#}");
+        return Ok(false);
+    }
+    if let Some(error) = stopped {
+        return Err(error);
+    }
+    Ok(tallies.iter().all(|tally| tally.passed))
+}
+
+/// Checks that the server's program exists before anything is written: a path
+/// must name a file, a bare name must be found on `PATH`.
+fn check_program(program: &str) -> anyhow::Result<()> {
+    let found = if program.contains('/') {
+        std::path::Path::new(program).is_file()
+    } else {
+        std::env::var_os("PATH")
+            .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
+    };
+    if found {
+        Ok(())
+    } else {
+        anyhow::bail!(
+            "cannot start server: {} not found{}",
+            elicit_check::error::shell_words(&[program.to_owned()]),
+            if program.contains('/') {
+                ""
+            } else {
+                " on PATH"
+            }
+        )
+    }
 }
 
 /// The contract cases (rows printed as they finish), then the generated ones.
 async fn run_all(
     args: &RunArgs,
+    selection: &elicit_check::run::Selection,
     command: &[String],
     cases: usize,
     seed: u64,
@@ -276,12 +409,32 @@ async fn run_all(
         judging: Judging {
             exact_messages: args.exact_messages.unwrap_or(args.server.is_empty()),
         },
+        keep_going: args.keep_going,
     };
     report::write_header(&mut std::io::stdout())?;
     let mut print_row = |verdict: &report::Verdict| {
         let _ = report::write_row(&mut std::io::stdout(), verdict);
     };
-    elicit_check::run::run_contract_in(command, &args.only, &settings, log, &mut print_row).await?;
+    if args.only.is_empty() || !selection.contract.is_empty() {
+        elicit_check::run::run_contract_in(
+            command,
+            &selection.contract,
+            &settings,
+            log,
+            &mut print_row,
+        )
+        .await?;
+    }
+    if !selection.generated.is_empty() {
+        *minimal = elicit_check::run::run_generated_selected(
+            command,
+            &selection.generated,
+            seed,
+            &settings,
+            log,
+        )
+        .await?;
+    }
     if cases > 0 {
         eprintln!("elicit-check: {cases} generated cases, seed {seed} (repeat with --seed {seed})");
         let bar = indicatif::ProgressBar::new(cases as u64);
@@ -450,7 +603,7 @@ async fn check(args: CheckArgs) -> anyhow::Result<bool> {
     eprintln!(
         "elicit-check: checking tool {:?} of {} ({} cases, seed {})",
         target.tool,
-        target.command.join(" "),
+        elicit_check::error::shell_words(&target.command),
         if target.replay.is_empty() {
             target.cases
         } else {
@@ -495,7 +648,29 @@ async fn check(args: CheckArgs) -> anyhow::Result<bool> {
         }
         anyhow::bail!("interrupted; the sessions that finished are in cases.jsonl");
     };
-    let report = report?;
+    let report = match report {
+        Ok(report) => report,
+        Err(error) => {
+            // The report file is written even when the check cannot be done, so
+            // a CI job that archives it never keeps an earlier run's report.
+            if let Some(dir) = &args.output {
+                let path = dir.join("check.json");
+                let failed = json!({
+                    "passed": false,
+                    "server_command": target.command,
+                    "tool": target.tool,
+                    "error": error.to_string(),
+                });
+                let text = serde_json::to_string_pretty(&failed)?;
+                std::fs::write(&path, text + "\n")
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+            if let Some(file) = cases_log.as_mut() {
+                file.flush().context("cannot write cases.jsonl")?;
+            }
+            return Err(error.into());
+        }
+    };
     if let Some(error) = log_error {
         return Err(error).context("cannot write cases.jsonl");
     }

@@ -11,6 +11,7 @@ use serde_json::Value;
 use crate::error::Error;
 use crate::harness::Evidence;
 use crate::strategy::GeneratedCase;
+use crate::verdict::{self, Primary};
 
 /// The verdict of one case: its evidence, what was expected, and every failure.
 #[derive(Debug, Clone, Serialize)]
@@ -19,6 +20,12 @@ pub struct Verdict {
     pub case: String,
     /// `true` when `failures` is empty.
     pub passed: bool,
+    /// The one primary verdict from the closed list of [`Primary`]
+    /// (`"passed"`, `"crashed"`, `"hung"`, ...), so CI can group failures by it.
+    pub verdict: Primary,
+    /// The evidence line of [`Verdict::verdict`], in the protocol's words
+    /// (`exit code 3 before replying to tools/call`).
+    pub primary: String,
     /// The expected outcome (hand-written, or from the oracle for generated cases).
     pub expected: Value,
     /// Every failed check, each naming its JSON path or frame.
@@ -30,23 +37,116 @@ pub struct Verdict {
     /// Why a generated case was built (`None` for contract cases).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The seed of a generated case (`None` for contract cases).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// A failed case's copy-paste reproduction command (see [`reproduction`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reproduce: Option<String>,
     /// Everything the harness recorded.
     pub evidence: Evidence,
 }
 
 impl Verdict {
-    /// A verdict from checks already run.
+    /// A verdict from checks already run, classified ([`Verdict::settle`]).
     pub fn new(expected: Value, failures: Vec<String>, evidence: Evidence) -> Self {
-        Verdict {
+        let mut verdict = Verdict {
             case: evidence.case.clone(),
             passed: failures.is_empty(),
+            verdict: Primary::Passed,
+            primary: String::new(),
             expected,
             failures,
             warnings: Vec::new(),
             reason: None,
+            seed: None,
+            reproduce: None,
             evidence,
-        }
+        };
+        verdict.settle();
+        verdict
     }
+
+    /// Recomputes `passed`, the primary verdict and the reproduction command from
+    /// the failures, after checks were added to them.
+    pub fn settle(&mut self) {
+        self.passed = self.failures.is_empty();
+        let finding = verdict::classify(&self.evidence, &self.expected, &self.failures);
+        self.verdict = finding.verdict;
+        self.primary = finding.evidence;
+        self.reproduce = (!self.passed).then(|| reproduction(self));
+    }
+
+    /// The verdict of the case in flight when the run was stopped: its frames so
+    /// far, verdict `interrupted`.
+    pub fn interrupted(evidence: Evidence, signal: &str) -> Self {
+        let mut verdict = Verdict::new(
+            Value::Null,
+            vec![format!("{signal} while the case was in flight")],
+            evidence,
+        );
+        verdict.verdict = Primary::Interrupted;
+        verdict.primary = format!("the run was {signal} while this case was in flight");
+        verdict
+    }
+}
+
+/// The name `elicit-check` users type.
+const PROGRAM: &str = "elicit-check";
+
+/// The copy-paste command that runs this one case again: `elicit-check run
+/// --case NAME -- SERVER` with the server command shell-quoted (left out for the
+/// built-in reference server), `--seed S` for a generated case (generation is
+/// deterministic, so `--case generated_0042 --seed S` replays exactly its
+/// answer), and `--protocol` for a case of the 2026-07-28 era.
+pub fn reproduction(verdict: &Verdict) -> String {
+    let quote = |word: &str| {
+        shlex::try_quote(word).map_or_else(|_| word.to_owned(), std::borrow::Cow::into_owned)
+    };
+    let (name, protocol) = match verdict.case.split_once('@') {
+        Some((name, _)) => (name, Some("both")),
+        None => (
+            verdict.case.as_str(),
+            (verdict.evidence.protocol_version.as_deref() == Some("2026-07-28"))
+                .then_some("2026-07-28"),
+        ),
+    };
+    let mut words = vec![PROGRAM.to_owned(), "run".to_owned()];
+    if let Some(protocol) = protocol {
+        words.extend(["--protocol".to_owned(), protocol.to_owned()]);
+    }
+    words.extend(["--case".to_owned(), quote(name)]);
+    if let Some(seed) = verdict.seed {
+        words.extend(["--seed".to_owned(), seed.to_string()]);
+    }
+    let command = &verdict.evidence.server_command;
+    if !is_reference_server(command) {
+        words.push("--".to_owned());
+        words.extend(command.iter().map(|word| quote(word)));
+    }
+    words.join(" ")
+}
+
+/// Whether `command` is this executable's `serve` (the default server of `run`).
+fn is_reference_server(command: &[String]) -> bool {
+    match command {
+        [program, serve] if serve == "serve" => {
+            std::env::current_exe().is_ok_and(|exe| exe.to_string_lossy() == program.as_str())
+        }
+        _ => false,
+    }
+}
+
+/// Most stderr lines printed under a failed case.
+pub const STDERR_LINES: usize = 5;
+
+/// The last `count` non-empty lines of `text`.
+pub fn last_lines(text: &str, count: usize) -> Vec<&str> {
+    let lines: Vec<&str> = text
+        .lines()
+        .filter(|line| !line.trim().is_empty())
+        .collect();
+    lines[lines.len().saturating_sub(count)..].to_vec()
 }
 
 /// The table cell for a JSON member of the outcome (`-` when absent).
@@ -75,9 +175,12 @@ pub fn write_header(out: &mut impl Write) -> std::io::Result<()> {
     )
 }
 
-/// Writes one table row, then each failure under it, then each warning
-/// (`    case: warning: ...`; long lines cut at
-/// [`MAX_FAILURE_CHARS`]; `results.json` keeps them whole).
+/// Writes one table row; for a failed case, under it: the primary verdict and
+/// its evidence first (`    case: crashed: exit code 3 ...`), then the failures
+/// that add information beyond it ([`verdict::secondary`]), then each warning
+/// (`    case: warning: ...`), the last [`STDERR_LINES`] lines of the server's
+/// stderr when there are any, and the reproduction command. Long lines are cut
+/// at [`MAX_FAILURE_CHARS`]; `results.json` keeps them whole.
 ///
 /// # Errors
 /// The writer's I/O error.
@@ -101,11 +204,38 @@ pub fn write_row(out: &mut impl Write, verdict: &Verdict) -> std::io::Result<()>
         cell(outcome, "value"),
         if verdict.passed { "pass" } else { "FAIL" }
     )?;
-    for failure in &verdict.failures {
-        writeln!(out, "    {}: {}", verdict.case, shorten(failure))?;
+    let case = &verdict.case;
+    if !verdict.passed {
+        writeln!(
+            out,
+            "    {case}: {}: {}",
+            verdict.verdict,
+            shorten(&verdict.primary)
+        )?;
+        let finding = verdict::Finding {
+            verdict: verdict.verdict,
+            evidence: verdict.primary.clone(),
+        };
+        for failure in verdict::secondary(&finding, &verdict.failures) {
+            writeln!(out, "    {case}: {}", shorten(failure))?;
+        }
     }
     for warning in &verdict.warnings {
-        writeln!(out, "    {}: warning: {}", verdict.case, shorten(warning))?;
+        writeln!(out, "    {case}: warning: {}", shorten(warning))?;
+    }
+    if !verdict.passed {
+        let stderr = last_lines(&verdict.evidence.stderr, STDERR_LINES);
+        if !stderr.is_empty() {
+            writeln!(out, "    {case}: server stderr (last lines):")?;
+            for line in stderr {
+                writeln!(out, "    {case}:   | {}", shorten(line))?;
+            }
+        }
+        let reproduce = verdict
+            .reproduce
+            .clone()
+            .unwrap_or_else(|| reproduction(verdict));
+        writeln!(out, "    {case}: reproduce: {reproduce}")?;
     }
     Ok(())
 }
@@ -127,18 +257,65 @@ pub fn summary(verdicts: &[Verdict]) -> String {
     format!("{passed} passed, {} failed", verdicts.len() - passed)
 }
 
-/// Shortest time between two rewrites of `results.json` during a run, so a long
-/// run stays linear; `results.jsonl` gets every verdict at once.
+/// Shortest time between two rewrites of `results.json` during a run; a
+/// rewrite also waits [`CHECKPOINT_COST_FACTOR`] times as long as the last one
+/// took, so a long run stays linear. `results.jsonl` gets every verdict at once.
 pub const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(1);
 
-/// The evidence folder of one run:
+/// A checkpoint of `results.json` waits at least this many times its own cost.
+pub const CHECKPOINT_COST_FACTOR: u32 = 20;
+
+/// What a run keeps in memory of one finished case: enough for the summary
+/// line and `run.json` (issue 11: the evidence itself is on disk only, so a run's
+/// memory stays flat whatever `--cases` is).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Tally {
+    /// The case's name.
+    pub case: String,
+    /// Whether it passed.
+    pub passed: bool,
+    /// Its primary verdict.
+    pub verdict: Primary,
+    /// Whether it is a generated case (it has a reason).
+    pub generated: bool,
+}
+
+/// `N passed, N failed` of `tallies` (the plain closing line CI reads).
+pub fn tally_summary(tallies: &[Tally]) -> String {
+    let passed = tallies.iter().filter(|tally| tally.passed).count();
+    format!("{passed} passed, {} failed", tallies.len() - passed)
+}
+
+/// The number of failed cases per primary verdict, in [`Primary::ALL`] order
+/// (`{"crashed": 3, "hung": 2}`), for `run.json`.
+pub fn verdict_counts(tallies: &[Tally]) -> Value {
+    let mut counts = serde_json::Map::new();
+    for verdict in Primary::ALL {
+        let count = tallies
+            .iter()
+            .filter(|tally| !tally.passed && tally.verdict == verdict)
+            .count();
+        if count > 0 {
+            counts.insert(verdict.name().to_owned(), count.into());
+        }
+    }
+    Value::Object(counts)
+}
+
+/// The evidence folder of one run. The three files always describe the same run:
+/// - `run.json`: the run's summary (server command, seed, counts, minimal
+///   failure) and its `status`: `in_progress` from the moment the folder is
+///   created, then `finished`, `interrupted`, `stopped` (a bound hit: the server
+///   did not start or hung) or `aborted` (an error);
 /// - `results.jsonl`: one verdict per line, appended and flushed as each case ends;
-/// - `results.json`: the array of all verdicts, replaced atomically (write, then
-///   rename) at most every [`CHECKPOINT_INTERVAL`] and at [`EvidenceLog::finish`],
-///   so it is never empty or half-written, even when the run is interrupted;
-/// - `run.json`: the run's summary (server command, seed, counts, minimal failure).
+/// - `results.json`: the array of all verdicts, rebuilt from `results.jsonl` and
+///   replaced atomically (write, then rename) at checkpoints (see
+///   [`CHECKPOINT_INTERVAL`]) and at [`EvidenceLog::finish`], so it is never
+///   empty or half-written, even when the run is interrupted.
 ///
-/// An earlier run's files in the same folder are replaced.
+/// Only a [`Tally`] per case stays in memory. An earlier run's files in the same
+/// folder are replaced, so create the log only after the run's arguments are
+/// known to be valid.
 #[derive(Debug)]
 pub struct EvidenceLog {
     dir: PathBuf,
@@ -148,8 +325,9 @@ pub struct EvidenceLog {
 #[derive(Debug)]
 struct LogState {
     lines: std::fs::File,
-    verdicts: Vec<Verdict>,
+    tallies: Vec<Tally>,
     last_checkpoint: Option<Instant>,
+    checkpoint_cost: Duration,
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
@@ -158,13 +336,22 @@ fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
 }
 
 impl EvidenceLog {
-    /// Creates `dir` (and parents), starts an empty `results.jsonl` and writes an
+    /// [`EvidenceLog::create_for_run`] with no run details.
+    ///
+    /// # Errors
+    /// As [`EvidenceLog::create_for_run`].
+    pub fn create(dir: &Path) -> Result<Self, Error> {
+        Self::create_for_run(dir, &Value::Object(serde_json::Map::new()))
+    }
+
+    /// Creates `dir` (and parents), writes `run.json` (`run`'s members with
+    /// `"status": "in_progress"`), starts an empty `results.jsonl` and writes an
     /// empty `results.json`, so a run that cannot write its evidence fails before
-    /// any case runs.
+    /// any case runs and the three files agree from the start.
     ///
     /// # Errors
     /// [`Error::Io`] when the folder or a file cannot be written.
-    pub fn create(dir: &Path) -> Result<Self, Error> {
+    pub fn create_for_run(dir: &Path, run: &Value) -> Result<Self, Error> {
         std::fs::create_dir_all(dir).map_err(io_error(dir))?;
         let lines_path = dir.join("results.jsonl");
         let lines = std::fs::File::create(&lines_path).map_err(io_error(&lines_path))?;
@@ -172,10 +359,12 @@ impl EvidenceLog {
             dir: dir.to_owned(),
             inner: Mutex::new(LogState {
                 lines,
-                verdicts: Vec::new(),
+                tallies: Vec::new(),
                 last_checkpoint: None,
+                checkpoint_cost: Duration::ZERO,
             }),
         };
+        log.write_json("run.json", &with_status(run, "in_progress"))?;
         log.write_json("results.json", &Vec::<Verdict>::new())?;
         Ok(log)
     }
@@ -187,7 +376,7 @@ impl EvidenceLog {
     }
 
     /// Records one verdict: appended to `results.jsonl` at once, and to
-    /// `results.json` at the next checkpoint.
+    /// `results.json` at the next checkpoint; only its [`Tally`] is kept.
     ///
     /// # Errors
     /// [`Error::Io`] when a file cannot be written.
@@ -201,31 +390,88 @@ impl EvidenceLog {
         writeln!(state.lines, "{line}")
             .and_then(|()| state.lines.flush())
             .map_err(io_error(&path))?;
-        state.verdicts.push(verdict);
-        let due = state
-            .last_checkpoint
-            .is_none_or(|last| last.elapsed() >= CHECKPOINT_INTERVAL);
+        state.tallies.push(Tally {
+            case: verdict.case,
+            passed: verdict.passed,
+            verdict: verdict.verdict,
+            generated: verdict.reason.is_some(),
+        });
+        let due = state.last_checkpoint.is_none_or(|last| {
+            last.elapsed()
+                >= CHECKPOINT_INTERVAL.max(state.checkpoint_cost * CHECKPOINT_COST_FACTOR)
+        });
         if due {
+            let started = Instant::now();
+            self.write_results()?;
+            state.checkpoint_cost = started.elapsed();
             state.last_checkpoint = Some(Instant::now());
-            self.write_json("results.json", &state.verdicts)?;
         }
         Ok(())
     }
 
-    /// A copy of every verdict recorded so far.
-    pub fn verdicts(&self) -> Vec<Verdict> {
-        self.state().verdicts.clone()
+    /// The [`Tally`] of every case recorded so far, in order.
+    pub fn tallies(&self) -> Vec<Tally> {
+        self.state().tallies.clone()
     }
 
-    /// Writes the final `results.json` and `run.json` (`summary`); returns the
-    /// path of `results.json`.
+    /// Every verdict recorded so far, read back from `results.jsonl` as JSON.
+    ///
+    /// # Errors
+    /// [`Error::Io`] or [`Error::Json`] when the file cannot be read back.
+    pub fn read_verdicts(&self) -> Result<Vec<Value>, Error> {
+        let _state = self.state();
+        let path = self.dir.join("results.jsonl");
+        let text = std::fs::read_to_string(&path).map_err(io_error(&path))?;
+        text.lines()
+            .map(|line| {
+                serde_json::from_str(line).map_err(|source| Error::Json {
+                    path: path.clone(),
+                    source,
+                })
+            })
+            .collect()
+    }
+
+    /// Writes the final `results.json` and `run.json` (`summary`'s members with
+    /// `"status": status`); returns the path of `results.json`.
     ///
     /// # Errors
     /// [`Error::Io`] when a file cannot be written.
-    pub fn finish(&self, summary: &Value) -> Result<PathBuf, Error> {
-        let state = self.state();
-        self.write_json("run.json", summary)?;
-        self.write_json("results.json", &state.verdicts)
+    pub fn finish(&self, summary: &Value, status: &str) -> Result<PathBuf, Error> {
+        let _state = self.state();
+        let results = self.write_results()?;
+        self.write_json("run.json", &with_status(summary, status))?;
+        Ok(results)
+    }
+
+    /// Rebuilds `results.json` from `results.jsonl`, line by line (never the whole
+    /// run in memory), atomically.
+    fn write_results(&self) -> Result<PathBuf, Error> {
+        use std::io::BufRead;
+        let lines_path = self.dir.join("results.jsonl");
+        let path = self.dir.join("results.json");
+        let partial = self.dir.join(".results.json.partial");
+        let source = std::fs::File::open(&lines_path).map_err(io_error(&lines_path))?;
+        let file = std::fs::File::create(&partial).map_err(io_error(&partial))?;
+        let mut out = std::io::BufWriter::new(file);
+        let mut first = true;
+        let copy = || -> std::io::Result<()> {
+            out.write_all(b"[")?;
+            for line in std::io::BufReader::new(source).lines() {
+                let line = line?;
+                if line.is_empty() {
+                    continue;
+                }
+                out.write_all(if first { b"\n" } else { b",\n" })?;
+                out.write_all(line.as_bytes())?;
+                first = false;
+            }
+            out.write_all(b"\n]\n")?;
+            out.flush()
+        };
+        copy().map_err(io_error(&partial))?;
+        std::fs::rename(&partial, &path).map_err(io_error(&path))?;
+        Ok(path)
     }
 
     /// Writes `value` as pretty JSON to `name` in the folder, atomically.
@@ -240,6 +486,20 @@ impl EvidenceLog {
         std::fs::rename(&partial, &path).map_err(io_error(&path))?;
         Ok(path)
     }
+}
+
+/// `run` (an object) with `"status": status` first.
+fn with_status(run: &Value, status: &str) -> Value {
+    let mut members = serde_json::Map::new();
+    members.insert("status".to_owned(), status.into());
+    if let Some(run) = run.as_object() {
+        members.extend(
+            run.iter()
+                .filter(|(key, _)| *key != "status")
+                .map(|(key, value)| (key.clone(), value.clone())),
+        );
+    }
+    Value::Object(members)
 }
 
 /// A generated case's failure in its minimal form, one item per line: reason,

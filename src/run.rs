@@ -23,6 +23,7 @@ use crate::oracle::contract::{self, Judging};
 use crate::oracle::{era, model};
 use crate::report::{EvidenceLog, Verdict};
 use crate::strategy::{GeneratedCase, generated_case};
+use crate::verdict::Primary;
 
 /// Most stdio runs spent shrinking one failure.
 pub const MAX_SHRINK_RUNS: usize = 256;
@@ -38,6 +39,40 @@ pub struct Settings {
     pub protocols: Vec<Protocol>,
     /// Exact messages or judged by meaning.
     pub judging: Judging,
+    /// Run every case even after [`MAX_CONSECUTIVE_HUNG`] consecutive `hung`
+    /// verdicts (`--keep-going`); otherwise the run stops with [`Error::Hung`].
+    pub keep_going: bool,
+}
+
+/// Consecutive `hung` cases after which a run stops (issue 10, section 1): a
+/// server that never answers `tools/call` must not cost one call bound per case.
+pub const MAX_CONSECUTIVE_HUNG: usize = 2;
+
+/// Counts consecutive `hung` verdicts and stops the run at [`MAX_CONSECUTIVE_HUNG`].
+#[derive(Debug, Default)]
+struct HungWatch {
+    consecutive: usize,
+}
+
+impl HungWatch {
+    /// Records `verdict`.
+    ///
+    /// # Errors
+    /// [`Error::Hung`] when it is the [`MAX_CONSECUTIVE_HUNG`]th `hung` in a row
+    /// and `settings.keep_going` is off.
+    fn record(&mut self, verdict: Primary, settings: &Settings) -> Result<(), Error> {
+        if verdict == Primary::Hung {
+            self.consecutive += 1;
+        } else {
+            self.consecutive = 0;
+        }
+        if self.consecutive >= MAX_CONSECUTIVE_HUNG && !settings.keep_going {
+            return Err(Error::Hung {
+                cases: self.consecutive,
+            });
+        }
+        Ok(())
+    }
 }
 
 impl Settings {
@@ -47,6 +82,7 @@ impl Settings {
             limits,
             protocols: vec![Protocol::V2025_11_25],
             judging,
+            keep_going: false,
         }
     }
 }
@@ -58,9 +94,10 @@ impl Settings {
 /// # Errors
 /// [`Error::Spawn`] when the server cannot start; [`Error::ServerDidNotStart`]
 /// when it starts but the first case's handshake fails (its evidence is logged
-/// first; no later case could be judged either); [`Error::Io`] when the evidence
-/// cannot be written. A case whose expected outcome is missing fails with that
-/// reason.
+/// first; no later case could be judged either); [`Error::Hung`] after
+/// [`MAX_CONSECUTIVE_HUNG`] consecutive `hung` cases (unless
+/// `settings.keep_going`); [`Error::Io`] when the evidence cannot be written. A
+/// case whose expected outcome is missing fails with that reason.
 pub async fn run_cases(
     command: &[String],
     cases: &[Case],
@@ -86,6 +123,7 @@ pub async fn run_cases_in(
     log: &EvidenceLog,
     on_verdict: &mut dyn FnMut(&Verdict),
 ) -> Result<(), Error> {
+    let mut hung = HungWatch::default();
     for (index, case) in cases.iter().enumerate() {
         let expected = expected.get(&case.name).cloned();
         let verdicts = judge_in(command, case, expected, settings).await?;
@@ -96,10 +134,12 @@ pub async fn run_cases_in(
                     stderr: last_lines(&verdict.evidence.stderr, 20),
                 });
             on_verdict(&verdict);
+            let stop = hung.record(verdict.verdict, settings);
             log.push(verdict)?;
             if let Some(error) = did_not_start {
                 return Err(error);
             }
+            stop?;
         }
     }
     Ok(())
@@ -140,7 +180,10 @@ async fn judge(
         }
         (None, _) => Verdict::new(
             Value::Null,
-            vec![format!("no expected outcome for case {:?}", case.name)],
+            vec![format!(
+                "no expected outcome for case {}",
+                Value::String(case.name.clone())
+            )],
             evidence,
         ),
     })
@@ -172,13 +215,52 @@ async fn judge_in(
                     .and_then(|legacy| era::eras_differ(case, legacy, &verdict.evidence))
                 {
                     verdict.failures.insert(0, difference);
-                    verdict.passed = false;
+                    verdict.settle();
                 }
             }
         }
         verdicts.push(verdict);
     }
     Ok(verdicts)
+}
+
+/// What `--case NAME` (repeatable) selects: contract cases by name, and
+/// generated cases by their name in a run's evidence (`generated_0042`, replayed
+/// with the run's `--seed`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selection {
+    /// Names of contract cases (empty with an empty `--case` list: all of them).
+    pub contract: Vec<String>,
+    /// Numbers of generated cases (`generated_0042` is 42).
+    pub generated: Vec<usize>,
+}
+
+/// Checks every `--case` name before anything runs or is written (issue 10,
+/// section 1b: a typo must not replace the previous run's evidence).
+///
+/// # Errors
+/// [`Error::UnknownCase`] for a name that is neither a contract case nor
+/// `generated_N` with N ≥ 1.
+pub fn select_cases(only: &[String]) -> Result<Selection, Error> {
+    let cases = case::contract_cases();
+    let mut selection = Selection::default();
+    for name in only {
+        if cases.iter().any(|case| &case.name == name) {
+            selection.contract.push(name.clone());
+        } else if let Some(index) = name
+            .strip_prefix("generated_")
+            .and_then(|digits| digits.parse::<usize>().ok())
+            .filter(|index| *index > 0)
+        {
+            selection.generated.push(index);
+        } else {
+            return Err(Error::UnknownCase {
+                name: name.clone(),
+                known: cases.into_iter().map(|case| case.name).collect(),
+            });
+        }
+    }
+    Ok(selection)
 }
 
 /// The contract run: the cases of `fixtures/cases.json` named in `only` (all 19
@@ -273,6 +355,40 @@ pub async fn run_generated_in(
     log: &EvidenceLog,
     progress: &mut dyn FnMut(usize),
 ) -> Result<Option<MinimalFailure>, Error> {
+    run_generated_where(command, count, seed, settings, log, progress, &|_| true).await
+}
+
+/// Replays the generated cases numbered `indices` (1-based, `generated_0042`
+/// is 42) of `seed` exactly: generation is deterministic, so the cases before
+/// them are generated (not run) and each selected one gets the very answer it
+/// had in the run that named it. The first failure is shrunk.
+///
+/// # Errors
+/// As [`run_cases`].
+pub async fn run_generated_selected(
+    command: &[String],
+    indices: &[usize],
+    seed: u64,
+    settings: &Settings,
+    log: &EvidenceLog,
+) -> Result<Option<MinimalFailure>, Error> {
+    let count = indices.iter().copied().max().unwrap_or(0);
+    run_generated_where(command, count, seed, settings, log, &mut |_| {}, &|index| {
+        indices.contains(&index)
+    })
+    .await
+}
+
+/// The generated cases `1..=count` of `seed` for which `selected` holds.
+async fn run_generated_where(
+    command: &[String],
+    count: usize,
+    seed: u64,
+    settings: &Settings,
+    log: &EvidenceLog,
+    progress: &mut dyn FnMut(usize),
+    selected: &dyn Fn(usize) -> bool,
+) -> Result<Option<MinimalFailure>, Error> {
     let mut seed_bytes = [0u8; 32];
     seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
     let mut runner = TestRunner::new_with_rng(
@@ -281,19 +397,31 @@ pub async fn run_generated_in(
     );
     let strategy = generated_case();
     let mut minimal = None;
+    let mut hung = HungWatch::default();
     for index in 1..=count {
         let mut tree = strategy
             .new_tree(&mut runner)
             .expect("the generated-case strategy never rejects");
+        if !selected(index) {
+            continue;
+        }
         let mut generated = tree.current();
         generated.case.name = format!("generated_{index:04}");
         let verdicts = judge_generated(command, &generated, settings).await?;
         let failed = verdicts.iter().any(|verdict| !verdict.passed);
+        // A hung case would cost one call bound per shrink run: not shrunk.
+        let shrinkable = verdicts
+            .iter()
+            .all(|verdict| verdict.verdict != Primary::Hung);
         for mut verdict in verdicts {
             verdict.reason = Some(generated.reason.to_string());
+            verdict.seed = Some(seed);
+            verdict.settle();
+            let stop = hung.record(verdict.verdict, settings);
             log.push(verdict)?;
+            stop?;
         }
-        if failed && minimal.is_none() {
+        if failed && shrinkable && minimal.is_none() {
             minimal = Some(shrink(command, &mut tree, settings, MAX_SHRINK_RUNS).await?);
         }
         progress(index);
@@ -335,6 +463,7 @@ pub async fn judge_generated(
                 .failures
                 .push(format!("reason: {}", generated.reason));
         }
+        verdict.settle();
     }
     Ok(verdicts)
 }
@@ -386,4 +515,59 @@ pub async fn shrink(
         generated,
         shrink_runs: runs,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_consecutive_hung_cases_stop_a_run_and_keep_going_never_stops() {
+        let mut settings = Settings::legacy(Limits::default(), Judging::EXACT);
+        let mut watch = HungWatch::default();
+        assert!(watch.record(Primary::Hung, &settings).is_ok());
+        assert!(watch.record(Primary::Crashed, &settings).is_ok());
+        assert!(watch.record(Primary::Hung, &settings).is_ok());
+        let stop = watch.record(Primary::Hung, &settings);
+        assert!(matches!(stop, Err(Error::Hung { cases: 2 })), "{stop:?}");
+        settings.keep_going = true;
+        let mut watch = HungWatch::default();
+        for _ in 0..5 {
+            assert!(watch.record(Primary::Hung, &settings).is_ok());
+        }
+        assert_eq!(watch.consecutive, 5);
+    }
+
+    #[test]
+    fn case_names_select_contract_and_generated_cases_and_anything_else_is_refused() {
+        let names = |names: &[&str]| {
+            names
+                .iter()
+                .map(|name| (*name).to_owned())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            select_cases(&names(&["decline", "generated_0042", "generated_7"])).expect("known"),
+            Selection {
+                contract: names(&["decline"]),
+                generated: vec![42, 7],
+            }
+        );
+        assert_eq!(select_cases(&[]).expect("empty"), Selection::default());
+        for bad in [
+            "generated_0000",
+            "generated_x",
+            "generated_",
+            "declined",
+            "0042",
+        ] {
+            let error = select_cases(&names(&[bad])).expect_err(bad);
+            assert!(
+                error.to_string().starts_with(&format!(
+                    "no contract case named \"{bad}\"; the cases are: accept_valid,"
+                )),
+                "{error}"
+            );
+        }
+    }
 }

@@ -196,10 +196,16 @@ fn a_server_that_accepts_a_whole_float_fails_only_that_case() {
 fn a_line_of_noise_on_stdout_is_caught_although_rmcp_would_skip_it() {
     let (stdout, code, verdicts) = run_contract("python-noise", &calculator(Some("stdout-noise")));
     assert_eq!(code, Some(1), "{stdout}");
+    let primary = stdout
+        .lines()
+        .find(|line| line.starts_with("    accept_valid: "))
+        .expect("a line under the failed row");
     assert!(
-        stdout.contains("accept_valid: non-JSON-RPC line on stdout"),
+        primary.starts_with("    accept_valid: stdout_not_json_rpc: stdout line #")
+            && primary.ends_with(" is not a JSON-RPC message: \"calculating...\""),
         "{stdout}"
     );
+    assert_eq!(verdicts[0]["verdict"], "stdout_not_json_rpc");
     assert_eq!(
         verdicts[0]["evidence"]["stray_stdout"][0]["line"],
         "calculating..."
@@ -219,7 +225,7 @@ fn a_server_that_cannot_start_is_a_clear_error() {
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains("cannot start server [\"/nonexistent/server\"]"),
+        stderr.contains("cannot start server: /nonexistent/server not found"),
         "{stderr}"
     );
 }
@@ -373,7 +379,7 @@ fn a_hung_server_gets_a_verdict_within_its_bounds_and_is_killed() {
     );
     assert_eq!(code, Some(2), "{stderr}");
     assert!(
-        stderr.contains("the server did not start: initialize did not finish within 300ms"),
+        stderr.contains("the server did not start: initialize did not finish within 0.3 s"),
         "{stderr}"
     );
     assert_eq!(verdicts[0]["evidence"]["forced_kill"], Value::Bool(true));
@@ -432,5 +438,33 @@ fn a_run_stopped_by_sigterm_kills_its_server_and_keeps_the_evidence() {
         &std::fs::read_to_string(dir.join("results.json")).expect("results.json"),
     )
     .expect("results.json is whole JSON");
-    assert!(results.is_empty(), "no case finished");
+    // The case in flight is kept as interrupted, with its frames so far, in all
+    // three files (issue 10, section 1b).
+    assert_eq!(results.len(), 1, "the case in flight is kept");
+    assert_eq!(results[0]["case"], "accept_valid");
+    assert_eq!(results[0]["verdict"], "interrupted");
+    assert_eq!(
+        results[0]["primary"],
+        "the run was terminated while this case was in flight"
+    );
+    let sent_call = results[0]["evidence"]["wire"]
+        .as_array()
+        .expect("frames")
+        .iter()
+        .any(|frame| frame["message"]["method"] == "tools/call");
+    assert!(sent_call, "{}", results[0]["evidence"]["wire"]);
+    let lines = std::fs::read_to_string(dir.join("results.jsonl")).expect("results.jsonl");
+    assert_eq!(lines.lines().count(), 1, "{lines}");
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).expect("run.json"))
+            .expect("run.json is JSON");
+    assert_eq!(summary["status"], "interrupted");
+    assert_eq!(summary["verdicts"], serde_json::json!({"interrupted": 1}));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line == "interrupted after 1 cases: 0 passed, 1 failed"),
+        "{stdout}"
+    );
 }

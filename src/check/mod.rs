@@ -165,7 +165,7 @@ impl Target {
 #[non_exhaustive]
 pub enum CheckError {
     /// The server command could not be started.
-    #[error("cannot start server {command:?}")]
+    #[error("cannot start server {}", crate::error::shell_words(command))]
     Spawn {
         /// Program and arguments.
         command: Vec<String>,
@@ -173,11 +173,17 @@ pub enum CheckError {
         source: std::io::Error,
     },
     /// The server never completed `initialize` and `tools/list`.
-    #[error("the server did not start: {error}\n--- its stderr (last lines) ---\n{stderr}")]
+    #[error(
+        "the server did not start: {error}{}{}",
+        stray_banner(stray),
+        stderr_banner(stderr)
+    )]
     DidNotStart {
         /// The harness's reason.
         error: String,
-        /// The last lines of its stderr.
+        /// The first lines of its stdout that were not JSON-RPC (empty: none).
+        stray: String,
+        /// The last lines of its stderr (empty: none).
         stderr: String,
     },
     /// The tool is not among the server's tools.
@@ -616,27 +622,53 @@ impl Tally {
     }
 }
 
+/// `stray` lines under a banner, or nothing when there are none.
+fn stray_banner(stray: &str) -> String {
+    if stray.is_empty() {
+        String::new()
+    } else {
+        format!("\n--- its stdout lines that are not JSON-RPC ---\n{stray}")
+    }
+}
+
+/// `stderr` under a banner, or nothing when it is empty (no empty banner).
+fn stderr_banner(stderr: &str) -> String {
+    if stderr.trim().is_empty() {
+        String::new()
+    } else {
+        format!("\n--- its stderr (last lines) ---\n{stderr}")
+    }
+}
+
 /// The probe: start, check the tool, call once with valid accepts, keep the schemas.
 async fn probe(
     target: &Target,
     log: &mut dyn FnMut(CaseRecord),
 ) -> Result<(Vec<Step>, CaseRun), CheckError> {
     let session = open(target, &form_capabilities()).await?;
+    let did_not_start = |error: String, finished: crate::harness::Finished| {
+        let stray: Vec<String> = finished
+            .recording
+            .stray_stdout
+            .iter()
+            .take(3)
+            .map(|stray| format!("#{}: {}", stray.seq, Value::String(stray.line.clone())))
+            .collect();
+        CheckError::DidNotStart {
+            error,
+            stray: stray.join("\n"),
+            stderr: last_lines(&finished.exit.stderr, 20),
+        }
+    };
     if let Some(error) = session.startup_error().map(str::to_owned) {
         let finished = session.finish().await;
-        return Err(CheckError::DidNotStart {
-            error,
-            stderr: last_lines(&finished.exit.stderr, 20),
-        });
+        return Err(did_not_start(error, finished));
     }
     let tools = match session.list_tools().await {
         Ok(tools) => tools,
         Err(error) => {
             let finished = session.finish().await;
-            return Err(CheckError::DidNotStart {
-                error,
-                stderr: last_lines(&finished.exit.stderr, 20),
-            });
+            return Err(did_not_start(error, finished));
         }
     };
     if !tools.contains(&target.tool) {

@@ -43,6 +43,9 @@ pub struct Evidence {
     pub exit_code: Option<i32>,
     /// Whether the harness killed the server after the shutdown grace period.
     pub forced_kill: bool,
+    /// The shutdown grace period in seconds: how long the server was given to
+    /// exit after its stdin closed before it was killed.
+    pub shutdown_grace_secs: f64,
     /// Whether processes of the server's process group (a wrapper's children) were
     /// still running after the server exited, and were killed (issue 10, section 0).
     pub group_left_running: bool,
@@ -78,6 +81,7 @@ impl Evidence {
             stderr: finished.exit.stderr,
             exit_code: finished.exit.code,
             forced_kill: finished.exit.forced_kill,
+            shutdown_grace_secs: finished.shutdown_grace.as_secs_f64(),
             group_left_running: finished.exit.group_left_running,
             outcome: call.outcome,
             text_outcome: call.text_outcome,

@@ -12,6 +12,7 @@ pub mod child;
 pub mod client;
 pub mod era;
 pub mod evidence;
+pub mod in_flight;
 pub mod mrtr;
 pub mod mutation;
 pub mod proxy;
@@ -28,6 +29,7 @@ use tokio::task::JoinHandle;
 use crate::case::{Case, WireAnswer};
 use crate::error::Error;
 pub use evidence::Evidence;
+pub use in_flight::{IN_FLIGHT, InFlight};
 use proxy::{Frame, ProxyState, ServerTap};
 
 /// The tool every session calls.
@@ -90,6 +92,7 @@ pub struct Session {
     callbacks: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     limits: Limits,
     startup_error: Option<String>,
+    in_flight: Option<in_flight::Registration>,
 }
 
 /// What a finished session leaves behind.
@@ -107,6 +110,8 @@ pub struct Finished {
     pub pid: Option<u32>,
     /// Why the session could not start (initialize or tools/list failed or timed out).
     pub startup_error: Option<String>,
+    /// The shutdown grace period the session allowed before killing the server.
+    pub shutdown_grace: Duration,
 }
 
 impl Session {
@@ -150,8 +155,8 @@ impl Session {
             Ok(Err(error)) => session.startup_error = Some(format!("initialize failed: {error}")),
             Err(_) => {
                 session.startup_error = Some(format!(
-                    "initialize did not finish within {:?}",
-                    limits.startup
+                    "initialize did not finish within {}",
+                    crate::verdict::seconds(limits.startup)
                 ));
             }
         }
@@ -193,6 +198,7 @@ impl Session {
             )),
         ];
         let handler = client::CaseClient::new(capabilities.clone());
+        let in_flight = in_flight::Registration::new(&state, process.pid);
         let session = Session {
             client: None,
             state,
@@ -201,6 +207,7 @@ impl Session {
             callbacks: handler.callbacks(),
             limits,
             startup_error: None,
+            in_flight,
         };
         Ok((session, client_io, handler))
     }
@@ -219,7 +226,12 @@ impl Session {
         };
         let listed = tokio::time::timeout(self.limits.startup, client.peer().list_tools(None))
             .await
-            .map_err(|_| format!("tools/list did not finish within {:?}", self.limits.startup))?
+            .map_err(|_| {
+                format!(
+                    "tools/list did not finish within {}",
+                    crate::verdict::seconds(self.limits.startup)
+                )
+            })?
             .map_err(|error| format!("tools/list failed: {error}"))?;
         Ok(listed
             .tools
@@ -263,8 +275,8 @@ impl Session {
                     Ok(_) => {}
                     Err(_) => {
                         call.failure = Some(format!(
-                            "tools/call did not finish within {:?}",
-                            self.limits.call
+                            "tools/call did not finish within {}",
+                            crate::verdict::seconds(self.limits.call)
                         ));
                     }
                 }
@@ -299,7 +311,12 @@ impl Session {
         };
         let listed = tokio::time::timeout(self.limits.startup, client.peer().list_tools(None))
             .await
-            .map_err(|_| format!("tools/list did not finish within {:?}", self.limits.startup))?
+            .map_err(|_| {
+                format!(
+                    "tools/list did not finish within {}",
+                    crate::verdict::seconds(self.limits.startup)
+                )
+            })?
             .map_err(|error| format!("tools/list failed: {error}"))?;
         if listed.tools.iter().any(|tool| tool.name == TOOL_NAME) {
             Ok(())
@@ -310,7 +327,8 @@ impl Session {
                 .map(|tool| tool.name.to_string())
                 .collect();
             Err(format!(
-                "the server offers no tool named {TOOL_NAME:?} (it offers {names:?})"
+                "the server offers no tool named \"{TOOL_NAME}\" (it offers {})",
+                Value::from(names)
             ))
         }
     }
@@ -351,8 +369,8 @@ impl Session {
                     Ok(Err(error)) => call.error = Some(format!("tools/call failed: {error}")),
                     Err(_) => {
                         call.error = Some(format!(
-                            "tools/call did not finish within {:?}",
-                            self.limits.call
+                            "tools/call did not finish within {}",
+                            crate::verdict::seconds(self.limits.call)
                         ));
                     }
                 }
@@ -402,6 +420,9 @@ impl Session {
                 "processes of the server's group were still running after it exited; killed",
             );
         }
+        if let Some(registration) = self.in_flight.take() {
+            registration.done();
+        }
         Finished {
             recording: self.state.recording(),
             exit,
@@ -409,6 +430,7 @@ impl Session {
             protocol_version,
             pid,
             startup_error: self.startup_error,
+            shutdown_grace: self.limits.shutdown,
         }
     }
 }
@@ -437,8 +459,11 @@ pub async fn run_case(
     limits: Limits,
     tap: Option<ServerTap>,
 ) -> Result<Evidence, Error> {
-    let mut session = Session::start(command, &case.capabilities, limits, tap).await?;
-    let call = session.call(&case.policy, case.wire_answer()).await;
-    let finished = session.finish().await;
-    Ok(Evidence::new(case, command, finished, call))
+    in_flight::scoped(case, command, async {
+        let mut session = Session::start(command, &case.capabilities, limits, tap).await?;
+        let call = session.call(&case.policy, case.wire_answer()).await;
+        let finished = session.finish().await;
+        Ok(Evidence::new(case, command, finished, call))
+    })
+    .await
 }

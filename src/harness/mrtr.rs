@@ -157,6 +157,21 @@ pub async fn run_case(
     limits: Limits,
     retry: Retry,
 ) -> Result<Evidence, Error> {
+    super::in_flight::scoped(
+        case,
+        command,
+        run_case_in_flight(command, case, limits, retry),
+    )
+    .await
+}
+
+/// [`run_case`], registered as the case in flight.
+async fn run_case_in_flight(
+    command: &[String],
+    case: &Case,
+    limits: Limits,
+    retry: Retry,
+) -> Result<Evidence, Error> {
     let session = start(command, case, limits).await?;
     let driven = match &session.client {
         Some(client) => {
@@ -214,8 +229,8 @@ async fn start(command: &[String], case: &Case, limits: Limits) -> Result<Sessio
         }
         Err(_) => {
             session.startup_error = Some(format!(
-                "server/discover did not finish within {:?}",
-                limits.startup
+                "server/discover did not finish within {}",
+                crate::verdict::seconds(limits.startup)
             ));
         }
     }

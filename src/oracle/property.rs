@@ -436,8 +436,8 @@ fn wire_fault(observation: &Observation<'_>) -> Option<String> {
     }
     if observation.forced_kill {
         return Some(format!(
-            "did not exit within {:?} after its stdin closed (killed)",
-            observation.grace
+            "did not exit within {} after its stdin closed (killed)",
+            crate::verdict::seconds(observation.grace)
         ));
     }
     None
@@ -882,7 +882,7 @@ mod tests {
             observe(&wire, &[], true, None),
             vec![(
                 Property::CleanWire,
-                "did not exit within 5s after its stdin closed (killed)".to_owned()
+                "did not exit within 5 s after its stdin closed (killed)".to_owned()
             )]
         );
     }

@@ -1,0 +1,131 @@
+//! The cases in flight: what a stopped run keeps of a case it did not finish
+//! (issue 10, section 1b).
+//!
+//! A run scopes its work with [`IN_FLIGHT`]; each case run through
+//! [`super::run_case`] (or its 2026-07-28 twin) registers its session's recording
+//! there while it runs and removes it when the session finishes. When Ctrl-C or
+//! SIGTERM drops the run, the sessions still registered are the cases in flight:
+//! [`InFlight::take`] turns their frames, stray lines and timeline so far into
+//! evidence, so the case is kept as `interrupted` instead of being dropped. Outside
+//! such a scope (tests, `check`) nothing is registered.
+
+use std::future::Future;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::evidence::{Evidence, RMCP_VERSION};
+use super::proxy::{ProxyState, Side};
+use crate::case::Case;
+
+tokio::task_local! {
+    /// The registry of the run being polled (set by the CLI around the run).
+    pub static IN_FLIGHT: InFlight;
+    /// The case (and server command) of the session being started.
+    static CASE: (Case, Vec<String>);
+}
+
+/// The sessions of the cases in flight, shared by a run and its stop handler.
+#[derive(Debug, Clone, Default)]
+pub struct InFlight {
+    entries: Arc<Mutex<Vec<Entry>>>,
+    next: Arc<AtomicU64>,
+}
+
+#[derive(Debug)]
+struct Entry {
+    id: u64,
+    case: Case,
+    command: Vec<String>,
+    state: ProxyState,
+    pid: Option<u32>,
+}
+
+impl InFlight {
+    fn entries(&self) -> std::sync::MutexGuard<'_, Vec<Entry>> {
+        self.entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// The evidence of every case still in flight (its recording so far, no exit
+    /// status: its server is killed when its session is dropped), in the order
+    /// they started; the registry is left empty.
+    pub fn take(&self) -> Vec<Evidence> {
+        let entries = std::mem::take(&mut *self.entries());
+        entries
+            .into_iter()
+            .map(|entry| {
+                entry
+                    .state
+                    .event("the run was stopped; the server is killed");
+                let recording = entry.state.recording();
+                let started = recording.wire.iter().any(|frame| {
+                    frame.from == Side::Server
+                        && frame
+                            .message
+                            .get("result")
+                            .is_some_and(|result| result.get("tools").is_some())
+                });
+                Evidence {
+                    case: entry.case.name.clone(),
+                    input: entry.case,
+                    elicit_check_version: env!("CARGO_PKG_VERSION"),
+                    rmcp_version: RMCP_VERSION,
+                    server_command: entry.command,
+                    pid: entry.pid,
+                    protocol_version: None,
+                    wire: recording.wire,
+                    timeline: recording.timeline,
+                    callbacks: 0,
+                    stray_stdout: recording.stray_stdout,
+                    stderr: String::new(),
+                    exit_code: None,
+                    forced_kill: false,
+                    shutdown_grace_secs: 0.0,
+                    group_left_running: false,
+                    outcome: None,
+                    text_outcome: None,
+                    error: Some("the run was stopped while this case was in flight".into()),
+                    started,
+                    rpc_error: None,
+                }
+            })
+            .collect()
+    }
+}
+
+/// Runs `work` (one case's session) with `case` and `command` as the case in
+/// flight, so a session it spawns registers itself.
+pub(crate) async fn scoped<T>(case: &Case, command: &[String], work: impl Future<Output = T>) -> T {
+    CASE.scope((case.clone(), command.to_vec()), work).await
+}
+
+/// A session's place in the registry; [`Registration::done`] removes it.
+#[derive(Debug)]
+pub(crate) struct Registration {
+    id: u64,
+    registry: InFlight,
+}
+
+impl Registration {
+    /// Registers `state` as the session of the case in flight, when a run's
+    /// registry and a case are in scope.
+    pub(crate) fn new(state: &ProxyState, pid: Option<u32>) -> Option<Registration> {
+        let registry = IN_FLIGHT.try_with(Clone::clone).ok()?;
+        let (case, command) = CASE.try_with(Clone::clone).ok()?;
+        let id = registry.next.fetch_add(1, Ordering::Relaxed);
+        registry.entries().push(Entry {
+            id,
+            case,
+            command,
+            state: state.clone(),
+            pid,
+        });
+        Some(Registration { id, registry })
+    }
+
+    /// The session finished: it is no longer in flight.
+    pub(crate) fn done(self) {
+        self.registry.entries().retain(|entry| entry.id != self.id);
+    }
+}

@@ -1,0 +1,865 @@
+//! The one primary verdict of a case: which of a closed list of faults its
+//! evidence shows, with the one line of evidence that shows it (issue 10, section 1).
+//!
+//! A server that misbehaves fails many checks at once: one that exits with
+//! code 3 during `tools/call` also has no outcome, no reply to the call and a
+//! wrong exit code. [`classify`] names the cause (`crashed: exit code 3 during
+//! tools/call`), and [`secondary`] keeps only the failures that add information
+//! beyond it. The names are stable snake_case strings, written to `results.json`,
+//! `results.jsonl` and `run.json`, so a CI system can group failures by them.
+//!
+//! Written from the evidence alone (frames, exit, stderr) and the expected
+//! outcome; it shares no code with the server core.
+
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::case::Answer;
+use crate::harness::Evidence;
+use crate::harness::proxy::{Frame, Side};
+use crate::oracle::contract::NO_OUTCOME;
+
+/// The closed list of primary verdicts, in the order [`classify`] tries them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Primary {
+    /// Every check held.
+    Passed,
+    /// The server ended or failed before the session started (initialize
+    /// refused, the transport closed, no `calculate` tool).
+    DidNotStart,
+    /// The server stayed up but never answered `initialize` within the startup bound.
+    NoInitializeReply,
+    /// A line on the server's stdout is not a JSON-RPC message.
+    StdoutNotJsonRpc,
+    /// A reply came under an id no request of the client carries (`"0"` for `0`).
+    WrongReplyId,
+    /// No reply to `tools/call` within the call bound.
+    Hung,
+    /// The server ended (exit code or signal) without replying to `tools/call`,
+    /// or with a non-zero exit code after it.
+    Crashed,
+    /// More than one `elicitation/create` within one `tools/call`.
+    ReAsked,
+    /// An `elicitation/create` in a mode the client did not declare.
+    UndeclaredMode,
+    /// `computed: true` on a decline, a cancel or an error reply.
+    ComputedOnRefusal,
+    /// `computed: true` on an accept whose content breaks the requestedSchema.
+    ComputedOnInvalid,
+    /// An outcome member of the wrong JSON type with the same meaning
+    /// (`computed: 1` for `true`, `21.0` for `21`, `"21"` for `21`).
+    TypeDrift,
+    /// The server did not exit after its stdin closed and was killed.
+    IgnoredStdinClose,
+    /// The outcome differs from the expected one (none of the above).
+    WrongOutcome,
+    /// The reference model and the generated case's reason disagree (a defect
+    /// of elicit-check's oracles, not of the server).
+    OraclesDisagree,
+    /// Any other contract check failed (wire order, requestedSchema, ids).
+    ContractFailure,
+    /// The run was stopped (Ctrl-C, SIGTERM) while this case was in flight.
+    Interrupted,
+}
+
+impl Primary {
+    /// Every verdict, in classification order.
+    pub const ALL: [Primary; 17] = [
+        Primary::Passed,
+        Primary::DidNotStart,
+        Primary::NoInitializeReply,
+        Primary::StdoutNotJsonRpc,
+        Primary::WrongReplyId,
+        Primary::Hung,
+        Primary::Crashed,
+        Primary::ReAsked,
+        Primary::UndeclaredMode,
+        Primary::ComputedOnRefusal,
+        Primary::ComputedOnInvalid,
+        Primary::TypeDrift,
+        Primary::IgnoredStdinClose,
+        Primary::WrongOutcome,
+        Primary::OraclesDisagree,
+        Primary::ContractFailure,
+        Primary::Interrupted,
+    ];
+
+    /// The stable snake_case name (`crashed`, `stdout_not_json_rpc`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Primary::Passed => "passed",
+            Primary::DidNotStart => "did_not_start",
+            Primary::NoInitializeReply => "no_initialize_reply",
+            Primary::StdoutNotJsonRpc => "stdout_not_json_rpc",
+            Primary::WrongReplyId => "wrong_reply_id",
+            Primary::Hung => "hung",
+            Primary::Crashed => "crashed",
+            Primary::ReAsked => "re_asked",
+            Primary::UndeclaredMode => "undeclared_mode",
+            Primary::ComputedOnRefusal => "computed_on_refusal",
+            Primary::ComputedOnInvalid => "computed_on_invalid",
+            Primary::TypeDrift => "type_drift",
+            Primary::IgnoredStdinClose => "ignored_stdin_close",
+            Primary::WrongOutcome => "wrong_outcome",
+            Primary::OraclesDisagree => "oracles_disagree",
+            Primary::ContractFailure => "contract_failure",
+            Primary::Interrupted => "interrupted",
+        }
+    }
+
+    /// Whether the session itself broke (no judgeable call): every outcome,
+    /// reply-count and exit failure is then a consequence, not news.
+    fn session_broke(self) -> bool {
+        matches!(
+            self,
+            Primary::DidNotStart
+                | Primary::NoInitializeReply
+                | Primary::WrongReplyId
+                | Primary::Hung
+                | Primary::Crashed
+                | Primary::Interrupted
+        )
+    }
+}
+
+impl std::fmt::Display for Primary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A primary verdict and the one line of evidence that shows it, e.g.
+/// `crashed` / `exit code 3 during tools/call`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    /// The verdict.
+    pub verdict: Primary,
+    /// The evidence, in the protocol's words.
+    pub evidence: String,
+}
+
+impl Finding {
+    fn new(verdict: Primary, evidence: impl Into<String>) -> Finding {
+        Finding {
+            verdict,
+            evidence: evidence.into(),
+        }
+    }
+}
+
+/// `d` in seconds as people write it: `10 s`, `0.3 s`.
+pub fn seconds(d: Duration) -> String {
+    format!("{} s", d.as_secs_f64())
+}
+
+/// How the process ended, in the protocol's words: `exit code 3`, `ended by a
+/// signal`, `no exit code: killed after 5 s`.
+pub fn describe_exit(evidence: &Evidence) -> String {
+    match (evidence.forced_kill, evidence.exit_code) {
+        (true, _) => format!(
+            "no exit code: killed after {}",
+            seconds(Duration::from_secs_f64(evidence.shutdown_grace_secs))
+        ),
+        (false, Some(code)) => format!("exit code {code}"),
+        (false, None) => "no exit code: ended by a signal".to_owned(),
+    }
+}
+
+/// The primary verdict of a case from its evidence, its expected outcome and
+/// the failures its checks found (empty: [`Primary::Passed`]).
+pub fn classify(evidence: &Evidence, expected: &Value, failures: &[String]) -> Finding {
+    if failures.is_empty() {
+        return Finding::new(Primary::Passed, "every check held");
+    }
+    let error = evidence.error.as_deref().unwrap_or_default();
+    let stray = evidence.stray_stdout.first().map(|stray| {
+        Finding::new(
+            Primary::StdoutNotJsonRpc,
+            format!(
+                "stdout line #{} is not a JSON-RPC message: {}",
+                stray.seq,
+                Value::String(stray.line.clone())
+            ),
+        )
+    });
+    if !evidence.started {
+        if let Some(stray) = stray {
+            return stray;
+        }
+        if error.starts_with("initialize did not finish")
+            || error.starts_with("server/discover did not finish")
+        {
+            return Finding::new(Primary::NoInitializeReply, no_reply(error));
+        }
+        return Finding::new(
+            Primary::DidNotStart,
+            format!("{error} ({})", describe_exit(evidence)),
+        );
+    }
+    if let Some(finding) = wrong_reply_id(&evidence.wire) {
+        return finding;
+    }
+    let no_result = evidence.outcome.is_none() && evidence.text_outcome.is_none();
+    if error.starts_with("tools/call did not finish") {
+        return Finding::new(Primary::Hung, no_reply(error));
+    }
+    let ended_badly = evidence.forced_kill || evidence.exit_code != Some(0);
+    if no_result && evidence.rpc_error.is_none() && error.starts_with("tools/call failed") {
+        return Finding::new(
+            Primary::Crashed,
+            format!("{} before replying to tools/call", describe_exit(evidence)),
+        );
+    }
+    if let Some(stray) = stray {
+        return stray;
+    }
+    let elicitations: Vec<&Frame> = evidence
+        .wire
+        .iter()
+        .filter(|frame| {
+            frame.from == Side::Server
+                && frame.message.get("method").and_then(Value::as_str) == Some("elicitation/create")
+        })
+        .collect();
+    if elicitations.len() > 1 {
+        let ids: Vec<String> = elicitations
+            .iter()
+            .map(|frame| frame.message["id"].to_string())
+            .collect();
+        return Finding::new(
+            Primary::ReAsked,
+            format!(
+                "{} elicitation/create requests in one tools/call (ids {})",
+                elicitations.len(),
+                ids.join(", ")
+            ),
+        );
+    }
+    let declared = declared_modes(&evidence.input.capabilities);
+    for frame in &elicitations {
+        let mode = frame.message["params"]
+            .get("mode")
+            .and_then(Value::as_str)
+            .unwrap_or("form");
+        if !declared.contains(&mode) {
+            return Finding::new(
+                Primary::UndeclaredMode,
+                format!(
+                    "elicitation/create id {} asks for mode {}, but the client declared {}",
+                    frame.message["id"],
+                    Value::String(mode.to_owned()),
+                    if declared.is_empty() {
+                        "no elicitation capability".to_owned()
+                    } else {
+                        format!("only {}", declared.join(" and "))
+                    }
+                ),
+            );
+        }
+    }
+    let outcome = evidence.outcome.as_ref().or(evidence
+        .text_outcome
+        .as_ref()
+        .filter(|text| text.is_object()));
+    if let Some(outcome) = outcome {
+        if let Some(finding) = computed_wrongly(evidence, expected, outcome) {
+            return finding;
+        }
+        if let Some(finding) = type_drift(expected, outcome) {
+            return finding;
+        }
+    }
+    if evidence.forced_kill {
+        return Finding::new(
+            Primary::IgnoredStdinClose,
+            format!(
+                "the server did not exit after its stdin closed ({})",
+                describe_exit(evidence)
+            ),
+        );
+    }
+    if ended_badly {
+        return Finding::new(
+            Primary::Crashed,
+            format!("{} after the call", describe_exit(evidence)),
+        );
+    }
+    let first = |prefix: &str| failures.iter().find(|failure| failure.starts_with(prefix));
+    if let Some(failure) = first("outcome ").or(first(NO_OUTCOME)) {
+        return Finding::new(Primary::WrongOutcome, failure.clone());
+    }
+    if let Some(failure) = first("the oracles disagree") {
+        return Finding::new(Primary::OraclesDisagree, failure.clone());
+    }
+    Finding::new(Primary::ContractFailure, failures[0].clone())
+}
+
+/// `tools/call did not finish within 10 s` said as `no reply to tools/call within 10 s`.
+fn no_reply(error: &str) -> String {
+    format!("no reply to {}", error.replacen(" did not finish", "", 1))
+}
+
+/// The modes the client declared at `initialize`: `{}` and `{"form": {}}` mean
+/// form; `{"url": {}}` url only; no `elicitation` member, none (MCP 2025-11-25).
+fn declared_modes(capabilities: &Value) -> Vec<&'static str> {
+    match capabilities.get("elicitation") {
+        Some(Value::Object(modes)) if modes.is_empty() => vec!["form"],
+        Some(Value::Object(modes)) => ["form", "url"]
+            .into_iter()
+            .filter(|mode| modes.contains_key(*mode))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A server reply (no `method`) whose `id` no client request carries.
+fn wrong_reply_id(wire: &[Frame]) -> Option<Finding> {
+    let requests: Vec<&Frame> = wire
+        .iter()
+        .filter(|frame| frame.from == Side::Client && frame.message.get("method").is_some())
+        .collect();
+    let reply = wire.iter().find(|frame| {
+        frame.from == Side::Server
+            && frame.message.get("method").is_none()
+            && frame.message.get("id").is_some_and(|id| !id.is_null())
+            && !requests
+                .iter()
+                .any(|request| request.message.get("id") == frame.message.get("id"))
+    })?;
+    let id = &reply.message["id"];
+    let pending = requests
+        .iter()
+        .rev()
+        .filter(|request| request.seq < reply.seq)
+        .find(|request| request.message.get("id").is_some())
+        .map(|request| {
+            format!(
+                " (the pending request was {} id {})",
+                request.message["method"].as_str().unwrap_or("?"),
+                request.message["id"]
+            )
+        })
+        .unwrap_or_default();
+    Some(Finding::new(
+        Primary::WrongReplyId,
+        format!(
+            "a reply (#{}) under id {id}, which no request of the client carries{pending}",
+            reply.seq
+        ),
+    ))
+}
+
+/// `computed: true` where the expected outcome has `computed: false`: on a
+/// refusal (decline, cancel, an error reply, no answer) or on invalid content.
+fn computed_wrongly(evidence: &Evidence, expected: &Value, outcome: &Value) -> Option<Finding> {
+    if outcome.get("computed") != Some(&Value::Bool(true))
+        || expected.get("computed") != Some(&Value::Bool(false))
+    {
+        return None;
+    }
+    let value = outcome
+        .get("value")
+        .map(|value| format!(" (value {value})"))
+        .unwrap_or_default();
+    let action = match &evidence.input.answer {
+        Some(Answer::Result(result)) => result.get("action").cloned(),
+        _ => None,
+    };
+    Some(match action {
+        Some(Value::String(action)) if action == "accept" => Finding::new(
+            Primary::ComputedOnInvalid,
+            format!(
+                "computed on an accept that breaks the requestedSchema{value}; expected {}",
+                status_of(expected)
+            ),
+        ),
+        Some(Value::String(action)) if action == "decline" || action == "cancel" => Finding::new(
+            Primary::ComputedOnRefusal,
+            format!(
+                "computed on a {action}{value}; expected {}",
+                status_of(expected)
+            ),
+        ),
+        _ => Finding::new(
+            Primary::ComputedOnRefusal,
+            format!(
+                "computed without an accepted answer{value}; expected {}",
+                status_of(expected)
+            ),
+        ),
+    })
+}
+
+/// `status "declined"` of an outcome, for messages.
+fn status_of(outcome: &Value) -> String {
+    match outcome.get("status") {
+        Some(status) => format!("status {status}"),
+        None => "no computation".to_owned(),
+    }
+}
+
+/// The first member of `expected` whose value in `outcome` has another JSON
+/// type but the same meaning (`1` for `true`, `21.0` for `21`, `"21"` for `21`),
+/// or whose `computed` is not a boolean at all.
+fn type_drift(expected: &Value, outcome: &Value) -> Option<Finding> {
+    let expected = expected.as_object()?;
+    for (key, want) in expected {
+        let Some(got) = outcome.get(key) else {
+            continue;
+        };
+        let drift = if key == "computed" {
+            !got.is_boolean()
+        } else {
+            got != want && same_meaning(want, got)
+        };
+        if drift {
+            return Some(Finding::new(
+                Primary::TypeDrift,
+                format!(
+                    "$.{key} is {got} ({}), expected {want} ({})",
+                    json_type(got),
+                    json_type(want)
+                ),
+            ));
+        }
+    }
+    None
+}
+
+/// Loose equality across JSON types: booleans as 0/1, numbers by value, a
+/// string holding a number by that number.
+fn same_meaning(want: &Value, got: &Value) -> bool {
+    let number = |value: &Value| match value {
+        Value::Bool(flag) => Some(f64::from(u8::from(*flag))),
+        Value::Number(number) => number.as_f64(),
+        Value::String(text) => text.trim().parse::<f64>().ok(),
+        _ => None,
+    };
+    number(want).is_some_and(|n| Some(n) == number(got))
+}
+
+/// The JSON type name of `value` (`a boolean`, `a number`, `a string`).
+fn json_type(value: &Value) -> &'static str {
+    match value {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(number) if number.is_f64() => "a number with a fraction part",
+        Value::Number(_) => "an integer",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The failures worth printing below `finding`: those that add information
+/// beyond it. When the session broke (did not start, hung, crashed, a reply
+/// under a wrong id), the missing outcome, the reply counts, the protocol
+/// version and the exit code are its consequences and are left out; the
+/// failure the finding restates is left out too. `results.json` keeps them all.
+pub fn secondary<'a>(finding: &Finding, failures: &'a [String]) -> Vec<&'a str> {
+    failures
+        .iter()
+        .map(String::as_str)
+        .filter(|failure| *failure != finding.evidence)
+        .filter(|failure| !(finding.verdict.session_broke() && is_consequence(failure)))
+        .filter(|failure| match finding.verdict {
+            Primary::IgnoredStdinClose => !failure.starts_with("the server did not exit"),
+            Primary::Crashed => {
+                !failure.starts_with("exit code") && !failure.starts_with("no exit code")
+            }
+            Primary::ReAsked => !failure.ends_with("elicitation/create requests, expected 1"),
+            Primary::StdoutNotJsonRpc if !finding.evidence.is_empty() => {
+                !(failure.starts_with("non-JSON-RPC line on stdout")
+                    && finding
+                        .evidence
+                        .contains(&failure[failure.find(": ").map_or(0, |i| i + 2)..]))
+            }
+            _ => true,
+        })
+        .collect()
+}
+
+/// Failures that follow from a broken session rather than add to it.
+fn is_consequence(failure: &str) -> bool {
+    failure.starts_with("harness: ")
+        || failure == NO_OUTCOME
+        || failure.starts_with("no protocol version negotiated")
+        || failure.ends_with("tools/call requests, expected exactly 1")
+        || (failure.contains(" responses to tools/call id ")
+            && failure.ends_with("expected exactly 1"))
+        || failure.starts_with("exit code ")
+        || failure.starts_with("no exit code")
+        || failure.starts_with("the server did not exit after stdin closed")
+        || failure.ends_with("elicitation/create requests, expected 1")
+}
+
+#[cfg(test)]
+mod tests {
+    //! Each verdict's rule fed bad evidence built by hand; the misbehaving
+    //! servers of `tests/fault_verdicts.rs` show the same verdicts end to end.
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::case::{Answer, Case};
+    use crate::harness::evidence::RMCP_VERSION;
+    use crate::harness::proxy::StrayLine;
+
+    /// The evidence of a clean session of `accept_valid` that computed 21.
+    fn clean(answer: Value) -> Evidence {
+        let input = Case {
+            name: "c".into(),
+            policy: "validated".into(),
+            capabilities: json!({"elicitation": {"form": {}}}),
+            answer: Some(Answer::Result(answer)),
+            answer_text: None,
+        };
+        let frame = |seq, from, message| Frame {
+            seq,
+            from,
+            message,
+            text: None,
+        };
+        Evidence {
+            case: "c".into(),
+            input,
+            elicit_check_version: "0",
+            rmcp_version: RMCP_VERSION,
+            server_command: vec!["server".into()],
+            pid: Some(1),
+            protocol_version: Some("2025-11-25".into()),
+            wire: vec![
+                frame(0, Side::Client, json!({"id": 0, "method": "tools/call"})),
+                frame(
+                    1,
+                    Side::Server,
+                    json!({"id": 0, "method": "elicitation/create", "params": {}}),
+                ),
+                frame(2, Side::Client, json!({"id": 0, "result": {}})),
+                frame(3, Side::Server, json!({"id": 0, "result": {}})),
+            ],
+            timeline: Vec::new(),
+            callbacks: 1,
+            stray_stdout: Vec::new(),
+            stderr: String::new(),
+            exit_code: Some(0),
+            forced_kill: false,
+            shutdown_grace_secs: 5.0,
+            group_left_running: false,
+            outcome: Some(json!({"status": "calculated", "computed": true, "value": 21})),
+            text_outcome: None,
+            error: None,
+            started: true,
+            rpc_error: None,
+        }
+    }
+
+    fn failing(evidence: &Evidence, expected: Value) -> Finding {
+        classify(evidence, &expected, &["a check failed".to_owned()])
+    }
+
+    const CALCULATED: fn() -> Value =
+        || json!({"status": "calculated", "computed": true, "value": 21});
+
+    #[test]
+    fn no_failure_is_passed_whatever_the_evidence() {
+        let mut evidence = clean(json!({"action": "accept"}));
+        evidence.exit_code = Some(3);
+        assert_eq!(
+            classify(&evidence, &CALCULATED(), &[]).verdict,
+            Primary::Passed
+        );
+    }
+
+    #[test]
+    fn a_non_zero_exit_after_a_good_result_is_crashed_after_the_call() {
+        let mut evidence = clean(json!({"action": "accept"}));
+        evidence.exit_code = Some(3);
+        assert_eq!(
+            failing(&evidence, CALCULATED()),
+            Finding::new(Primary::Crashed, "exit code 3 after the call")
+        );
+        evidence.exit_code = None;
+        assert_eq!(
+            failing(&evidence, CALCULATED()).evidence,
+            "no exit code: ended by a signal after the call"
+        );
+        evidence.exit_code = Some(0);
+        assert_eq!(
+            failing(&evidence, CALCULATED()).verdict,
+            Primary::ContractFailure
+        );
+    }
+
+    #[test]
+    fn a_transport_closed_without_result_is_crashed_even_with_exit_code_0() {
+        let mut evidence = clean(json!({"action": "accept"}));
+        evidence.outcome = None;
+        evidence.error = Some("tools/call failed: connection closed".into());
+        assert_eq!(
+            failing(&evidence, CALCULATED()),
+            Finding::new(
+                Primary::Crashed,
+                "exit code 0 before replying to tools/call"
+            )
+        );
+        // A JSON-RPC error reply is an answer, not a crash.
+        evidence.rpc_error = Some(json!({"code": -32021}));
+        assert_ne!(failing(&evidence, CALCULATED()).verdict, Primary::Crashed);
+    }
+
+    #[test]
+    fn computing_on_an_error_reply_is_computed_on_refusal() {
+        let mut evidence = clean(json!({}));
+        evidence.input.answer = Some(Answer::Error(json!({"code": -1})));
+        let declined = json!({"status": "protocol_error", "computed": false});
+        assert_eq!(
+            failing(&evidence, declined),
+            Finding::new(
+                Primary::ComputedOnRefusal,
+                "computed without an accepted answer (value 21); expected status \"protocol_error\""
+            )
+        );
+        evidence.input.answer = Some(Answer::Result(json!({"action": "cancel"})));
+        let cancelled = json!({"computed": false});
+        assert_eq!(
+            failing(&evidence, cancelled).evidence,
+            "computed on a cancel (value 21); expected no computation"
+        );
+    }
+
+    #[test]
+    fn computed_true_where_true_is_expected_is_not_computed_on_anything() {
+        let evidence = clean(json!({"action": "decline"}));
+        assert_eq!(
+            failing(&evidence, CALCULATED()).verdict,
+            Primary::ContractFailure
+        );
+        let mut evidence = clean(json!({"action": "decline"}));
+        evidence.outcome = Some(json!({"status": "declined", "computed": false}));
+        assert_eq!(
+            failing(&evidence, json!({"computed": false})).verdict,
+            Primary::ContractFailure
+        );
+    }
+
+    #[test]
+    fn a_float_or_string_for_an_integer_is_type_drift_and_another_number_is_not() {
+        let mut evidence = clean(json!({"action": "accept"}));
+        evidence.outcome = Some(json!({"status": "calculated", "computed": true, "value": 21.0}));
+        assert_eq!(
+            failing(&evidence, CALCULATED()),
+            Finding::new(
+                Primary::TypeDrift,
+                "$.value is 21.0 (a number with a fraction part), expected 21 (an integer)"
+            )
+        );
+        evidence.outcome = Some(json!({"status": "calculated", "computed": true, "value": "21"}));
+        assert_eq!(
+            failing(&evidence, CALCULATED()).evidence,
+            "$.value is \"21\" (a string), expected 21 (an integer)"
+        );
+        evidence.outcome = Some(json!({"status": "calculated", "computed": true, "value": 22}));
+        let finding = classify(
+            &evidence,
+            &CALCULATED(),
+            &["outcome $.value: 22 != 21".into()],
+        );
+        assert_eq!(
+            finding,
+            Finding::new(Primary::WrongOutcome, "outcome $.value: 22 != 21")
+        );
+    }
+
+    #[test]
+    fn the_text_outcome_is_judged_when_there_is_no_structured_content() {
+        let mut evidence = clean(json!({"action": "decline"}));
+        evidence.outcome = None;
+        evidence.text_outcome = Some(json!({"computed": true, "value": 21}));
+        assert_eq!(
+            failing(&evidence, json!({"status": "declined", "computed": false})).verdict,
+            Primary::ComputedOnRefusal
+        );
+        evidence.text_outcome = Some(json!("not an object"));
+        assert_eq!(
+            failing(&evidence, json!({"computed": false})).verdict,
+            Primary::ContractFailure
+        );
+    }
+
+    #[test]
+    fn an_elicitation_in_a_mode_the_client_did_not_declare_is_named() {
+        let mut evidence = clean(json!({"action": "accept"}));
+        evidence.input.capabilities = json!({});
+        assert_eq!(
+            failing(&evidence, CALCULATED()).evidence,
+            "elicitation/create id 0 asks for mode \"form\", but the client declared no elicitation capability"
+        );
+        evidence.input.capabilities = json!({"elicitation": {}});
+        assert_eq!(
+            failing(&evidence, CALCULATED()).verdict,
+            Primary::ContractFailure
+        );
+    }
+
+    #[test]
+    fn declared_modes_follow_the_spec() {
+        assert_eq!(declared_modes(&json!({"elicitation": {}})), ["form"]);
+        assert_eq!(
+            declared_modes(&json!({"elicitation": {"url": {}}})),
+            ["url"]
+        );
+        assert_eq!(
+            declared_modes(&json!({"elicitation": {"url": {}, "form": {}}})),
+            ["form", "url"]
+        );
+        assert!(declared_modes(&json!({"elicitation": true})).is_empty());
+        assert!(declared_modes(&json!({})).is_empty());
+    }
+
+    #[test]
+    fn a_reply_id_of_a_request_is_right_and_any_other_is_wrong() {
+        let evidence = clean(json!({"action": "accept"}));
+        assert_eq!(wrong_reply_id(&evidence.wire), None);
+        let mut wire = evidence.wire.clone();
+        wire[3].message["id"] = json!("0");
+        assert_eq!(
+            wrong_reply_id(&wire),
+            Some(Finding::new(
+                Primary::WrongReplyId,
+                "a reply (#3) under id \"0\", which no request of the client carries (the pending request was tools/call id 0)"
+            ))
+        );
+        wire[3].message["id"] = Value::Null;
+        assert_eq!(
+            wrong_reply_id(&wire),
+            None,
+            "id null is a parse-error reply"
+        );
+    }
+
+    #[test]
+    fn oracle_disagreement_and_missing_outcome_have_their_own_names() {
+        let evidence = clean(json!({"action": "accept"}));
+        let disagree = vec!["the oracles disagree (model vs reason): $.x".to_owned()];
+        assert_eq!(
+            classify(&evidence, &CALCULATED(), &disagree).verdict,
+            Primary::OraclesDisagree
+        );
+        let missing = vec!["other".to_owned(), NO_OUTCOME.to_owned()];
+        assert_eq!(
+            classify(&evidence, &CALCULATED(), &missing),
+            Finding::new(Primary::WrongOutcome, NO_OUTCOME)
+        );
+    }
+
+    #[test]
+    fn a_stray_line_names_its_line_before_and_after_the_start() {
+        let mut evidence = clean(json!({"action": "accept"}));
+        evidence.stray_stdout = vec![StrayLine {
+            seq: 4,
+            line: "hi".into(),
+            bytes: 2,
+        }];
+        let expected = Finding::new(
+            Primary::StdoutNotJsonRpc,
+            "stdout line #4 is not a JSON-RPC message: \"hi\"",
+        );
+        assert_eq!(failing(&evidence, CALCULATED()), expected);
+        evidence.started = false;
+        assert_eq!(failing(&evidence, CALCULATED()), expected);
+    }
+
+    #[test]
+    fn names_are_stable_distinct_and_serialized_as_written() {
+        let names: Vec<&str> = Primary::ALL.iter().map(|verdict| verdict.name()).collect();
+        assert_eq!(
+            names,
+            [
+                "passed",
+                "did_not_start",
+                "no_initialize_reply",
+                "stdout_not_json_rpc",
+                "wrong_reply_id",
+                "hung",
+                "crashed",
+                "re_asked",
+                "undeclared_mode",
+                "computed_on_refusal",
+                "computed_on_invalid",
+                "type_drift",
+                "ignored_stdin_close",
+                "wrong_outcome",
+                "oracles_disagree",
+                "contract_failure",
+                "interrupted"
+            ]
+        );
+        for verdict in Primary::ALL {
+            assert_eq!(json!(verdict), json!(verdict.name()));
+            assert_eq!(verdict.to_string(), verdict.name());
+        }
+    }
+
+    #[test]
+    fn consequences_of_a_broken_session_are_left_out_and_news_is_kept() {
+        let failures: Vec<String> = [
+            "harness: tools/call did not finish within 1 s",
+            NO_OUTCOME,
+            "no protocol version negotiated, expected \"2025-11-25\"",
+            "0 tools/call requests, expected exactly 1",
+            "0 responses to tools/call id 2, expected exactly 1",
+            "exit code 3, expected 0",
+            "no exit code: killed by a signal",
+            "the server did not exit after stdin closed and was killed",
+            "0 elicitation/create requests, expected 1",
+            "requestedSchema $.x: unexpected key",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        let hung = Finding::new(Primary::Hung, "no reply to tools/call within 1 s");
+        assert_eq!(
+            secondary(&hung, &failures),
+            ["requestedSchema $.x: unexpected key"]
+        );
+        let wrong = Finding::new(Primary::WrongOutcome, NO_OUTCOME);
+        assert_eq!(secondary(&wrong, &failures).len(), failures.len() - 1);
+        let killed = Finding::new(Primary::IgnoredStdinClose, "x");
+        assert!(
+            !secondary(&killed, &failures)
+                .contains(&"the server did not exit after stdin closed and was killed")
+        );
+        let asked = Finding::new(Primary::ReAsked, "x");
+        let twice = vec!["2 elicitation/create requests, expected 1".to_owned()];
+        assert!(secondary(&asked, &twice).is_empty());
+        let stray = Finding::new(
+            Primary::StdoutNotJsonRpc,
+            "stdout line #1 is not a JSON-RPC message: \"hello\"",
+        );
+        let lines = vec![
+            "non-JSON-RPC line on stdout (#1): \"hello\"".to_owned(),
+            "non-JSON-RPC line on stdout (#5): \"bye\"".to_owned(),
+        ];
+        assert_eq!(
+            secondary(&stray, &lines),
+            ["non-JSON-RPC line on stdout (#5): \"bye\""]
+        );
+    }
+
+    #[test]
+    fn exits_and_bounds_are_said_in_the_protocols_words() {
+        let mut evidence = clean(json!({}));
+        evidence.forced_kill = true;
+        evidence.shutdown_grace_secs = 0.5;
+        assert_eq!(describe_exit(&evidence), "no exit code: killed after 0.5 s");
+        assert_eq!(seconds(Duration::from_secs(10)), "10 s");
+        assert_eq!(
+            no_reply("tools/call did not finish within 2 s"),
+            "no reply to tools/call within 2 s"
+        );
+        assert!(Primary::Hung.session_broke() && !Primary::TypeDrift.session_broke());
+    }
+}

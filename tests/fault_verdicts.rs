@@ -1,0 +1,608 @@
+//! One primary verdict per failed case (issue 10, section 1), each shown by
+//! `elicit-check run` against a purpose-built misbehaving server
+//! (`fixtures/servers/misbehaving.py --fault NAME`): the verdict is printed first
+//! under the row, with its evidence in the protocol's words, and `results.json`
+//! and `run.json` carry its name. Also the evidence that never contradicts
+//! itself (section 1b): arguments checked before the folder is touched, and a
+//! reproduction command that replays a generated case exactly.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+use serde_json::{Value, json};
+
+/// A fresh output folder for one test, removed when dropped.
+struct OutputDir(PathBuf);
+
+impl OutputDir {
+    fn new(test: &str) -> OutputDir {
+        let dir =
+            std::env::temp_dir().join(format!("elicit-check-{}-fault-{test}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        OutputDir(dir)
+    }
+
+    fn text(&self) -> String {
+        self.0.to_string_lossy().into_owned()
+    }
+
+    fn read(&self, name: &str) -> String {
+        std::fs::read_to_string(self.0.join(name))
+            .unwrap_or_else(|error| panic!("no {name} in {}: {error}", self.0.display()))
+    }
+
+    fn json(&self, name: &str) -> Value {
+        serde_json::from_str(&self.read(name)).unwrap_or_else(|error| panic!("{name}: {error}"))
+    }
+}
+
+impl Drop for OutputDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn misbehaving(fault: &str) -> Vec<String> {
+    crate::util::require_program("python3", "the misbehaving server needs python3");
+    vec![
+        "python3".to_owned(),
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/servers/misbehaving.py"
+        )
+        .to_owned(),
+        "--fault".to_owned(),
+        fault.to_owned(),
+    ]
+}
+
+/// Runs `elicit-check run` with `args`, scrubbing variables that could change it.
+fn run(args: &[String]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+        .arg("run")
+        .args(args)
+        .env_remove("RUST_LOG")
+        .env_remove("PROPTEST_CASES")
+        .output()
+        .expect("elicit-check runs")
+}
+
+/// What one run of one case against one fault showed.
+struct Shown {
+    code: Option<i32>,
+    stdout: String,
+    /// The lines under the case's row (`    CASE: ...`), without the prefix.
+    detail: Vec<String>,
+    verdicts: Vec<Value>,
+    summary: Value,
+}
+
+/// Runs contract case `case` against `--fault fault`; `bounds` are extra
+/// options (short bounds only where the fault makes them expire anyway).
+fn show(fault: &str, case: &str, bounds: &[&str]) -> Shown {
+    let dir = OutputDir::new(&format!("{fault}-{case}"));
+    let mut args: Vec<String> = ["--case", case, "--output", &dir.text()]
+        .iter()
+        .chain(bounds)
+        .map(|arg| (*arg).to_owned())
+        .collect();
+    args.push("--".to_owned());
+    args.extend(misbehaving(fault));
+    let output = run(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    let prefix = format!("    {case}: ");
+    let detail = stdout
+        .lines()
+        .filter_map(|line| line.strip_prefix(&prefix))
+        .map(str::to_owned)
+        .collect();
+    Shown {
+        code: output.status.code(),
+        detail,
+        verdicts: dir
+            .json("results.json")
+            .as_array()
+            .cloned()
+            .expect("an array"),
+        summary: dir.json("run.json"),
+        stdout,
+    }
+}
+
+/// Asserts the verdict `name` with evidence line `evidence` is printed first,
+/// carried by results.json and counted in run.json; returns what was shown.
+fn assert_verdict(fault: &str, case: &str, bounds: &[&str], name: &str, evidence: &str) -> Shown {
+    let shown = show(fault, case, bounds);
+    assert_eq!(
+        shown.detail.first().map(String::as_str),
+        Some(format!("{name}: {evidence}").as_str()),
+        "{}",
+        shown.stdout
+    );
+    assert_eq!(shown.verdicts[0]["verdict"], name, "{}", shown.stdout);
+    assert_eq!(shown.verdicts[0]["primary"], evidence);
+    assert_eq!(shown.summary["verdicts"], json!({ name: 1 }));
+    assert!(
+        !shown.stdout.contains("Some(") && !shown.stdout.contains("None"),
+        "Rust Debug text: {}",
+        shown.stdout
+    );
+    let reproduce = shown.detail.last().expect("a reproduction line");
+    assert!(
+        reproduce.starts_with(&format!(
+            "reproduce: elicit-check run --case {case} -- python3 "
+        )) && reproduce.ends_with(&format!("/fixtures/servers/misbehaving.py --fault {fault}")),
+        "{reproduce}"
+    );
+    shown
+}
+
+#[test]
+fn a_server_that_exits_at_once_did_not_start_with_its_exit_code_and_stderr() {
+    let shown = assert_verdict(
+        "exit-at-start",
+        "accept_valid",
+        &[],
+        "did_not_start",
+        "initialize failed: connection closed: initialize response (exit code 3)",
+    );
+    assert_eq!(shown.code, Some(2), "the run cannot be done");
+    assert_eq!(
+        shown.detail[1..3],
+        [
+            "server stderr (last lines):",
+            "  | misbehaving.py: cannot read the configuration file"
+        ]
+    );
+    assert_eq!(shown.summary["status"], "stopped");
+    assert!(
+        shown
+            .stdout
+            .lines()
+            .any(|line| line == "stopped (did_not_start): 0 passed, 1 failed"),
+        "{}",
+        shown.stdout
+    );
+}
+
+#[test]
+fn a_server_that_never_answers_initialize_is_named_so_without_an_empty_stderr_banner() {
+    let shown = assert_verdict(
+        "silent-initialize",
+        "accept_valid",
+        &["--startup-timeout", "0.5"],
+        "no_initialize_reply",
+        "no reply to initialize within 0.5 s",
+    );
+    assert_eq!(shown.code, Some(2));
+    assert_eq!(
+        shown.detail.len(),
+        2,
+        "no stderr banner: {:?}",
+        shown.detail
+    );
+}
+
+#[test]
+fn a_server_that_exits_during_the_call_crashed_and_nothing_else_is_listed() {
+    let shown = assert_verdict(
+        "crash-on-call",
+        "accept_valid",
+        &[],
+        "crashed",
+        "exit code 3 before replying to tools/call",
+    );
+    assert_eq!(shown.code, Some(1));
+    // The missing outcome, reply and exit code are consequences: not listed.
+    assert_eq!(
+        shown.detail[1..shown.detail.len() - 1],
+        [
+            "server stderr (last lines):",
+            "  | Traceback (most recent call last):",
+            "  | ZeroDivisionError: division by zero"
+        ]
+    );
+    assert!(
+        shown.verdicts[0]["failures"]
+            .as_array()
+            .is_some_and(|failures| failures.len() > 1),
+        "results.json keeps every failure"
+    );
+}
+
+#[test]
+fn a_server_that_never_answers_the_call_hung() {
+    let shown = assert_verdict(
+        "hang-on-call",
+        "accept_valid",
+        &["--call-timeout", "0.5"],
+        "hung",
+        "no reply to tools/call within 0.5 s",
+    );
+    assert_eq!(shown.code, Some(1));
+    assert_eq!(shown.detail.len(), 2, "{:?}", shown.detail);
+}
+
+#[test]
+fn two_consecutive_hung_cases_stop_the_run_unless_keep_going() {
+    let dir = OutputDir::new("hung-stop");
+    let mut args: Vec<String> = [
+        "--cases",
+        "5",
+        "--seed",
+        "1",
+        "--call-timeout",
+        "0.5",
+        "--output",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    args.push(dir.text());
+    args.push("--".to_owned());
+    args.extend(misbehaving("hang-on-call"));
+    let output = run(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line == "stopped (hung): 0 passed, 2 failed"),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("stopped after 2 consecutive hung cases (verdict hung: no reply to tools/call); give --keep-going to run every case"),
+        "{stderr}"
+    );
+    let summary = dir.json("run.json");
+    assert_eq!(summary["status"], "stopped");
+    assert_eq!(summary["cases"], 2);
+    assert_eq!(dir.json("results.json").as_array().map(Vec::len), Some(2));
+
+    let mut args: Vec<String> = [
+        "--case",
+        "accept_valid",
+        "--case",
+        "decline",
+        "--case",
+        "cancel",
+        "--keep-going",
+        "--call-timeout",
+        "0.5",
+        "--output",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    args.push(dir.text());
+    args.push("--".to_owned());
+    args.extend(misbehaving("hang-on-call"));
+    let output = run(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.lines().any(|line| line == "0 passed, 3 failed"),
+        "{stdout}"
+    );
+    assert_eq!(dir.json("run.json")["verdicts"], json!({"hung": 3}));
+}
+
+#[test]
+fn a_banner_on_stdout_is_named_with_its_line() {
+    let shown = assert_verdict(
+        "banner",
+        "accept_valid",
+        &[],
+        "stdout_not_json_rpc",
+        "stdout line #1 is not a JSON-RPC message: \"hello\"",
+    );
+    assert_eq!(shown.code, Some(1));
+}
+
+#[test]
+fn a_second_elicitation_in_one_call_is_re_asked() {
+    assert_verdict(
+        "re-ask",
+        "accept_valid",
+        &[],
+        "re_asked",
+        "2 elicitation/create requests in one tools/call (ids 0, 1)",
+    );
+}
+
+#[test]
+fn a_url_elicitation_to_a_form_only_client_is_an_undeclared_mode() {
+    assert_verdict(
+        "url-mode",
+        "accept_valid",
+        &[],
+        "undeclared_mode",
+        "elicitation/create id 0 asks for mode \"url\", but the client declared only form",
+    );
+}
+
+#[test]
+fn computing_on_a_decline_with_content_is_computed_on_refusal() {
+    let shown = assert_verdict(
+        "computes-on-decline",
+        "decline_with_spurious_data",
+        &[],
+        "computed_on_refusal",
+        "computed on a decline (value 21); expected status \"declined\"",
+    );
+    // The outcome's differences add information: listed below the verdict.
+    assert_eq!(
+        shown.detail[1],
+        "outcome $.status: \"calculated\" != \"declined\""
+    );
+}
+
+#[test]
+fn computing_on_out_of_range_integers_is_computed_on_invalid() {
+    assert_verdict(
+        "ignores-bounds",
+        "accept_out_of_range",
+        &[],
+        "computed_on_invalid",
+        "computed on an accept that breaks the requestedSchema (value 77); expected status \"invalid_content\"",
+    );
+}
+
+#[test]
+fn computed_as_an_integer_is_type_drift() {
+    assert_verdict(
+        "computed-as-int",
+        "accept_valid",
+        &[],
+        "type_drift",
+        "$.computed is 1 (an integer), expected true (a boolean)",
+    );
+}
+
+#[test]
+fn a_reply_under_a_string_id_is_a_wrong_reply_id() {
+    assert_verdict(
+        "string-reply-id",
+        "accept_valid",
+        &[],
+        "wrong_reply_id",
+        "a reply (#8) under id \"2\", which no request of the client carries (the pending request was tools/call id 2)",
+    );
+}
+
+#[test]
+fn a_server_that_outlives_its_stdin_is_killed_and_named() {
+    let shown = assert_verdict(
+        "ignore-stdin-close",
+        "accept_valid",
+        &["--shutdown-grace", "0.5"],
+        "ignored_stdin_close",
+        "the server did not exit after its stdin closed (no exit code: killed after 0.5 s)",
+    );
+    assert_eq!(shown.verdicts[0]["evidence"]["forced_kill"], true);
+    assert_eq!(shown.detail.len(), 2, "{:?}", shown.detail);
+}
+
+/// Section 1b: a typo in `--case`, a server that does not exist, or a server
+/// command without `--` never touches the previous run's evidence.
+#[test]
+fn bad_arguments_leave_the_previous_evidence_untouched() {
+    let dir = OutputDir::new("untouched");
+    let output = run(&["--case", "decline", "--output", &dir.text()].map(str::to_owned));
+    assert_eq!(output.status.code(), Some(0));
+    let before: Vec<String> = ["run.json", "results.json", "results.jsonl"]
+        .iter()
+        .map(|name| dir.read(name))
+        .collect();
+    assert_eq!(dir.json("run.json")["status"], "finished");
+    for (args, message) in [
+        (
+            vec!["--case", "nope"],
+            "no contract case named \"nope\"; the cases are: accept_valid,",
+        ),
+        (
+            vec!["--", "/no/such/server"],
+            "cannot start server: /no/such/server not found",
+        ),
+        (
+            vec!["--", "no-such-server-program"],
+            "cannot start server: no-such-server-program not found on PATH",
+        ),
+        (
+            vec!["python3", "x.py"],
+            "put the server command after `--`, e.g. `elicit-check run -- python3 server.py`",
+        ),
+        (
+            vec!["--case", "generated_0003"],
+            "--case generated_N replays a generated case of a seed: give the --seed it came from",
+        ),
+    ] {
+        let mut all = vec!["--output".to_owned(), dir.text()];
+        all.extend(args.iter().map(|arg| (*arg).to_owned()));
+        let output = run(&all);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        let after: Vec<String> = ["run.json", "results.json", "results.jsonl"]
+            .iter()
+            .map(|name| dir.read(name))
+            .collect();
+        assert_eq!(after, before, "{args:?} changed the evidence");
+    }
+}
+
+/// Section 1b: a failed generated case's reproduction command replays exactly
+/// its answer (`--case generated_N --seed S`), and results.json is complete.
+#[test]
+fn a_generated_failure_reproduces_exactly_from_its_command() {
+    let server = crate::util::calculator(Some("computes-on-decline"));
+    let dir = OutputDir::new("replay");
+    // Seed 25 makes the first generated case a decline carrying a valid form.
+    let mut args: Vec<String> = ["--cases", "1", "--seed", "25", "--output"]
+        .map(str::to_owned)
+        .to_vec();
+    args.push(dir.text());
+    args.push("--".to_owned());
+    args.extend(server.iter().cloned());
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(1));
+    let verdicts = dir.json("results.json");
+    let verdicts = verdicts.as_array().expect("an array");
+    assert_eq!(verdicts.len(), 20, "19 contract cases and 1 generated");
+    let generated = &verdicts[19];
+    assert_eq!(generated["case"], "generated_0001");
+    assert_eq!(generated["verdict"], "computed_on_refusal");
+    let expected_command = format!(
+        "elicit-check run --case generated_0001 --seed 25 -- python3 {}/fixtures/servers/calculator.py --bug computes-on-decline",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    assert_eq!(generated["reproduce"], expected_command.as_str());
+
+    let replay_dir = OutputDir::new("replayed");
+    let words = shlex::split(&expected_command).expect("a shell line");
+    let mut replay: Vec<String> = words[2..].to_vec();
+    replay.splice(0..0, ["--output".to_owned(), replay_dir.text()]);
+    let output = run(&replay);
+    assert_eq!(output.status.code(), Some(1));
+    let replayed = replay_dir.json("results.json");
+    let replayed = replayed.as_array().expect("an array");
+    assert_eq!(replayed.len(), 1, "only the named case runs");
+    assert_eq!(replayed[0]["case"], "generated_0001");
+    assert_eq!(
+        replayed[0]["evidence"]["input"],
+        generated["evidence"]["input"]
+    );
+    assert_eq!(replayed[0]["verdict"], "computed_on_refusal");
+}
+
+/// Section 1b for `check`: a server that prints `hello` and exits still gets its
+/// report file, and the stray stdout line is named.
+#[test]
+fn check_writes_its_report_when_the_server_did_not_start_and_names_stray_stdout() {
+    let dir = OutputDir::new("check-start");
+    let output = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+        .args([
+            "check",
+            "--tool",
+            "calculate",
+            "--acted",
+            "/computed",
+            "--output",
+        ])
+        .arg(dir.text())
+        .args(["--", "python3", "-c", "print('hello')"])
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("elicit-check runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("of python3 -c 'print('\\''hello'\\'')'")
+            || stderr.contains("of python3 -c \"print('hello')\""),
+        "the command is shell-quoted: {stderr}"
+    );
+    assert!(
+        stderr.contains("--- its stdout lines that are not JSON-RPC ---\n#"),
+        "{stderr}"
+    );
+    assert!(stderr.contains(": \"hello\""), "{stderr}");
+    assert!(
+        !stderr.contains("its stderr (last lines)"),
+        "no empty banner: {stderr}"
+    );
+    let report = dir.json("check.json");
+    assert_eq!(report["passed"], false);
+    assert_eq!(report["tool"], "calculate");
+    assert!(
+        report["error"]
+            .as_str()
+            .is_some_and(|error| error.starts_with("the server did not start: ")
+                && error.contains("\"hello\"")),
+        "{report}"
+    );
+}
+
+/// Issue 11's memory item keeps only a tally per case in memory: results.json
+/// is rebuilt from results.jsonl, and both must still hold every case of the
+/// run, whole, in order, as run.json counts them. A generated case named in
+/// `--case` with its seed replays exactly that case (here the third, so the two
+/// before it are generated but not run).
+#[test]
+fn results_json_holds_the_whole_run_and_a_later_generated_case_replays_alone() {
+    let dir = OutputDir::new("complete");
+    let args = ["--cases", "3", "--seed", "1", "--output", &dir.text()].map(str::to_owned);
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(0));
+    let verdicts = dir.json("results.json");
+    let verdicts = verdicts.as_array().expect("an array");
+    let lines: Vec<Value> = dir
+        .read("results.jsonl")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect();
+    assert_eq!(verdicts, &lines, "results.json and results.jsonl agree");
+    assert_eq!(verdicts.len(), 22, "19 contract cases and 3 generated");
+    assert_eq!(verdicts[0]["case"], "accept_valid");
+    assert_eq!(verdicts[21]["case"], "generated_0003");
+    assert!(
+        verdicts
+            .iter()
+            .all(|verdict| verdict["verdict"] == "passed")
+    );
+    let summary = dir.json("run.json");
+    assert_eq!(summary["status"], "finished");
+    assert_eq!(summary["cases"], 22);
+    assert_eq!(summary["passed"], 22);
+    assert_eq!(summary["verdicts"], json!({}));
+
+    let replay = OutputDir::new("complete-replay");
+    let args = [
+        "--case",
+        "generated_0003",
+        "--seed",
+        "1",
+        "--output",
+        &replay.text(),
+    ]
+    .map(str::to_owned);
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(0));
+    let replayed = replay.json("results.json");
+    let replayed = replayed.as_array().expect("an array");
+    assert_eq!(replayed.len(), 1);
+    assert_eq!(replayed[0]["case"], "generated_0003");
+    assert_eq!(
+        replayed[0]["evidence"]["input"],
+        verdicts[21]["evidence"]["input"]
+    );
+}
+
+/// A hung generated case is not shrunk: each shrink run would cost one call
+/// bound.
+#[test]
+fn a_hung_generated_case_is_not_shrunk() {
+    let dir = OutputDir::new("hung-generated");
+    let mut args: Vec<String> = [
+        "--case",
+        "generated_0001",
+        "--seed",
+        "1",
+        "--call-timeout",
+        "0.5",
+        "--output",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    args.push(dir.text());
+    args.push("--".to_owned());
+    args.extend(misbehaving("hang-on-call"));
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(1));
+    let summary = dir.json("run.json");
+    assert_eq!(summary["verdicts"], json!({"hung": 1}));
+    assert_eq!(summary["minimal_failure"], Value::Null);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        !stdout.contains("minimal failing generated case"),
+        "{stdout}"
+    );
+}
