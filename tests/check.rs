@@ -254,10 +254,18 @@ fn a_shrink_stopped_at_its_budget_says_so_and_a_finished_one_does_not() {
     let finished = check::check(target(200)).expect("the check runs");
     let table = elicit_check::check::report::table(&finished);
     assert!(!table.contains("shrinking stopped"), "{table}");
+    let shrunk = finished
+        .properties
+        .iter()
+        .filter_map(|p| p.failure.as_ref())
+        .any(|failure| failure.shrink_runs > 0);
+    assert!(shrunk, "no failure was shrunk: {table}");
     for property in finished.properties.iter().filter(|p| p.failure.is_some()) {
         let failure = property.failure.as_ref().expect("failure");
         assert!(!failure.shrink_stopped_early, "{table}");
+        // A case that cannot be simplified at all takes no run and gets no note.
         let runs = match failure.shrink_runs {
+            0 => continue,
             1 => " (shrunk in 1 run)\n".to_owned(),
             runs => format!(" (shrunk in {runs} runs)\n"),
         };
