@@ -291,8 +291,8 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
     if let Some(minimal) = &minimal {
         writeln!(
             stdout,
-            "minimal failing generated case (after {} shrink runs):{}",
-            minimal.shrink_runs,
+            "{}:{}",
+            minimal.heading(),
             report::explain(&minimal.generated, &minimal.outcome)
         )?;
         for failure in &minimal.failures {
@@ -346,6 +346,7 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
             "expected": m.generated.expected,
             "failures": m.failures,
             "shrink_runs": m.shrink_runs,
+            "shrink_stopped_early": m.shrink_stopped_early,
         }))),
     );
     let results = log.finish(&summary, status)?;

@@ -10,7 +10,6 @@
 //! also fails when its result differs from the 2025-11-25 one beyond issue 9's table.
 
 use proptest::strategy::{Strategy, ValueTree};
-use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::Value;
 
 use crate::case::{self, Case};
@@ -22,7 +21,7 @@ use crate::harness::{self, Limits};
 use crate::oracle::contract::{self, Judging};
 use crate::oracle::{era, model};
 use crate::report::{EvidenceLog, Verdict};
-use crate::strategy::{GeneratedCase, generated_case};
+use crate::strategy::{GeneratedCase, generated_case, seeded_runner};
 use crate::verdict::Primary;
 
 /// Most stdio runs spent shrinking one failure.
@@ -320,6 +319,31 @@ pub struct MinimalFailure {
     pub failures: Vec<String>,
     /// Stdio runs spent shrinking.
     pub shrink_runs: usize,
+    /// Whether shrinking stopped at its budget of runs with simplifications still
+    /// untried, so the case may not be minimal (issue 10, section 5).
+    pub shrink_stopped_early: bool,
+}
+
+impl MinimalFailure {
+    /// The report's heading for this failure, with how shrinking ended:
+    /// `minimal failing generated case (shrunk in 12 runs)`, or, when shrinking
+    /// stopped at its budget, `failing generated case, not fully shrunk
+    /// (shrinking stopped at its budget after 256 runs: it may not be minimal)`
+    /// (issue 10, section 5).
+    pub fn heading(&self) -> String {
+        let runs = match self.shrink_runs {
+            1 => "1 run".to_owned(),
+            runs => format!("{runs} runs"),
+        };
+        if self.shrink_stopped_early {
+            format!(
+                "failing generated case, not fully shrunk (shrinking stopped at its budget \
+                 after {runs}: it may not be minimal)"
+            )
+        } else {
+            format!("minimal failing generated case (shrunk in {runs})")
+        }
+    }
 }
 
 /// Runs `count` generated cases (seeded by `seed`) against `command`, logs a
@@ -389,12 +413,7 @@ async fn run_generated_where(
     progress: &mut dyn FnMut(usize),
     selected: &dyn Fn(usize) -> bool,
 ) -> Result<Option<MinimalFailure>, Error> {
-    let mut seed_bytes = [0u8; 32];
-    seed_bytes[..8].copy_from_slice(&seed.to_le_bytes());
-    let mut runner = TestRunner::new_with_rng(
-        Config::default(),
-        TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes),
-    );
+    let mut runner = seeded_runner(seed);
     let strategy = generated_case();
     let mut minimal = None;
     let mut hung = HungWatch::default();
@@ -480,7 +499,9 @@ fn worst(mut verdicts: Vec<Verdict>) -> Verdict {
 /// proptest's shrinking loop, over stdio: simplify while the case still fails,
 /// complicate when a simplification passes, at most `max_runs` stdio runs after
 /// the one that judges `tree`'s current (failing) case ([`run_generated`] passes
-/// [`MAX_SHRINK_RUNS`]). The minimal failure is the last case that failed.
+/// [`MAX_SHRINK_RUNS`]). The minimal failure is the last case that failed;
+/// [`MinimalFailure::shrink_stopped_early`] says whether the budget ran out
+/// before shrinking was done.
 ///
 /// # Errors
 /// [`Error::Spawn`] when the server cannot start.
@@ -514,6 +535,8 @@ pub async fn shrink(
         failures: verdict.failures,
         generated,
         shrink_runs: runs,
+        // The loop ends on `!step` (nothing left to try) or on the budget.
+        shrink_stopped_early: step,
     })
 }
 

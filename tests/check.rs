@@ -221,6 +221,58 @@ fn naive_form_servers_fail_property_1_or_2_with_a_shrunk_answer_of_at_most_three
     }
 }
 
+/// Shrinking that stops at its budget says so in the report, with the runs it
+/// took; a failure shrunk to the end says only how many runs it took (issue 10,
+/// section 5).
+#[test]
+fn a_shrink_stopped_at_its_budget_says_so_and_a_finished_one_does_not() {
+    let target = |runs: usize| {
+        Target::stdio(forms_server("email", true))
+            .tool("subscribe")
+            .acted_pointer("/acted")
+            .cases(20)
+            .seed(11)
+            .max_shrink_runs(runs)
+    };
+    let stopped = check::check(target(1)).expect("the check runs");
+    let table = elicit_check::check::report::table(&stopped);
+    let failures: Vec<&check::Failure> = stopped
+        .properties
+        .iter()
+        .filter_map(|p| p.failure.as_ref())
+        .collect();
+    assert!(!failures.is_empty(), "{table}");
+    for failure in failures {
+        assert!(failure.shrink_stopped_early, "{table}");
+        assert_eq!(failure.shrink_runs, 1, "{table}");
+    }
+    assert!(
+        table.contains(" (shrinking stopped at its budget after 1 run: it may not be minimal)\n"),
+        "{table}"
+    );
+
+    let finished = check::check(target(200)).expect("the check runs");
+    let table = elicit_check::check::report::table(&finished);
+    assert!(!table.contains("shrinking stopped"), "{table}");
+    let shrunk = finished
+        .properties
+        .iter()
+        .filter_map(|p| p.failure.as_ref())
+        .any(|failure| failure.shrink_runs > 0);
+    assert!(shrunk, "no failure was shrunk: {table}");
+    for property in finished.properties.iter().filter(|p| p.failure.is_some()) {
+        let failure = property.failure.as_ref().expect("failure");
+        assert!(!failure.shrink_stopped_early, "{table}");
+        // A case that cannot be simplified at all takes no run and gets no note.
+        let runs = match failure.shrink_runs {
+            0 => continue,
+            1 => " (shrunk in 1 run)\n".to_owned(),
+            runs => format!(" (shrunk in {runs} runs)\n"),
+        };
+        assert!(table.contains(&runs), "{runs:?} not in {table}");
+    }
+}
+
 #[test]
 fn a_naive_boolean_server_acts_on_yes_and_1_where_the_careful_one_does_not() {
     for (answer, reason) in [

@@ -314,9 +314,9 @@ fn generated_cases_run_after_the_contract_and_land_in_the_evidence() {
 #[test]
 fn a_broken_server_gets_its_first_generated_failure_shrunk() {
     let dir = output_dir("shrunk");
-    // Seed 25 makes the first generated case a decline carrying a valid form.
+    // Seed 81 makes the first generated case a decline carrying a valid form.
     let server = calculator(Some("computes-on-decline"));
-    let mut args = vec!["--cases", "1", "--seed", "25", "--output"];
+    let mut args = vec!["--cases", "1", "--seed", "81", "--output"];
     let dir_text = dir.to_string_lossy().into_owned();
     args.push(&dir_text);
     args.push("--");

@@ -15,6 +15,7 @@ mod mrtr_snapshots;
 mod mutant_killers;
 mod near_misses;
 mod peers;
+mod planted_faults;
 mod process_group;
 mod properties_core;
 mod properties_stdio;

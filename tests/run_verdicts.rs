@@ -5,11 +5,11 @@
 use elicit_check::harness::Limits;
 use elicit_check::oracle::contract::Judging;
 use elicit_check::report::EvidenceLog;
-use elicit_check::run::{self, Settings, judge_generated};
+use elicit_check::run::{self, MinimalFailure, Settings, judge_generated};
 use elicit_check::strategy::{
     Attached, Content, Field, Form, FormCaps, GeneratedCase, Policy, Reason, Reply,
 };
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::util::{calculator, runtime};
 
@@ -123,6 +123,16 @@ fn the_minimal_failure_is_strictly_smaller_than_the_first_failing_case() {
         first["evidence"]["input"]
     );
     assert!(minimal.shrink_runs > 0);
+    // Every case fails on this server: shrinking runs to the simplest case,
+    // well within its budget, and the heading says it finished (issue 10, section 5).
+    assert!(!minimal.shrink_stopped_early);
+    assert_eq!(
+        minimal.heading(),
+        format!(
+            "minimal failing generated case (shrunk in {} runs)",
+            minimal.shrink_runs
+        )
+    );
     assert!(
         minimal
             .failures
@@ -155,6 +165,14 @@ fn shrinking_stops_at_its_bound_of_stdio_runs() {
         ))
         .expect("the Python peer starts");
     assert_eq!(minimal.shrink_runs, 3);
+    // Simplifications were left untried: the report says shrinking stopped
+    // early, with its runs, and does not call the case minimal (issue 10, section 5).
+    assert!(minimal.shrink_stopped_early);
+    assert_eq!(
+        minimal.heading(),
+        "failing generated case, not fully shrunk (shrinking stopped at its budget after \
+         3 runs: it may not be minimal)"
+    );
     assert_eq!(minimal.generated.case.name, "minimal");
     assert!(
         minimal
@@ -197,4 +215,40 @@ fn a_run_without_failures_has_no_minimal_failure() {
     assert!(verdicts.iter().all(|verdict| verdict["passed"] == true
         && verdict["failures"] == serde_json::json!([])
         && verdict["verdict"] == "passed"));
+}
+
+/// The heading of a generated failure counts one run in the singular and says
+/// whether shrinking finished (issue 10, section 5).
+#[test]
+fn the_minimal_failure_heading_says_how_shrinking_ended() {
+    let generated = GeneratedCase::from_reason(Reason::Declared {
+        capabilities: FormCaps::Form,
+        policy: Policy::Validated,
+        reply: Reply::Decline(Attached::Content(Content::Form(valid_form(3, 7)))),
+    });
+    let failure = |shrink_runs, shrink_stopped_early| MinimalFailure {
+        generated: generated.clone(),
+        outcome: Value::Null,
+        failures: Vec::new(),
+        shrink_runs,
+        shrink_stopped_early,
+    };
+    assert_eq!(
+        failure(1, false).heading(),
+        "minimal failing generated case (shrunk in 1 run)"
+    );
+    assert_eq!(
+        failure(0, false).heading(),
+        "minimal failing generated case (shrunk in 0 runs)"
+    );
+    assert_eq!(
+        failure(1, true).heading(),
+        "failing generated case, not fully shrunk (shrinking stopped at its budget after \
+         1 run: it may not be minimal)"
+    );
+    assert_eq!(
+        failure(256, true).heading(),
+        "failing generated case, not fully shrunk (shrinking stopped at its budget after \
+         256 runs: it may not be minimal)"
+    );
 }

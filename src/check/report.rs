@@ -60,15 +60,17 @@ pub fn table(report: &CheckReport) -> String {
 fn write_failure(out: &mut String, failure: &Failure) {
     let _ = writeln!(out, "     reason: {}", failure.reason);
     let answers: Vec<String> = failure.answers.iter().map(ToString::to_string).collect();
-    let shrink = if failure.shrink_runs == 0 {
+    let runs = match failure.shrink_runs {
+        1 => "1 run".to_owned(),
+        runs => format!("{runs} runs"),
+    };
+    // Stopped at the budget (issue 10, section 5): said first, with the runs.
+    let shrink = if failure.shrink_stopped_early {
+        format!(" (shrinking stopped at its budget after {runs}: it may not be minimal)")
+    } else if failure.shrink_runs == 0 {
         String::new()
-    } else if failure.shrink_stopped_early {
-        format!(
-            " (shrinking stopped early after {} runs: may not be minimal)",
-            failure.shrink_runs
-        )
     } else {
-        format!(" (shrunk in {} runs)", failure.shrink_runs)
+        format!(" (shrunk in {runs})")
     };
     let _ = writeln!(
         out,

@@ -8,7 +8,9 @@ use proptest::{collection, option};
 use serde_json::{Map, Value};
 
 use super::expected::{MALFORMED, NO_CONTENT, invalid_response, outcome, raw_response};
-use super::form::{Content, accept_content, json_value, object_text, valid_form};
+use super::form::{
+    Content, accept_content, empty_form, json_value, near_miss_form, object_text, valid_form,
+};
 use super::reason::Policy;
 use crate::case::WireAnswer;
 
@@ -399,12 +401,50 @@ pub fn with_extra_members() -> impl Strategy<Value = Reply> {
         .boxed()
 }
 
+/// Action strings one step from a spec action: another case or a space around
+/// it (`ACCEPT`, `Accept`, ` accept`, `accept `, `Decline`, `CANCEL`, ` cancel`).
+/// A server that lower-cases or trims before matching reads them as the spec
+/// action (issue 10, "Why"); the spec's actions are case-sensitive.
+pub const WRONG_CASE_ACTIONS: &[&str] = &[
+    "ACCEPT", "Accept", " accept", "accept ", "Decline", "CANCEL", " cancel",
+];
+
+/// An answer one step from a valid accept (issue 10, section 5), each finding a
+/// classic server-side fault on its own: a valid form with a near-miss field
+/// ([`near_miss_form`]) most often; a wrong-case action carrying a valid form; an
+/// accept with content `{}`, `null`, none, `[]` or a valid form encoded twice
+/// (a JSON string holding the object); a decline or cancel carrying a valid form.
+pub fn near_miss() -> impl Strategy<Value = Reply> {
+    let valid = || valid_form().prop_map(Content::Form);
+    prop_oneof![
+        6 => near_miss_form().prop_map(|form| Reply::Accept(Content::Form(form))),
+        2 => (sample::select(WRONG_CASE_ACTIONS), valid()).prop_map(|(action, content)| {
+            Reply::Malformed(Malformed::UnknownAction {
+                action: action.to_owned(),
+                content: Some(content),
+            })
+        }),
+        3 => prop_oneof![
+            2 => Just(Reply::Accept(Content::Form(empty_form()))),
+            2 => Just(Reply::AcceptWithoutContent(Absence::Null)),
+            1 => Just(Reply::AcceptWithoutContent(Absence::Absent)),
+            1 => Just(Reply::Accept(Content::NotAnObject(Value::Array(Vec::new())))),
+            1 => valid_form().prop_map(|form| Reply::Accept(Content::NotAnObject(Value::String(form.to_text())))),
+        ],
+        1 => prop_oneof![
+            valid().prop_map(|content| Reply::Decline(Attached::Content(content))),
+            valid().prop_map(|content| Reply::Cancel(Attached::Content(content))),
+        ],
+    ]
+    .boxed()
+}
+
 /// The client's answer (an "action" in the wide sense): accept with content most
 /// often, then decline, cancel, malformed results, no content, no answer, errors,
 /// results with extra members.
 pub fn reply() -> impl Strategy<Value = Reply> {
     prop_oneof![
-        10 => accept_content().prop_map(Reply::Accept),
+        12 => accept_content().prop_map(Reply::Accept),
         1 => prop_oneof![Just(Absence::Absent), Just(Absence::Null)].prop_map(Reply::AcceptWithoutContent),
         2 => attached().prop_map(Reply::Decline),
         2 => attached().prop_map(Reply::Cancel),
