@@ -6,6 +6,7 @@ mod check_judge;
 mod cli;
 mod contract;
 mod contract_checks;
+mod hostile_client;
 mod mrtr_cli;
 mod mrtr_contract;
 mod mrtr_properties;

@@ -17,6 +17,7 @@
 pub mod decision;
 pub mod form;
 pub mod handler;
+pub mod lines;
 pub mod outcome;
 pub mod reply;
 pub mod request_state;

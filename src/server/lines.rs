@@ -1,0 +1,425 @@
+//! The stdio line filter in front of rmcp: what the reference server does with
+//! client frames rmcp alone would mishandle (issue 10, section 2).
+//!
+//! rmcp 3.11's stdio transport drops a line that is not JSON without a word,
+//! answers a request object without `method` with `-32600` but without its `id`,
+//! matches a reply to `elicitation/create` under id `"0"` to the request with id
+//! `0`, serves `tools/call` (and so elicits) before `notifications/initialized`,
+//! and keeps waiting for an answer after stdin has closed. This filter reads
+//! every client line before rmcp does and decides, in JSON-RPC 2.0 and MCP
+//! 2025-11-25 terms ([`classify`] is the pure part):
+//!
+//! | client line | the server |
+//! |---|---|
+//! | not UTF-8, not JSON | `{"jsonrpc":"2.0","id":null,"error":{"code":-32700,...}}` |
+//! | JSON that is not an object (a batch, a number) | `-32600`, id null |
+//! | an object with neither `method` nor `result`/`error` | `-32600` with its `id` (null when it has none) |
+//! | a request other than `ping` after `initialize` and before `notifications/initialized` | `-32600` with its `id`; nothing is asked or computed |
+//! | a reply whose `id` is not exactly (same JSON type and value) the id of a pending server request, or a second reply to one | dropped, logged to stderr |
+//! | anything else | passed to rmcp (a reply keeps only the `ElicitResult` members, [`reply::without_extra_members`]) |
+//!
+//! At the end of stdin the server stops once every client request it received
+//! has its reply on stdout, except requests that wait for an answer the client
+//! can no longer send (a pending `elicitation/create`): those end without a
+//! reply and without computing.
+
+use std::sync::{Arc, Mutex};
+
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+use crate::server::reply;
+
+/// JSON-RPC 2.0 parse error: the line is not JSON (or not UTF-8).
+pub const PARSE_ERROR: i64 = -32700;
+/// JSON-RPC 2.0 invalid request: JSON, but not a request, notification or reply.
+pub const INVALID_REQUEST: i64 = -32600;
+
+/// Where the session is in the MCP lifecycle (2025-11-25).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Phase {
+    /// No `initialize` seen (also every 2026-07-28 session, which has none).
+    #[default]
+    Fresh,
+    /// `initialize` seen, `notifications/initialized` not yet.
+    AwaitingInitialized,
+    /// `notifications/initialized` seen.
+    Ready,
+}
+
+/// What the filter keeps between lines.
+#[derive(Debug, Default)]
+pub struct Gate {
+    /// The lifecycle phase.
+    pub phase: Phase,
+    /// Ids of server→client requests (`elicitation/create`) awaiting the client's reply.
+    pub pending: Vec<Value>,
+    /// Ids of client requests passed to rmcp and not yet answered.
+    pub in_flight: Vec<Value>,
+}
+
+impl Gate {
+    /// Whether the server may stop after stdin closed: every client request not
+    /// yet answered can be accounted for by a server request the client will
+    /// never answer now.
+    pub fn settled(&self) -> bool {
+        self.in_flight.len() <= self.pending.len()
+    }
+
+    /// Notes a line rmcp writes to stdout: a request's id becomes pending, a
+    /// reply takes its id out of the requests in flight.
+    pub fn note_outbound(&mut self, message: &Value) {
+        let Some(id) = message.get("id").filter(|id| !id.is_null()) else {
+            return;
+        };
+        if message.get("method").is_some() {
+            self.pending.push(id.clone());
+        } else if let Some(at) = self.in_flight.iter().position(|seen| seen == id) {
+            self.in_flight.remove(at);
+        }
+    }
+}
+
+/// What to do with one client line.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Pass this text to rmcp.
+    Pass(String),
+    /// Do not pass it; write this JSON-RPC error reply to stdout.
+    Answer(Value),
+    /// Do not pass it; say why on stderr.
+    Drop(String),
+}
+
+/// A JSON-RPC error reply: `{"jsonrpc":"2.0","id":ID,"error":{"code":CODE,"message":MESSAGE}}`.
+pub fn error_reply(id: Value, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+}
+
+/// The `id` of a message when it is one JSON-RPC admits (a string or a number), else null.
+fn reply_id(message: &Value) -> Value {
+    match message.get("id") {
+        Some(id @ (Value::String(_) | Value::Number(_))) => id.clone(),
+        _ => Value::Null,
+    }
+}
+
+/// Decides one client line (without its newline) and updates `gate`.
+pub fn classify(line: &[u8], gate: &mut Gate) -> Verdict {
+    let Ok(text) = std::str::from_utf8(line) else {
+        return Verdict::Answer(error_reply(
+            Value::Null,
+            PARSE_ERROR,
+            "Parse error: the line is not UTF-8",
+        ));
+    };
+    let Ok(message) = serde_json::from_str::<Value>(text) else {
+        return Verdict::Answer(error_reply(
+            Value::Null,
+            PARSE_ERROR,
+            "Parse error: the line is not JSON",
+        ));
+    };
+    let Some(object) = message.as_object() else {
+        return Verdict::Answer(error_reply(
+            Value::Null,
+            INVALID_REQUEST,
+            "Invalid Request: not a JSON-RPC object",
+        ));
+    };
+    match object.get("method") {
+        Some(Value::String(method)) => match object.get("id") {
+            Some(id) => {
+                if method == "initialize" && gate.phase == Phase::Fresh {
+                    gate.phase = Phase::AwaitingInitialized;
+                } else if gate.phase == Phase::AwaitingInitialized && method != "ping" {
+                    return Verdict::Answer(error_reply(
+                        reply_id(&message),
+                        INVALID_REQUEST,
+                        &format!("Invalid Request: {method} before notifications/initialized"),
+                    ));
+                }
+                gate.in_flight.push(id.clone());
+                Verdict::Pass(text.to_owned())
+            }
+            None => {
+                if method == "notifications/initialized" && gate.phase == Phase::AwaitingInitialized
+                {
+                    gate.phase = Phase::Ready;
+                }
+                Verdict::Pass(text.to_owned())
+            }
+        },
+        Some(_) => Verdict::Answer(error_reply(
+            reply_id(&message),
+            INVALID_REQUEST,
+            "Invalid Request: method is not a string",
+        )),
+        None if object.contains_key("result") || object.contains_key("error") => {
+            let id = object.get("id").cloned().unwrap_or(Value::Null);
+            match gate.pending.iter().position(|pending| *pending == id) {
+                Some(at) => {
+                    gate.pending.remove(at);
+                    Verdict::Pass(reply::without_extra_members(text).unwrap_or(text.to_owned()))
+                }
+                None => Verdict::Drop(format!(
+                    "reply under id {id} answers no pending request (ids pending: {}); ignored",
+                    Value::from(gate.pending.clone())
+                )),
+            }
+        }
+        None => Verdict::Answer(error_reply(
+            reply_id(&message),
+            INVALID_REQUEST,
+            "Invalid Request: no method",
+        )),
+    }
+}
+
+/// Reads client lines from `from`, passes the admitted ones to rmcp (`to`),
+/// sends error replies to `errors`; closes `to` at the end of `from`.
+pub async fn filter_inbound(
+    from: impl AsyncRead + Unpin,
+    mut to: impl AsyncWrite + Unpin,
+    gate: Arc<Mutex<Gate>>,
+    errors: mpsc::UnboundedSender<Value>,
+) {
+    let mut reader = BufReader::new(from);
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        while line
+            .last()
+            .is_some_and(|byte| *byte == b'\n' || *byte == b'\r')
+        {
+            line.pop();
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let verdict = classify(&line, &mut lock(&gate));
+        match verdict {
+            Verdict::Pass(text) => {
+                if to.write_all(text.as_bytes()).await.is_err()
+                    || to.write_all(b"\n").await.is_err()
+                {
+                    break;
+                }
+            }
+            Verdict::Answer(reply) => {
+                tracing::warn!(%reply, "client line refused");
+                let _ = errors.send(reply);
+            }
+            Verdict::Drop(why) => tracing::warn!("{why}"),
+        }
+    }
+    let _ = to.shutdown().await;
+}
+
+/// Writes rmcp's lines (`from`) and the filter's error replies to `to`, each
+/// line whole and flushed, noting every outbound frame in `gate`.
+pub async fn merge_outbound(
+    from: impl AsyncRead + Unpin,
+    mut errors: mpsc::UnboundedReceiver<Value>,
+    mut to: impl AsyncWrite + Unpin,
+    gate: Arc<Mutex<Gate>>,
+) {
+    let mut lines = BufReader::new(from).lines();
+    let mut errors_open = true;
+    loop {
+        let line = tokio::select! {
+            line = lines.next_line() => match line {
+                Ok(Some(line)) => line,
+                _ => break,
+            },
+            reply = errors.recv(), if errors_open => match reply {
+                Some(reply) => reply.to_string(),
+                None => {
+                    errors_open = false;
+                    continue;
+                }
+            },
+        };
+        let message = serde_json::from_str::<Value>(&line).unwrap_or_default();
+        // A request's id is pending before the client can see it (its reply may
+        // come back at once); a reply leaves the requests in flight only once
+        // written (the server may stop as soon as none is left).
+        let is_request = message.get("method").is_some();
+        if is_request {
+            lock(&gate).note_outbound(&message);
+        }
+        let written = to.write_all(line.as_bytes()).await.is_ok()
+            && to.write_all(b"\n").await.is_ok()
+            && to.flush().await.is_ok();
+        if !is_request {
+            lock(&gate).note_outbound(&message);
+        }
+        if !written {
+            break;
+        }
+    }
+}
+
+fn lock(gate: &Mutex<Gate>) -> std::sync::MutexGuard<'_, Gate> {
+    gate.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn passed(line: &str, gate: &mut Gate) -> bool {
+        matches!(classify(line.as_bytes(), gate), Verdict::Pass(_))
+    }
+
+    fn answered(line: &[u8], gate: &mut Gate) -> Value {
+        match classify(line, gate) {
+            Verdict::Answer(reply) => reply,
+            other => panic!("expected an error reply, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_line_that_is_not_json_or_not_utf8_gets_a_parse_error_with_id_null() {
+        let mut gate = Gate::default();
+        for line in [
+            &b"hello {"[..],
+            b"{\"id\":1,\"method\":\"ping\",\"x\":\"\xff\"}",
+        ] {
+            let reply = answered(line, &mut gate);
+            assert_eq!(reply["id"], Value::Null);
+            assert_eq!(reply["error"]["code"], json!(-32700));
+        }
+        assert!(gate.in_flight.is_empty());
+    }
+
+    #[test]
+    fn an_object_without_method_or_result_gets_invalid_request_with_its_id() {
+        let mut gate = Gate::default();
+        let reply = answered(br#"{"jsonrpc":"2.0","id":7}"#, &mut gate);
+        assert_eq!(
+            reply,
+            json!({"jsonrpc":"2.0","id":7,"error":{"code":-32600,"message":"Invalid Request: no method"}})
+        );
+        assert_eq!(
+            answered(br#"{"jsonrpc":"2.0","id":"a","method":3}"#, &mut gate)["id"],
+            json!("a")
+        );
+        assert_eq!(answered(b"[1]", &mut gate)["error"]["code"], json!(-32600));
+        assert_eq!(answered(br#"{"id":{"x":1}}"#, &mut gate)["id"], Value::Null);
+    }
+
+    #[test]
+    fn requests_between_initialize_and_initialized_are_refused_except_ping() {
+        let mut gate = Gate::default();
+        assert!(passed(
+            r#"{"jsonrpc":"2.0","id":0,"method":"initialize"}"#,
+            &mut gate
+        ));
+        assert_eq!(gate.phase, Phase::AwaitingInitialized);
+        let reply = answered(
+            br#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
+            &mut gate,
+        );
+        assert_eq!(reply["id"], json!(1));
+        assert_eq!(
+            reply["error"]["message"],
+            json!("Invalid Request: tools/call before notifications/initialized")
+        );
+        assert!(passed(
+            r#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+            &mut gate
+        ));
+        // A second initialize is no reason to go back.
+        assert!(passed(
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            &mut gate
+        ));
+        assert_eq!(gate.phase, Phase::Ready);
+        assert!(passed(
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call"}"#,
+            &mut gate
+        ));
+        assert!(passed(
+            r#"{"jsonrpc":"2.0","id":4,"method":"initialize"}"#,
+            &mut gate
+        ));
+        assert_eq!(gate.phase, Phase::Ready);
+        assert_eq!(gate.in_flight, vec![json!(0), json!(2), json!(3), json!(4)]);
+    }
+
+    #[test]
+    fn a_session_without_initialize_is_never_gated() {
+        let mut gate = Gate::default();
+        assert!(passed(
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
+            &mut gate
+        ));
+        assert!(passed(
+            r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+            &mut gate
+        ));
+        assert_eq!(gate.phase, Phase::Fresh);
+    }
+
+    #[test]
+    fn a_reply_passes_only_under_the_exact_pending_id_and_only_once() {
+        let mut gate = Gate::default();
+        gate.note_outbound(&json!({"jsonrpc":"2.0","id":0,"method":"elicitation/create"}));
+        assert_eq!(gate.pending, vec![json!(0)]);
+        for wrong in [r#""0""#, "5", "0.0", "null"] {
+            let line =
+                format!(r#"{{"jsonrpc":"2.0","id":{wrong},"result":{{"action":"accept"}}}}"#);
+            assert!(
+                matches!(classify(line.as_bytes(), &mut gate), Verdict::Drop(_)),
+                "{wrong}"
+            );
+        }
+        assert!(passed(
+            r#"{"jsonrpc":"2.0","id":0,"error":{"code":-1,"message":"x"}}"#,
+            &mut gate
+        ));
+        assert!(gate.pending.is_empty());
+        assert!(!passed(
+            r#"{"jsonrpc":"2.0","id":0,"result":{"action":"decline"}}"#,
+            &mut gate
+        ));
+    }
+
+    #[test]
+    fn a_reply_keeps_only_the_elicit_result_members() {
+        let mut gate = Gate::default();
+        gate.note_outbound(&json!({"id":1,"method":"elicitation/create"}));
+        assert_eq!(
+            classify(
+                br#"{"id":1,"result":{"action":"decline","roots":[]}}"#,
+                &mut gate
+            ),
+            Verdict::Pass(r#"{"id":1,"result":{"action":"decline"}}"#.to_owned())
+        );
+    }
+
+    #[test]
+    fn settled_when_every_request_in_flight_waits_on_the_client() {
+        let mut gate = Gate::default();
+        assert!(gate.settled());
+        gate.in_flight.push(json!(1));
+        assert!(!gate.settled());
+        gate.note_outbound(&json!({"id":0,"method":"elicitation/create"}));
+        assert!(gate.settled());
+        gate.in_flight.push(json!(2));
+        assert!(!gate.settled());
+        gate.note_outbound(&json!({"id":2,"result":{}}));
+        assert_eq!(gate.in_flight, vec![json!(1)]);
+        assert!(gate.settled());
+        // A notification (no id) and an error reply with id null change nothing.
+        gate.note_outbound(&json!({"method":"notifications/message"}));
+        gate.note_outbound(&json!({"id":null,"error":{}}));
+        assert_eq!((gate.pending.len(), gate.in_flight.len()), (1, 1));
+    }
+}
