@@ -576,6 +576,24 @@ mod tests {
     }
 
     #[test]
+    fn a_raw_client_line_is_recorded_with_its_text_only_when_it_differs() {
+        let state = ProxyState::new(json!({}), Instant::now());
+        state.record_client_line(br#"{"id":1}"#);
+        state.record_client_line(br#"{"id":1, "x":3e0}"#);
+        state.record_client_line(b"not json \xff");
+        let wire = state.recording().wire;
+        assert_eq!(
+            (wire[0].from, &wire[0].message, &wire[0].text),
+            (Side::Client, &json!({"id":1}), &None)
+        );
+        assert_eq!(wire[1].text.as_deref(), Some(r#"{"id":1, "x":3e0}"#));
+        assert_eq!(
+            (&wire[2].message, wire[2].text.as_deref()),
+            (&Value::Null, Some("not json \u{fffd}"))
+        );
+    }
+
+    #[test]
     fn a_member_is_spliced_as_the_last_key_of_any_object() {
         assert_eq!(
             with_member(&mut json!({"id":1,"result":{}}), "error", "3e0"),

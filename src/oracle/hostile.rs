@@ -273,7 +273,9 @@ mod tests {
         let elicit = json!({"jsonrpc":"2.0","id":0,"method":"elicitation/create"});
         let initialized = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
         let calculated = result(2, json!({"status":"calculated","computed":true,"value":21}));
+        let initialize = json!({"jsonrpc":"2.0","id":0,"method":"initialize"});
         let early = played(vec![
+            frame(0, Side::Client, initialize.clone()),
             frame(3, Side::Server, elicit.clone()),
             frame(4, Side::Client, initialized.clone()),
             frame(9, Side::Server, calculated.clone()),
@@ -281,7 +283,10 @@ mod tests {
         let failures = judge(HostileCase::CallBeforeInitialized, &early, true);
         assert_eq!(failures.len(), 1, "{failures:?}");
         assert!(failures[0].starts_with("elicitation/create (frame #3) sent before the client's notifications/initialized (frame #4)"));
-        let late = played(vec![
+        let refused = result(1, json!({"status":"unsupported","computed":false}));
+        let mut late = played(vec![
+            frame(0, Side::Client, initialize),
+            frame(2, Side::Server, refused),
             frame(4, Side::Client, initialized),
             frame(5, Side::Server, elicit),
             frame(9, Side::Server, calculated),
@@ -289,6 +294,17 @@ mod tests {
         assert_eq!(
             judge(HostileCase::CallBeforeInitialized, &late, true),
             Vec::<String>::new()
+        );
+        late.recording.wire[1] = frame(
+            2,
+            Side::Server,
+            result(1, json!({"status":"calculated","computed":true,"value":21})),
+        );
+        assert_eq!(
+            judge(HostileCase::CallBeforeInitialized, &late, true),
+            vec![
+                r#"tools/call id 1 (sent before notifications/initialized) computed: {"status":"calculated","computed":true,"value":21}"#
+            ]
         );
     }
 
@@ -416,6 +432,19 @@ mod tests {
             vec!["no exit after stdin closed: killed after the shutdown grace"]
         );
         killed.exit.forced_kill = false;
+        killed
+            .recording
+            .stray_stdout
+            .push(crate::harness::proxy::StrayLine {
+                seq: 4,
+                line: "hello".into(),
+                bytes: 5,
+            });
+        assert_eq!(
+            judge(HostileCase::EofRightAfterRequest, &killed, true),
+            vec![r#"stdout line #4 is not JSON-RPC: "hello""#]
+        );
+        killed.recording.stray_stdout.clear();
         killed.exit.code = Some(1);
         killed
             .timeouts

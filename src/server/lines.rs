@@ -177,6 +177,22 @@ pub fn classify(line: &[u8], gate: &mut Gate) -> Verdict {
     }
 }
 
+/// `line` without its trailing `\n` and `\r` bytes.
+fn trim_line_end(line: &mut Vec<u8>) -> &[u8] {
+    while line
+        .last()
+        .is_some_and(|byte| *byte == b'\n' || *byte == b'\r')
+    {
+        line.pop();
+    }
+    line
+}
+
+/// Whether a line holds nothing but ASCII whitespace (skipped, as rmcp does).
+fn is_blank(line: &[u8]) -> bool {
+    line.iter().all(u8::is_ascii_whitespace)
+}
+
 /// Reads client lines from `from`, passes the admitted ones to rmcp (`to`),
 /// sends error replies to `errors`; closes `to` at the end of `from`.
 pub async fn filter_inbound(
@@ -193,13 +209,7 @@ pub async fn filter_inbound(
             Ok(0) | Err(_) => break,
             Ok(_) => {}
         }
-        while line
-            .last()
-            .is_some_and(|byte| *byte == b'\n' || *byte == b'\r')
-        {
-            line.pop();
-        }
-        if line.iter().all(u8::is_ascii_whitespace) {
+        if is_blank(trim_line_end(&mut line)) {
             continue;
         }
         let verdict = classify(&line, &mut lock(&gate));
@@ -222,7 +232,8 @@ pub async fn filter_inbound(
 }
 
 /// Writes rmcp's lines (`from`) and the filter's error replies to `to`, each
-/// line whole and flushed, noting every outbound frame in `gate`.
+/// line whole and flushed, noting every outbound frame in `gate`; ends when rmcp's
+/// side closes, after writing the error replies still queued.
 pub async fn merge_outbound(
     from: impl AsyncRead + Unpin,
     mut errors: mpsc::UnboundedReceiver<Value>,
@@ -260,9 +271,17 @@ pub async fn merge_outbound(
             lock(&gate).note_outbound(&message);
         }
         if !written {
-            break;
+            return;
         }
     }
+    // rmcp is done: error replies already queued still go out.
+    while let Ok(reply) = errors.try_recv() {
+        let line = reply.to_string();
+        if to.write_all(line.as_bytes()).await.is_err() || to.write_all(b"\n").await.is_err() {
+            return;
+        }
+    }
+    let _ = to.flush().await;
 }
 
 fn lock(gate: &Mutex<Gate>) -> std::sync::MutexGuard<'_, Gate> {
@@ -401,6 +420,78 @@ mod tests {
                 &mut gate
             ),
             Verdict::Pass(r#"{"id":1,"result":{"action":"decline"}}"#.to_owned())
+        );
+    }
+
+    #[test]
+    fn a_line_loses_its_line_end_only_and_blank_lines_are_skipped() {
+        assert_eq!(trim_line_end(&mut b"{}\r\n".to_vec()), b"{}");
+        assert_eq!(trim_line_end(&mut b"a b\n".to_vec()), b"a b");
+        assert!(is_blank(b" \t"));
+        assert!(!is_blank(b" x"));
+    }
+
+    fn runtime() -> tokio::runtime::Runtime {
+        tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime")
+    }
+
+    #[test]
+    fn the_inbound_filter_passes_admitted_lines_and_sends_error_replies_apart() {
+        let input =
+            b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n\n  \nnot json\n{\"id\":5}";
+        let gate = Arc::new(Mutex::new(Gate::default()));
+        let (errors, mut replies) = mpsc::unbounded_channel();
+        let mut passed = Vec::new();
+        runtime().block_on(filter_inbound(
+            &input[..],
+            &mut passed,
+            gate.clone(),
+            errors,
+        ));
+        assert_eq!(
+            String::from_utf8(passed).expect("UTF-8"),
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\n"
+        );
+        assert_eq!(
+            replies.try_recv().expect("a reply")["error"]["code"],
+            json!(-32700)
+        );
+        assert_eq!(replies.try_recv().expect("a reply")["id"], json!(5));
+        assert!(replies.try_recv().is_err());
+        assert_eq!(lock(&gate).in_flight, vec![json!(1)]);
+    }
+
+    #[test]
+    fn the_writer_merges_both_sources_line_by_line_and_keeps_the_gate() {
+        let from = b"{\"id\":0,\"method\":\"elicitation/create\"}\n{\"id\":1,\"result\":{}}\n";
+        let gate = Arc::new(Mutex::new(Gate::default()));
+        lock(&gate).in_flight = vec![json!(1), json!(2)];
+        let (errors, replies) = mpsc::unbounded_channel();
+        errors
+            .send(error_reply(Value::Null, PARSE_ERROR, "x"))
+            .expect("open");
+        drop(errors);
+        let mut written = Vec::new();
+        runtime().block_on(merge_outbound(
+            &from[..],
+            replies,
+            &mut written,
+            gate.clone(),
+        ));
+        let written = String::from_utf8(written).expect("UTF-8");
+        let lines: Vec<&str> = written.lines().collect();
+        assert_eq!(lines.len(), 3, "{written}");
+        assert!(lines.contains(&r#"{"id":0,"method":"elicitation/create"}"#));
+        assert!(lines.contains(&r#"{"id":1,"result":{}}"#));
+        assert!(
+            lines.contains(&r#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"x"}}"#)
+        );
+        let gate = lock(&gate);
+        assert_eq!(
+            (gate.pending.clone(), gate.in_flight.clone()),
+            (vec![json!(0)], vec![json!(2)])
         );
     }
 
