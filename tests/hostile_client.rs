@@ -111,6 +111,20 @@ async fn send(to: &mut tokio::io::DuplexStream, line: &[u8]) {
     to.write_all(b"\n").await.expect("write");
 }
 
+/// `serve --elicitation-timeout 2`: an elicitation left unanswered ends the call
+/// `timed_out` with `notifications/cancelled` for it; the late answer computes
+/// nothing and the next call in the session still computes 21 (issue 10, section 3).
+#[test]
+fn an_elicitation_timeout_cancels_the_request_and_ignores_the_late_answer() {
+    let mut command = reference_server();
+    command.extend(["--elicitation-timeout".to_owned(), "2".to_owned()]);
+    let judged = play_all(&command, &[HostileCase::LateAnswerAfterTimeout], true);
+    assert_eq!(
+        judged,
+        vec![(HostileCase::LateAnswerAfterTimeout, Vec::<String>::new())]
+    );
+}
+
 /// Reads server lines until `done` holds for the lines so far (bounded: 10 s).
 async fn read_until(
     lines: &mut tokio::io::Lines<BufReader<tokio::io::DuplexStream>>,

@@ -56,6 +56,10 @@ pub enum HostileCase {
     EofWhileElicitationPending,
     /// stdin closed right after a `tools/list` request.
     EofRightAfterRequest,
+    /// The elicitation answered (accept {3, 7}) only after the call's reply, then
+    /// a second call answered at once. Only for a server that bounds its wait
+    /// (`serve --elicitation-timeout SECS`, issue 10 section 3), so not in [`HostileCase::ALL`].
+    LateAnswerAfterTimeout,
 }
 
 impl HostileCase {
@@ -88,6 +92,7 @@ impl HostileCase {
             HostileCase::ActionEmpty => "action_empty",
             HostileCase::EofWhileElicitationPending => "eof_while_elicitation_pending",
             HostileCase::EofRightAfterRequest => "eof_right_after_request",
+            HostileCase::LateAnswerAfterTimeout => "late_answer_after_timeout",
         }
     }
 
@@ -169,6 +174,17 @@ impl HostileCase {
             HostileCase::EofWhileElicitationPending => {
                 raw.send(&call(1)).await;
                 raw.expect(is_elicitation).await;
+            }
+            HostileCase::LateAnswerAfterTimeout => {
+                raw.send(&call(1)).await;
+                let request = raw.expect(is_elicitation).await;
+                raw.expect(|message| is_reply_to(message, &json!(1))).await;
+                if let Some(request) = request {
+                    raw.send(&reply(&request["id"], VALID_ACCEPT)).await;
+                }
+                raw.send(&call(2)).await;
+                raw.answer_next(VALID_ACCEPT).await;
+                raw.expect(|message| is_reply_to(message, &json!(2))).await;
             }
             HostileCase::EofRightAfterRequest => {
                 raw.send(br#"{"jsonrpc":"2.0","id":1,"method":"tools/list"}"#)

@@ -86,6 +86,7 @@ pub fn judge(case: HostileCase, played: &Played, exact: bool) -> Vec<String> {
                 None => Vec::new(),
             }
         }
+        HostileCase::LateAnswerAfterTimeout => late_answer_after_timeout(wire),
         HostileCase::EofRightAfterRequest => {
             let answered = reply_to(wire, &Value::from(1))
                 .is_some_and(|frame| frame.message.get("result").is_some());
@@ -156,6 +157,50 @@ fn call_before_initialized(wire: &[Frame]) -> Vec<String> {
         "calculated",
         Some(21),
         "the call after notifications/initialized",
+    ));
+    failures
+}
+
+/// Call 1 ends `timed_out`, its `elicitation/create` is cancelled with
+/// `notifications/cancelled`, the late answer changes nothing (one reply to
+/// call 1), and call 2 computes 21.
+fn late_answer_after_timeout(wire: &[Frame]) -> Vec<String> {
+    let mut failures = expect_outcome(wire, 1, "timed_out", None, "an elicitation left unanswered");
+    let asked = wire
+        .iter()
+        .find(|frame| frame.from == Side::Server && method(frame) == Some("elicitation/create"))
+        .and_then(|frame| frame.message.get("id"));
+    let cancelled = wire.iter().any(|frame| {
+        frame.from == Side::Server
+            && method(frame) == Some("notifications/cancelled")
+            && asked.is_some()
+            && frame.message.pointer("/params/requestId") == asked
+    });
+    if !cancelled {
+        failures.push(format!(
+            "no notifications/cancelled with requestId {} for the elicitation/create that timed out",
+            asked.map_or_else(|| "(none asked)".to_owned(), Value::to_string)
+        ));
+    }
+    let replies = wire
+        .iter()
+        .filter(|frame| {
+            frame.from == Side::Server
+                && method(frame).is_none()
+                && frame.message.get("id") == Some(&Value::from(1))
+        })
+        .count();
+    if replies != 1 {
+        failures.push(format!(
+            "tools/call id 1: {replies} replies, expected exactly 1"
+        ));
+    }
+    failures.extend(expect_outcome(
+        wire,
+        2,
+        "calculated",
+        Some(21),
+        "the late answer",
     ));
     failures
 }
@@ -398,6 +443,57 @@ mod tests {
         assert_eq!(
             judge(HostileCase::ActionEmpty, &other_words, true),
             vec![r#"tools/call id 1: error "bad", expected "malformed elicitation result""#]
+        );
+    }
+
+    #[test]
+    fn a_timed_out_call_needs_its_cancel_one_reply_and_a_working_next_call() {
+        let elicit = frame(
+            3,
+            Side::Server,
+            json!({"jsonrpc":"2.0","id":0,"method":"elicitation/create"}),
+        );
+        let cancel = frame(
+            4,
+            Side::Server,
+            json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}),
+        );
+        let timed_out = frame(
+            5,
+            Side::Server,
+            result(1, json!({"status":"timed_out","computed":false})),
+        );
+        let next = frame(
+            9,
+            Side::Server,
+            result(2, json!({"status":"calculated","computed":true,"value":21})),
+        );
+        let good = played(vec![
+            elicit.clone(),
+            cancel.clone(),
+            timed_out.clone(),
+            next.clone(),
+        ]);
+        assert!(judge(HostileCase::LateAnswerAfterTimeout, &good, true).is_empty());
+        let mut other_cancel = cancel.clone();
+        other_cancel.message["params"]["requestId"] = json!("0");
+        let second_reply = frame(
+            7,
+            Side::Server,
+            result(1, json!({"status":"calculated","computed":true,"value":21})),
+        );
+        let bad = played(vec![elicit, other_cancel, timed_out, second_reply, next]);
+        assert_eq!(
+            judge(HostileCase::LateAnswerAfterTimeout, &bad, true),
+            vec![
+                "no notifications/cancelled with requestId 0 for the elicitation/create that timed out",
+                "tools/call id 1: 2 replies, expected exactly 1",
+            ]
+        );
+        let never_asked = played(vec![cancel]);
+        assert_eq!(
+            judge(HostileCase::LateAnswerAfterTimeout, &never_asked, true)[1],
+            "no notifications/cancelled with requestId (none asked) for the elicitation/create that timed out"
         );
     }
 

@@ -108,6 +108,9 @@ fn input_schema() -> Arc<serde_json::Map<String, Value>> {
 #[derive(Debug, Clone)]
 pub struct ReferenceServer {
     states: Arc<RequestStates>,
+    /// How long a 2025-11-25 call waits for the answer to its `elicitation/create`
+    /// (`None`: as long as the session lasts).
+    elicitation_timeout: Option<Duration>,
 }
 
 impl Default for ReferenceServer {
@@ -128,7 +131,16 @@ impl ReferenceServer {
     pub fn with_request_states(states: RequestStates) -> Self {
         ReferenceServer {
             states: Arc::new(states),
+            elicitation_timeout: None,
         }
+    }
+
+    /// The same server, waiting at most `timeout` for each elicitation answer
+    /// (issue 10, section 3): then the call ends `timed_out`, rmcp sends
+    /// `notifications/cancelled` for the request, and a late answer is ignored.
+    pub fn with_elicitation_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.elicitation_timeout = timeout;
+        self
     }
 
     /// The `calculate` tool as listed by `tools/list`.
@@ -153,7 +165,19 @@ impl ReferenceServer {
         if !decision::should_elicit(decision::form_supported(elicitation), policy) {
             return Ok(Outcome::Unsupported);
         }
-        let answer = context.peer.create_elicitation(form_params()).await;
+        let answer = match self.elicitation_timeout {
+            None => context.peer.create_elicitation(form_params()).await,
+            Some(timeout) => {
+                let answer = context
+                    .peer
+                    .create_elicitation_with_timeout(form_params(), Some(timeout))
+                    .await;
+                if let Err(rmcp::service::ServiceError::Timeout { .. }) = answer {
+                    return Ok(Outcome::TimedOut);
+                }
+                answer
+            }
+        };
         let reply = Reply::from_service(answer).map_err(|error| {
             ErrorData::internal_error(format!("elicitation/create got no answer: {error}"), None)
         })?;
@@ -297,6 +321,14 @@ pub async fn serve_stdio() -> anyhow::Result<()> {
 /// The rmcp initialization error when the client's first request fails, or the
 /// join error of the service task.
 pub async fn serve_stdio_with_ttl(ttl: Duration) -> anyhow::Result<()> {
+    serve_stdio_with(ReferenceServer::with_request_state_ttl(ttl)).await
+}
+
+/// Serves `server` on stdin/stdout, as [`serve_stdio_with_ttl`] describes.
+///
+/// # Errors
+/// As [`serve_stdio_with_ttl`].
+pub async fn serve_stdio_with(server: ReferenceServer) -> anyhow::Result<()> {
     let gate = Arc::new(Mutex::new(Gate::default()));
     let (filtered, server_in) = tokio::io::duplex(1 << 20);
     let (server_out, outbound) = tokio::io::duplex(1 << 20);
@@ -313,9 +345,7 @@ pub async fn serve_stdio_with_ttl(ttl: Duration) -> anyhow::Result<()> {
         tokio::io::stdout(),
         gate.clone(),
     ));
-    let service = ReferenceServer::with_request_state_ttl(ttl)
-        .serve((server_in, server_out))
-        .await?;
+    let service = server.serve((server_in, server_out)).await?;
     let stdin_closed_and_settled = async {
         let _ = (&mut inbound).await;
         // The client can send nothing more: stop once every request it sent is

@@ -68,8 +68,15 @@ impl Gate {
     }
 
     /// Notes a line rmcp writes to stdout: a request's id becomes pending, a
-    /// reply takes its id out of the requests in flight.
+    /// reply takes its id out of the requests in flight, `notifications/cancelled`
+    /// takes its `requestId` out of the pending ones (a late answer is dropped).
     pub fn note_outbound(&mut self, message: &Value) {
+        if message.get("method").and_then(Value::as_str) == Some("notifications/cancelled") {
+            // The server gave up on its request: the client's answer is no longer awaited.
+            let cancelled = message.pointer("/params/requestId");
+            self.pending.retain(|id| Some(id) != cancelled);
+            return;
+        }
         let Some(id) = message.get("id").filter(|id| !id.is_null()) else {
             return;
         };
@@ -508,6 +515,10 @@ mod tests {
         gate.note_outbound(&json!({"id":2,"result":{}}));
         assert_eq!(gate.in_flight, vec![json!(1)]);
         assert!(gate.settled());
+        // Cancelling a request the client never answered: its answer is no longer awaited.
+        gate.note_outbound(&json!({"id":5,"method":"elicitation/create"}));
+        gate.note_outbound(&json!({"method":"notifications/cancelled","params":{"requestId":5}}));
+        assert_eq!(gate.pending, vec![json!(0)]);
         // A notification (no id) and an error reply with id null change nothing.
         gate.note_outbound(&json!({"method":"notifications/message"}));
         gate.note_outbound(&json!({"id":null,"error":{}}));
