@@ -61,7 +61,7 @@ fn the_reference_server_meets_every_hostile_client_case() {
         .filter(|(_, failures)| !failures.is_empty())
         .collect();
     assert!(failed.is_empty(), "{failed:#?}");
-    assert_eq!(judged.len(), 11);
+    assert_eq!(judged.len(), 15);
 }
 
 #[test]

@@ -52,6 +52,15 @@ pub enum HostileCase {
     ActionReject,
     /// The answer's `action` is `""` (valid content).
     ActionEmpty,
+    /// An accept whose `units` is a 1 MiB string, with 10,000 extra keys; then a
+    /// normal call.
+    OversizedAnswer,
+    /// An accept whose content is nested 10,000 levels deep; then a normal call.
+    DeepAnswer,
+    /// An accept with `units` `1e400` (beyond f64); then a normal call.
+    HugeExponent,
+    /// An accept whose content names `units` twice (`"3"`, then `3`); then a normal call.
+    DuplicateKeys,
     /// stdin closed while the server waits for the elicitation's answer.
     EofWhileElicitationPending,
     /// stdin closed right after a `tools/list` request.
@@ -64,7 +73,7 @@ pub enum HostileCase {
 
 impl HostileCase {
     /// Every case, in the README table's order.
-    pub const ALL: [HostileCase; 11] = [
+    pub const ALL: [HostileCase; 15] = [
         HostileCase::CallBeforeInitialized,
         HostileCase::ReplyIdMistyped,
         HostileCase::ReplyIdUnknown,
@@ -74,6 +83,10 @@ impl HostileCase {
         HostileCase::ActionCapitalized,
         HostileCase::ActionReject,
         HostileCase::ActionEmpty,
+        HostileCase::OversizedAnswer,
+        HostileCase::DeepAnswer,
+        HostileCase::HugeExponent,
+        HostileCase::DuplicateKeys,
         HostileCase::EofWhileElicitationPending,
         HostileCase::EofRightAfterRequest,
     ];
@@ -90,9 +103,39 @@ impl HostileCase {
             HostileCase::ActionCapitalized => "action_capitalized",
             HostileCase::ActionReject => "action_reject",
             HostileCase::ActionEmpty => "action_empty",
+            HostileCase::OversizedAnswer => "oversized_answer",
+            HostileCase::DeepAnswer => "deep_answer",
+            HostileCase::HugeExponent => "huge_exponent",
+            HostileCase::DuplicateKeys => "duplicate_keys",
             HostileCase::EofWhileElicitationPending => "eof_while_elicitation_pending",
             HostileCase::EofRightAfterRequest => "eof_right_after_request",
             HostileCase::LateAnswerAfterTimeout => "late_answer_after_timeout",
+        }
+    }
+
+    /// The answer of the four bad-answer cases (issue 10, section 3), as sent.
+    pub fn bad_answer(self) -> Option<String> {
+        match self {
+            HostileCase::OversizedAnswer => {
+                let extra: String = (0..10_000).map(|key| format!(",\"k{key}\":0")).collect();
+                Some(format!(
+                    r#"{{"action":"accept","content":{{"units":"{}","unit_value":7{extra}}}}}"#,
+                    "x".repeat(1 << 20)
+                ))
+            }
+            HostileCase::DeepAnswer => Some(format!(
+                r#"{{"action":"accept","content":{{"units":3,"unit_value":7,"deep":{}{}}}}}"#,
+                "[".repeat(10_000),
+                "]".repeat(10_000)
+            )),
+            HostileCase::HugeExponent => {
+                Some(r#"{"action":"accept","content":{"units":1e400,"unit_value":7}}"#.to_owned())
+            }
+            HostileCase::DuplicateKeys => Some(
+                r#"{"action":"accept","content":{"units":"3","units":3,"unit_value":7}}"#
+                    .to_owned(),
+            ),
+            _ => None,
         }
     }
 
@@ -170,6 +213,18 @@ impl HostileCase {
                 raw.send(&call(1)).await;
                 raw.answer_next(&answer).await;
                 raw.expect(|message| is_reply_to(message, &json!(1))).await;
+            }
+            HostileCase::OversizedAnswer
+            | HostileCase::DeepAnswer
+            | HostileCase::HugeExponent
+            | HostileCase::DuplicateKeys => {
+                raw.send(&call(1)).await;
+                raw.answer_next(&self.bad_answer().unwrap_or_default())
+                    .await;
+                raw.expect(|message| is_reply_to(message, &json!(1))).await;
+                raw.send(&call(2)).await;
+                raw.answer_next(VALID_ACCEPT).await;
+                raw.expect(|message| is_reply_to(message, &json!(2))).await;
             }
             HostileCase::EofWhileElicitationPending => {
                 raw.send(&call(1)).await;

@@ -76,6 +76,31 @@ pub fn judge(case: HostileCase, played: &Played, exact: bool) -> Vec<String> {
             }
             failures
         }
+        HostileCase::OversizedAnswer
+        | HostileCase::DeepAnswer
+        | HostileCase::HugeExponent
+        | HostileCase::DuplicateKeys => {
+            let (status, what) = match case {
+                HostileCase::OversizedAnswer => (
+                    "invalid_content",
+                    "an accept with a 1 MiB string and 10,000 extra keys",
+                ),
+                HostileCase::DeepAnswer => {
+                    ("invalid_response", "an accept nested 10,000 levels deep")
+                }
+                HostileCase::HugeExponent => ("invalid_response", "an accept with units 1e400"),
+                _ => ("invalid_response", "an accept naming units twice"),
+            };
+            let mut failures = expect_outcome(wire, 1, status, None, what);
+            failures.extend(expect_outcome(
+                wire,
+                2,
+                "calculated",
+                Some(21),
+                "the next call",
+            ));
+            failures
+        }
         HostileCase::EofWhileElicitationPending => {
             match outcome_of(wire, 1)
                 .filter(|outcome| outcome.get("computed") != Some(&Value::Bool(false)))
@@ -494,6 +519,50 @@ mod tests {
         assert_eq!(
             judge(HostileCase::LateAnswerAfterTimeout, &never_asked, true)[1],
             "no notifications/cancelled with requestId (none asked) for the elicitation/create that timed out"
+        );
+    }
+
+    #[test]
+    fn a_bad_answer_must_compute_nothing_and_leave_the_next_call_working() {
+        let next = frame(
+            9,
+            Side::Server,
+            result(2, json!({"status":"calculated","computed":true,"value":21})),
+        );
+        let computed = frame(
+            5,
+            Side::Server,
+            result(1, json!({"status":"calculated","computed":true,"value":21})),
+        );
+        let bad = played(vec![computed, next.clone()]);
+        assert_eq!(
+            judge(HostileCase::DuplicateKeys, &bad, true),
+            vec![
+                r#"tools/call id 1 after an accept naming units twice: outcome {"status":"calculated","computed":true,"value":21}, expected status "invalid_response", computed false"#
+            ]
+        );
+        let invalid = frame(
+            5,
+            Side::Server,
+            result(
+                1,
+                json!({"status":"invalid_content","computed":false,"errors":[["units"]]}),
+            ),
+        );
+        assert!(
+            judge(
+                HostileCase::OversizedAnswer,
+                &played(vec![invalid.clone(), next]),
+                true
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            judge(HostileCase::DeepAnswer, &played(vec![invalid]), true),
+            vec![
+                r#"tools/call id 1 after an accept nested 10,000 levels deep: outcome {"status":"invalid_content","computed":false,"errors":[["units"]]}, expected status "invalid_response", computed false"#,
+                "tools/call id 2 after the next call: no reply, expected status \"calculated\"",
+            ]
         );
     }
 

@@ -15,6 +15,7 @@
 //! | JSON that is not an object (a batch, a number) | `-32600`, id null |
 //! | an object with neither `method` nor `result`/`error` | `-32600` with its `id` (null when it has none) |
 //! | a request other than `ping` after `initialize` and before `notifications/initialized` | `-32600` with its `id`; nothing is asked or computed |
+//! | a reply to a pending request that serde_json cannot read (nested deeper than 128 levels, a number beyond f64 like `1e400`) or with a member name twice | passed as `{"action":"unreadable reply"}`: the core reads a malformed elicitation result, nothing is computed, the call does not stall |
 //! | a reply whose `id` is not exactly (same JSON type and value) the id of a pending server request, or a second reply to one | dropped, logged to stderr |
 //! | anything else | passed to rmcp (a reply keeps only the `ElicitResult` members, [`reply::without_extra_members`]) |
 //!
@@ -23,8 +24,11 @@
 //! can no longer send (a pending `elicitation/create`): those end without a
 //! reply and without computing.
 
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 
+use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
@@ -122,11 +126,13 @@ pub fn classify(line: &[u8], gate: &mut Gate) -> Verdict {
         ));
     };
     let Ok(message) = serde_json::from_str::<Value>(text) else {
-        return Verdict::Answer(error_reply(
-            Value::Null,
-            PARSE_ERROR,
-            "Parse error: the line is not JSON",
-        ));
+        return unreadable_reply(text, gate).unwrap_or_else(|| {
+            Verdict::Answer(error_reply(
+                Value::Null,
+                PARSE_ERROR,
+                "Parse error: the line is not JSON",
+            ))
+        });
     };
     let Some(object) = message.as_object() else {
         return Verdict::Answer(error_reply(
@@ -168,6 +174,10 @@ pub fn classify(line: &[u8], gate: &mut Gate) -> Verdict {
             match gate.pending.iter().position(|pending| *pending == id) {
                 Some(at) => {
                     gate.pending.remove(at);
+                    if serde_json::from_str::<NoDuplicates>(text).is_err() {
+                        tracing::warn!(%id, "reply with duplicate member names: read as malformed");
+                        return Verdict::Pass(malformed_reply(&id));
+                    }
                     Verdict::Pass(reply::without_extra_members(text).unwrap_or(text.to_owned()))
                 }
                 None => Verdict::Drop(format!(
@@ -198,6 +208,95 @@ fn trim_line_end(line: &mut Vec<u8>) -> &[u8] {
 /// Whether a line holds nothing but ASCII whitespace (skipped, as rmcp does).
 fn is_blank(line: &[u8]) -> bool {
     line.iter().all(u8::is_ascii_whitespace)
+}
+
+/// The action a reply is rewritten to when the server cannot read it as sent
+/// (no spec action, so the core reads it as "malformed elicitation result").
+pub const UNREADABLE_ACTION: &str = "unreadable reply";
+
+/// A reply under `id` that the core reads as a malformed elicitation result.
+fn malformed_reply(id: &Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "result": {"action": UNREADABLE_ACTION}}).to_string()
+}
+
+/// A line serde_json cannot read as a whole (nested deeper than its 128 levels,
+/// a number beyond f64 such as `1e400`) that is still a JSON object whose top
+/// level reads: when it is a reply to a pending request, that request gets a
+/// malformed reply (nothing is computed and the call does not stall); a reply
+/// to nothing is dropped; anything else is `None` (a parse error).
+fn unreadable_reply(text: &str, gate: &mut Gate) -> Option<Verdict> {
+    let members: HashMap<String, Box<RawValue>> = serde_json::from_str(text).ok()?;
+    let is_reply = !members.contains_key("method")
+        && (members.contains_key("result") || members.contains_key("error"));
+    if !is_reply {
+        return None;
+    }
+    let id: Value = members
+        .get("id")
+        .and_then(|id| serde_json::from_str(id.get()).ok())
+        .unwrap_or(Value::Null);
+    let Some(at) = gate.pending.iter().position(|pending| *pending == id) else {
+        return Some(Verdict::Drop(format!(
+            "unreadable reply under id {id} answers no pending request; ignored"
+        )));
+    };
+    gate.pending.remove(at);
+    tracing::warn!(%id, "reply too deep or with a number beyond f64: read as malformed");
+    Some(Verdict::Pass(malformed_reply(&id)))
+}
+
+/// Deserializes any JSON and fails on an object with a member name twice
+/// (RFC 8259: names SHOULD be unique; parsers disagree on which one wins).
+struct NoDuplicates;
+
+impl<'de> Deserialize<'de> for NoDuplicates {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(NoDuplicatesVisitor)
+    }
+}
+
+struct NoDuplicatesVisitor;
+
+impl<'de> Visitor<'de> for NoDuplicatesVisitor {
+    type Value = NoDuplicates;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        formatter.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<NoDuplicates, E> {
+        Ok(NoDuplicates)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<NoDuplicates, E> {
+        Ok(NoDuplicates)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<NoDuplicates, E> {
+        Ok(NoDuplicates)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<NoDuplicates, E> {
+        Ok(NoDuplicates)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<NoDuplicates, E> {
+        Ok(NoDuplicates)
+    }
+    fn visit_unit<E>(self) -> Result<NoDuplicates, E> {
+        Ok(NoDuplicates)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<NoDuplicates, A::Error> {
+        while items.next_element::<NoDuplicates>()?.is_some() {}
+        Ok(NoDuplicates)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<NoDuplicates, A::Error> {
+        let mut seen = HashSet::new();
+        while let Some(name) = members.next_key::<String>()? {
+            if !seen.insert(name.clone()) {
+                return Err(serde::de::Error::custom(format!(
+                    "duplicate member {name:?}"
+                )));
+            }
+            members.next_value::<NoDuplicates>()?;
+        }
+        Ok(NoDuplicates)
+    }
 }
 
 /// Reads client lines from `from`, passes the admitted ones to rmcp (`to`),
@@ -415,6 +514,55 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":0,"result":{"action":"decline"}}"#,
             &mut gate
         ));
+    }
+
+    #[test]
+    fn a_reply_too_deep_with_a_huge_exponent_or_a_duplicate_member_is_read_as_malformed() {
+        let deep = format!(
+            r#"{{"jsonrpc":"2.0","id":0,"result":{{"action":"accept","content":{}{}}}}}"#,
+            "[".repeat(10_000),
+            "]".repeat(10_000)
+        );
+        let answers = [
+            deep,
+            r#"{"jsonrpc":"2.0","id":0,"result":{"action":"accept","content":{"units":1e400,"unit_value":7}}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":0,"result":{"action":"accept","content":{"units":"3","units":3,"unit_value":7}}}"#.to_owned(),
+        ];
+        for answer in answers {
+            let mut gate = Gate::default();
+            gate.note_outbound(&json!({"id":0,"method":"elicitation/create"}));
+            assert_eq!(
+                classify(answer.as_bytes(), &mut gate),
+                Verdict::Pass(
+                    r#"{"jsonrpc":"2.0","id":0,"result":{"action":"unreadable reply"}}"#.to_owned()
+                ),
+                "{}",
+                &answer[..80]
+            );
+            assert!(gate.pending.is_empty());
+            // The same line again answers nothing any more; a request that deep is a parse error.
+            assert!(matches!(
+                classify(answer.as_bytes(), &mut gate),
+                Verdict::Drop(_)
+            ));
+        }
+        let deep_request = format!(
+            r#"{{"id":1,"method":"ping","params":{}{}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        );
+        assert_eq!(
+            answered(deep_request.as_bytes(), &mut Gate::default())["error"]["code"],
+            json!(-32700)
+        );
+        // Unique names at every depth pass as sent.
+        let mut gate = Gate::default();
+        gate.note_outbound(&json!({"id":0,"method":"elicitation/create"}));
+        let nested = r#"{"id":0,"result":{"action":"accept","content":{"a":[{"x":1},{"x":2}],"b":null,"c":true,"d":-1,"e":1.5}}}"#;
+        assert_eq!(
+            classify(nested.as_bytes(), &mut gate),
+            Verdict::Pass(nested.to_owned())
+        );
     }
 
     #[test]
