@@ -19,6 +19,7 @@ mod process_group;
 mod properties_core;
 mod properties_stdio;
 mod raw_answers;
+mod reentrancy;
 mod run_verdicts;
 mod session;
 mod snapshots;
