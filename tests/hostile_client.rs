@@ -20,6 +20,18 @@ fn play_all(
     cases: &[HostileCase],
     exact: bool,
 ) -> Vec<(HostileCase, Vec<String>)> {
+    play_and_keep(command, cases, exact)
+        .into_iter()
+        .map(|(case, failures, _)| (case, failures))
+        .collect()
+}
+
+/// As [`play_all`], keeping each case's evidence.
+fn play_and_keep(
+    command: &[String],
+    cases: &[HostileCase],
+    exact: bool,
+) -> Vec<(HostileCase, Vec<String>, hostile::Played)> {
     runtime().block_on(async {
         let tasks: Vec<_> = cases
             .iter()
@@ -47,7 +59,7 @@ fn play_all(
                 let wire: Vec<&Value> = played.recording.wire.iter().map(|frame| &frame.message).collect();
                 assert!(wire.contains(&&json!({"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Invalid Request: tools/call before notifications/initialized"}})));
             }
-            judged.push((case, failures));
+            judged.push((case, failures, played));
         }
         judged
     })
@@ -55,13 +67,30 @@ fn play_all(
 
 #[test]
 fn the_reference_server_meets_every_hostile_client_case() {
-    let judged = play_all(&reference_server(), &HostileCase::ALL, true);
+    let judged = play_and_keep(&reference_server(), &HostileCase::ALL, true);
     let failed: Vec<_> = judged
         .iter()
-        .filter(|(_, failures)| !failures.is_empty())
+        .filter(|(_, failures, _)| !failures.is_empty())
+        .map(|(case, failures, _)| (case, failures))
         .collect();
     assert!(failed.is_empty(), "{failed:#?}");
     assert_eq!(judged.len(), 15);
+    // Wire snapshots (snapshots/hostile_*.snap), but for the two answers of
+    // megabytes and 10,000 levels.
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    for (case, _, played) in &judged {
+        if matches!(case, HostileCase::OversizedAnswer | HostileCase::DeepAnswer) {
+            continue;
+        }
+        let text = elicit_check::transcript::render_with_stray(
+            &played.recording.wire,
+            &played.recording.stray_stdout,
+        );
+        settings.set_description(format!("wire of hostile-client case {}", case.name()));
+        settings.bind(|| insta::assert_snapshot!(format!("hostile_{}", case.name()), text));
+    }
 }
 
 #[test]
