@@ -507,7 +507,20 @@ mod tests {
             Side::Server,
             result(1, json!({"status":"calculated","computed":true,"value":21})),
         );
-        let bad = played(vec![elicit, other_cancel, timed_out, second_reply, next]);
+        // A notification that is no cancel but names the request is not its cancel.
+        let progress = frame(
+            6,
+            Side::Server,
+            json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"requestId":0}}),
+        );
+        let bad = played(vec![
+            elicit,
+            other_cancel,
+            timed_out,
+            progress,
+            second_reply,
+            next,
+        ]);
         assert_eq!(
             judge(HostileCase::LateAnswerAfterTimeout, &bad, true),
             vec![
@@ -515,7 +528,13 @@ mod tests {
                 "tools/call id 1: 2 replies, expected exactly 1",
             ]
         );
-        let never_asked = played(vec![cancel]);
+        // With nothing asked, a frame without a requestId is no cancel either.
+        let log = frame(
+            2,
+            Side::Server,
+            json!({"jsonrpc":"2.0","method":"notifications/message"}),
+        );
+        let never_asked = played(vec![log, cancel]);
         assert_eq!(
             judge(HostileCase::LateAnswerAfterTimeout, &never_asked, true)[1],
             "no notifications/cancelled with requestId (none asked) for the elicitation/create that timed out"

@@ -142,6 +142,10 @@ mod tests {
             r#"{"status":"cancelled","computed":false}"#
         );
         assert_eq!(
+            text(Outcome::TimedOut),
+            r#"{"status":"timed_out","computed":false}"#
+        );
+        assert_eq!(
             text(Outcome::Unsupported),
             r#"{"status":"unsupported","computed":false,"requested":false}"#
         );
