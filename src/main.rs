@@ -102,6 +102,11 @@ struct ServeArgs {
     /// has expired when it comes back, to test expiry without waiting).
     #[arg(long, default_value_t = 300.0, value_parser = seconds_or_zero)]
     request_state_ttl: f64,
+    /// Seconds a 2025-11-25 call waits for the answer to its `elicitation/create`;
+    /// then it ends `{"status":"timed_out","computed":false}` and the request is
+    /// cancelled (`notifications/cancelled`) [default: no limit].
+    #[arg(long, value_parser = seconds)]
+    elicitation_timeout: Option<f64>,
 }
 
 #[derive(Debug, clap::Args)]
@@ -194,8 +199,11 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Some(Command::Serve(args)) => runtime
-            .block_on(elicit_check::server::serve_stdio_with_ttl(
-                Duration::from_secs_f64(args.request_state_ttl),
+            .block_on(elicit_check::server::serve_stdio_with(
+                elicit_check::server::ReferenceServer::with_request_state_ttl(
+                    Duration::from_secs_f64(args.request_state_ttl),
+                )
+                .with_elicitation_timeout(args.elicitation_timeout.map(Duration::from_secs_f64)),
             ))
             .map(|()| true),
         Some(Command::Run(args)) => runtime.block_on(run(args)),

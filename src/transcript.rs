@@ -82,6 +82,16 @@ pub fn arrow(from: Side) -> &'static str {
 
 fn render_frame(frame: &Frame, requests: &mut BTreeMap<(&'static str, String), String>) -> String {
     let message = &frame.message;
+    if let (Value::Null, Some(text)) = (message, &frame.text) {
+        // A hostile client line serde_json could not parse (not JSON, not UTF-8, a
+        // number beyond f64; harness::hostile): shown as sent.
+        return format!(
+            "#{} {} (not parsed as JSON) {}",
+            frame.seq,
+            arrow(frame.from),
+            Value::String(text.clone())
+        );
+    }
     let id = message.get("id");
     let mut line = format!(
         "#{} {} {}",

@@ -34,7 +34,7 @@ const CONCURRENT_RUNS: usize = 16;
 /// the load on the machine.
 const GENEROUS_GRACE: Duration = Duration::from_secs(30);
 
-/// The mutation that leaves the server stuck on an answer that never comes.
+/// The mutation that leaves the call waiting on an answer that never comes (no reply).
 const STUCK: WireMutation = WireMutation::ElicitationIdChanged;
 
 /// One mutation against one case.
@@ -228,17 +228,17 @@ fn each_wire_mutation_is_rejected_by_the_check_for_the_rule_it_breaks() {
             );
         }
     }
-    // Every session ends within its bounds. Only a misaddressed elicitation
-    // leaves the server stuck (it waits for its answer), so only it is killed.
+    // Every session ends within its bounds, none by a kill: even with a
+    // misaddressed elicitation still waiting for its answer, the reference server
+    // exits when its stdin closes (issue 10, section 2: its line filter stops it
+    // once every request left waits on the client).
     for run in runs() {
         let stuck = run.applied && run.mutation == STUCK;
-        assert_eq!(
-            run.evidence.forced_kill,
-            stuck,
-            "{} on {}: forced kill {}",
+        assert!(
+            !run.evidence.forced_kill,
+            "{} on {}: killed after the shutdown grace",
             run.mutation.name(),
             run.case,
-            run.evidence.forced_kill
         );
         // A completion marked `isError: true` is the call's error; every other
         // call that was not stuck finished without one.

@@ -12,6 +12,7 @@ pub mod child;
 pub mod client;
 pub mod era;
 pub mod evidence;
+pub mod hostile;
 pub mod in_flight;
 pub mod mrtr;
 pub mod mutation;

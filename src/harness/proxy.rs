@@ -41,7 +41,8 @@ pub struct Frame {
     pub message: Value,
     /// The exact line delivered, when `message` re-serialized would differ from
     /// it: a reply carrying an answer written as raw JSON text (`-0`, `3e0`, an
-    /// integer beyond 64 bits). `None` means the line is `message` serialized.
+    /// integer beyond 64 bits), or a hostile client line that is not JSON at all
+    /// (then `message` is `null`). `None` means the line is `message` serialized.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub text: Option<String>,
 }
@@ -234,6 +235,25 @@ impl ProxyState {
             message,
             text,
         });
+    }
+
+    /// Records one raw line the harness writes to the server's stdin itself
+    /// (hostile client frames, [`super::hostile`]): a frame from the client whose
+    /// `message` is the parsed line, or `null` with `text` holding the line
+    /// (lossily decoded) when it is not JSON.
+    pub fn record_client_line(&self, line: &[u8]) {
+        let text = String::from_utf8_lossy(line).into_owned();
+        match std::str::from_utf8(line)
+            .ok()
+            .and_then(|line| serde_json::from_str::<Value>(line).ok())
+        {
+            Some(message) => {
+                let serialized = message.to_string();
+                let exact = (serialized != text).then_some(text);
+                self.record(Side::Client, message, exact);
+            }
+            None => self.record(Side::Client, Value::Null, Some(text)),
+        }
     }
 
     fn record_stray(&self, mut line: String) {
@@ -553,6 +573,24 @@ mod tests {
         let refusal = json!({"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no"}});
         let (message, _) = state.rewrite_client_frame(refusal.clone());
         assert_eq!(message, refusal);
+    }
+
+    #[test]
+    fn a_raw_client_line_is_recorded_with_its_text_only_when_it_differs() {
+        let state = ProxyState::new(json!({}), Instant::now());
+        state.record_client_line(br#"{"id":1}"#);
+        state.record_client_line(br#"{"id":1, "x":3e0}"#);
+        state.record_client_line(b"not json \xff");
+        let wire = state.recording().wire;
+        assert_eq!(
+            (wire[0].from, &wire[0].message, &wire[0].text),
+            (Side::Client, &json!({"id":1}), &None)
+        );
+        assert_eq!(wire[1].text.as_deref(), Some(r#"{"id":1, "x":3e0}"#));
+        assert_eq!(
+            (&wire[2].message, wire[2].text.as_deref()),
+            (&Value::Null, Some("not json \u{fffd}"))
+        );
     }
 
     #[test]

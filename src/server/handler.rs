@@ -17,7 +17,7 @@
 //! Either way the outcome goes out both as `structuredContent` and as the JSON
 //! text of `content[0]`.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use std::time::Duration;
 
@@ -30,12 +30,12 @@ use rmcp::model::{
 use rmcp::service::{RequestContext, RoleServer};
 use rmcp::{ErrorData, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
-use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
 use crate::server::decision::{self, Policy};
 use crate::server::form::FIELDS;
+use crate::server::lines::{self, Gate};
 use crate::server::outcome::Outcome;
-use crate::server::reply::{self, Reply};
+use crate::server::reply::Reply;
 use crate::server::request_state::{self, FORM_KEY, RequestStates, Step};
 
 /// The tool's name.
@@ -108,6 +108,9 @@ fn input_schema() -> Arc<serde_json::Map<String, Value>> {
 #[derive(Debug, Clone)]
 pub struct ReferenceServer {
     states: Arc<RequestStates>,
+    /// How long a 2025-11-25 call waits for the answer to its `elicitation/create`
+    /// (`None`: as long as the session lasts).
+    elicitation_timeout: Option<Duration>,
 }
 
 impl Default for ReferenceServer {
@@ -128,7 +131,16 @@ impl ReferenceServer {
     pub fn with_request_states(states: RequestStates) -> Self {
         ReferenceServer {
             states: Arc::new(states),
+            elicitation_timeout: None,
         }
+    }
+
+    /// The same server, waiting at most `timeout` for each elicitation answer
+    /// (issue 10, section 3): then the call ends `timed_out`, rmcp sends
+    /// `notifications/cancelled` for the request, and a late answer is ignored.
+    pub fn with_elicitation_timeout(mut self, timeout: Option<Duration>) -> Self {
+        self.elicitation_timeout = timeout;
+        self
     }
 
     /// The `calculate` tool as listed by `tools/list`.
@@ -153,7 +165,19 @@ impl ReferenceServer {
         if !decision::should_elicit(decision::form_supported(elicitation), policy) {
             return Ok(Outcome::Unsupported);
         }
-        let answer = context.peer.create_elicitation(form_params()).await;
+        let answer = match self.elicitation_timeout {
+            None => context.peer.create_elicitation(form_params()).await,
+            Some(timeout) => {
+                let answer = context
+                    .peer
+                    .create_elicitation_with_timeout(form_params(), Some(timeout))
+                    .await;
+                if let Err(rmcp::service::ServiceError::Timeout { .. }) = answer {
+                    return Ok(Outcome::TimedOut);
+                }
+                answer
+            }
+        };
         let reply = Reply::from_service(answer).map_err(|error| {
             ErrorData::internal_error(format!("elicitation/create got no answer: {error}"), None)
         })?;
@@ -277,8 +301,8 @@ impl ServerHandler for ReferenceServer {
 /// with `requestState`s valid for [`request_state::DEFAULT_TTL`].
 ///
 /// stdout carries only JSON-RPC frames; logs go to stderr. Every line read passes
-/// through [`reply::without_extra_members`] before rmcp parses it, so an answer
-/// with members beyond those of an `ElicitResult` is still read as one.
+/// the line filter [`lines`] before rmcp parses it (parse errors, replies under a
+/// wrong id, calls before `notifications/initialized`, extra result members).
 ///
 /// # Errors
 /// See [`serve_stdio_with_ttl`].
@@ -289,32 +313,56 @@ pub async fn serve_stdio() -> anyhow::Result<()> {
 /// Serves the reference server on stdin/stdout, both eras: an `initialize`
 /// opens a 2025-11-25 session; a first request with complete inline `_meta`
 /// (`server/discover`, then `tools/call`) runs 2026-07-28. `ttl` bounds how long
-/// a sealed `requestState` stays valid. Every line read passes through
-/// [`reply::without_extra_members`] before rmcp parses it.
+/// a sealed `requestState` stays valid. Every line read passes the line filter
+/// [`lines`]; at the end of stdin the server stops once every request received is
+/// answered or waits on an answer the client can no longer send.
 ///
 /// # Errors
 /// The rmcp initialization error when the client's first request fails, or the
 /// join error of the service task.
 pub async fn serve_stdio_with_ttl(ttl: Duration) -> anyhow::Result<()> {
-    let (lines_in, server_in) = tokio::io::duplex(1 << 20);
-    let pump = tokio::spawn(forward_lines(tokio::io::stdin(), lines_in));
-    let service = ReferenceServer::with_request_state_ttl(ttl)
-        .serve((server_in, tokio::io::stdout()))
-        .await?;
-    service.waiting().await?;
-    pump.abort();
-    Ok(())
+    serve_stdio_with(ReferenceServer::with_request_state_ttl(ttl)).await
 }
 
-/// Copies `from` to `to` line by line, each through
-/// [`reply::without_extra_members`]; closes `to` at the end of `from`.
-async fn forward_lines(from: impl AsyncRead + Unpin, mut to: impl AsyncWrite + Unpin) {
-    let mut lines = BufReader::new(from).lines();
-    while let Ok(Some(line)) = lines.next_line().await {
-        let line = reply::without_extra_members(&line).unwrap_or(line);
-        if to.write_all(line.as_bytes()).await.is_err() || to.write_all(b"\n").await.is_err() {
-            break;
+/// Serves `server` on stdin/stdout, as [`serve_stdio_with_ttl`] describes.
+///
+/// # Errors
+/// As [`serve_stdio_with_ttl`].
+pub async fn serve_stdio_with(server: ReferenceServer) -> anyhow::Result<()> {
+    let gate = Arc::new(Mutex::new(Gate::default()));
+    let (filtered, server_in) = tokio::io::duplex(1 << 20);
+    let (server_out, outbound) = tokio::io::duplex(1 << 20);
+    let (errors, error_replies) = tokio::sync::mpsc::unbounded_channel();
+    let mut inbound = tokio::spawn(lines::filter_inbound(
+        tokio::io::stdin(),
+        filtered,
+        gate.clone(),
+        errors,
+    ));
+    let writer = tokio::spawn(lines::merge_outbound(
+        outbound,
+        error_replies,
+        tokio::io::stdout(),
+        gate.clone(),
+    ));
+    let service = server.serve((server_in, server_out)).await?;
+    let stdin_closed_and_settled = async {
+        let _ = (&mut inbound).await;
+        // The client can send nothing more: stop once every request it sent is
+        // answered, or waits on an answer that can no longer come.
+        while !gate.lock().map(|gate| gate.settled()).unwrap_or(true) {
+            tokio::time::sleep(Duration::from_millis(10)).await;
         }
+    };
+    let ended = tokio::select! {
+        ended = service.waiting() => Some(ended),
+        () = stdin_closed_and_settled => None,
+    };
+    inbound.abort();
+    if let Some(ended) = ended {
+        // rmcp's side of the pipe is closed: the writer drains it and ends.
+        let _ = writer.await;
+        ended?;
     }
-    let _ = to.shutdown().await;
+    Ok(())
 }

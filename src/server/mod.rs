@@ -17,11 +17,12 @@
 pub mod decision;
 pub mod form;
 pub mod handler;
+pub mod lines;
 pub mod outcome;
 pub mod reply;
 pub mod request_state;
 
 pub use handler::{
     ELICITATION_MESSAGE, MRTR_PROTOCOL_VERSION, PROTOCOL_VERSION, ReferenceServer, TOOL_NAME,
-    requested_schema, required_capabilities, serve_stdio, serve_stdio_with_ttl,
+    requested_schema, required_capabilities, serve_stdio, serve_stdio_with, serve_stdio_with_ttl,
 };

@@ -47,6 +47,10 @@ pub enum Outcome {
         /// JSON-RPC error message.
         message: String,
     },
+    /// `{"status":"timed_out","computed":false}`: no answer to `elicitation/create`
+    /// within `serve --elicitation-timeout` (issue 10, section 3); the request was
+    /// cancelled with `notifications/cancelled` and a late answer is ignored.
+    TimedOut,
     /// `{"status":"raw_response","computed":false,"action":"accept","content":{...}}`: the answer
     /// as received (diagnostic policies); `content` is omitted when absent.
     RawResponse {
@@ -69,6 +73,7 @@ impl Outcome {
             Outcome::Unsupported => "unsupported",
             Outcome::ProtocolError { .. } => "protocol_error",
             Outcome::RawResponse { .. } => "raw_response",
+            Outcome::TimedOut => "timed_out",
         }
     }
 
@@ -84,7 +89,7 @@ impl Outcome {
             Outcome::Calculated { value } => json!({"value": value}),
             Outcome::InvalidContent { errors } => json!({"errors": errors}),
             Outcome::InvalidResponse { error } => json!({"error": error}),
-            Outcome::Declined | Outcome::Cancelled => json!({}),
+            Outcome::Declined | Outcome::Cancelled | Outcome::TimedOut => json!({}),
             Outcome::Unsupported => json!({"requested": false}),
             Outcome::ProtocolError { code, message } => json!({"code": code, "error": message}),
             Outcome::RawResponse { action, content } => match content {
@@ -135,6 +140,10 @@ mod tests {
         assert_eq!(
             text(Outcome::Cancelled),
             r#"{"status":"cancelled","computed":false}"#
+        );
+        assert_eq!(
+            text(Outcome::TimedOut),
+            r#"{"status":"timed_out","computed":false}"#
         );
         assert_eq!(
             text(Outcome::Unsupported),

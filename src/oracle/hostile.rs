@@ -1,0 +1,644 @@
+//! What a server must do with hostile client frames (issue 10, section 2): the
+//! checks of one [`HostileCase`]'s evidence, written from JSON-RPC 2.0 and MCP
+//! 2025-11-25, sharing no code with the reference server's line filter.
+//!
+//! Every case also requires: each awaited reply arrived within the call bound,
+//! the server exited with code 0 on its own after stdin closed, and stdout held
+//! JSON-RPC frames only. A failure leads with its one primary reason.
+
+use serde_json::Value;
+
+use crate::harness::hostile::{HostileCase, Played};
+use crate::harness::proxy::{Frame, Side};
+
+/// The failures of one played case, the primary reason first; empty when it passed.
+///
+/// `exact`: also judge the free-text `error` of `invalid_response` word for word
+/// (the reference server; a third-party server is judged by meaning).
+pub fn judge(case: HostileCase, played: &Played, exact: bool) -> Vec<String> {
+    let wire = &played.recording.wire;
+    let mut failures = match case {
+        HostileCase::CallBeforeInitialized => call_before_initialized(wire),
+        HostileCase::ReplyIdMistyped | HostileCase::ReplyIdUnknown => {
+            let what = match case {
+                HostileCase::ReplyIdMistyped => {
+                    "an accept under the request's id in another JSON type (\"0\" for 0)"
+                }
+                _ => "an accept under an id the server never used",
+            };
+            expect_outcome(wire, 1, "declined", None, what)
+        }
+        HostileCase::NotJsonAndNoMethod => {
+            let mut failures =
+                expect_error(wire, &Value::Null, -32700, "the line that is not JSON");
+            failures.extend(expect_error(
+                wire,
+                &Value::from(41),
+                -32600,
+                "the request object with id 41 and no method",
+            ));
+            failures.extend(expect_outcome(
+                wire,
+                1,
+                "calculated",
+                Some(21),
+                "the next call",
+            ));
+            failures
+        }
+        HostileCase::InvalidUtf8 => {
+            let mut failures =
+                expect_error(wire, &Value::Null, -32700, "the line that is not UTF-8");
+            failures.extend(expect_outcome(
+                wire,
+                1,
+                "calculated",
+                Some(21),
+                "the next call",
+            ));
+            failures
+        }
+        HostileCase::ActionUpperCase
+        | HostileCase::ActionCapitalized
+        | HostileCase::ActionReject
+        | HostileCase::ActionEmpty => {
+            let action = Value::from(case.action().unwrap_or_default());
+            let what = format!("an answer with action {action}, which is no spec action");
+            let mut failures = expect_outcome(wire, 1, "invalid_response", None, &what);
+            if exact && failures.is_empty() {
+                let error = outcome_of(wire, 1).and_then(|outcome| outcome.get("error").cloned());
+                if error != Some(Value::from("malformed elicitation result")) {
+                    failures.push(format!(
+                        "tools/call id 1: error {}, expected \"malformed elicitation result\"",
+                        error.map_or_else(|| "absent".to_owned(), |error| error.to_string())
+                    ));
+                }
+            }
+            failures
+        }
+        HostileCase::OversizedAnswer
+        | HostileCase::DeepAnswer
+        | HostileCase::HugeExponent
+        | HostileCase::DuplicateKeys => {
+            let (status, what) = match case {
+                HostileCase::OversizedAnswer => (
+                    "invalid_content",
+                    "an accept with a 1 MiB string and 10,000 extra keys",
+                ),
+                HostileCase::DeepAnswer => {
+                    ("invalid_response", "an accept nested 10,000 levels deep")
+                }
+                HostileCase::HugeExponent => ("invalid_response", "an accept with units 1e400"),
+                _ => ("invalid_response", "an accept naming units twice"),
+            };
+            let mut failures = expect_outcome(wire, 1, status, None, what);
+            failures.extend(expect_outcome(
+                wire,
+                2,
+                "calculated",
+                Some(21),
+                "the next call",
+            ));
+            failures
+        }
+        HostileCase::EofWhileElicitationPending => {
+            match outcome_of(wire, 1)
+                .filter(|outcome| outcome.get("computed") != Some(&Value::Bool(false)))
+            {
+                Some(outcome) => vec![format!(
+                    "tools/call id 1: replied {outcome} after stdin closed with the elicitation unanswered; expected no computation"
+                )],
+                None => Vec::new(),
+            }
+        }
+        HostileCase::LateAnswerAfterTimeout => late_answer_after_timeout(wire),
+        HostileCase::EofRightAfterRequest => {
+            let answered = reply_to(wire, &Value::from(1))
+                .is_some_and(|frame| frame.message.get("result").is_some());
+            if answered {
+                Vec::new()
+            } else {
+                vec!["tools/list id 1: no result before exit; a request read before stdin closed must be answered".to_owned()]
+            }
+        }
+    };
+    failures.extend(
+        played
+            .timeouts
+            .iter()
+            .map(|wait| format!("no reply: {wait}")),
+    );
+    let exit = &played.exit;
+    if exit.forced_kill {
+        failures.push("no exit after stdin closed: killed after the shutdown grace".to_owned());
+    } else if exit.code != Some(0) {
+        failures.push(match exit.code {
+            Some(code) => format!("exit code {code}, expected 0"),
+            None => "ended by a signal, expected exit code 0".to_owned(),
+        });
+    }
+    if let Some(stray) = played.recording.stray_stdout.first() {
+        failures.push(format!(
+            "stdout line #{} is not JSON-RPC: {:?}",
+            stray.seq, stray.line
+        ));
+    }
+    failures
+}
+
+/// No `elicitation/create` before the client's `notifications/initialized`, and
+/// the call after it computes 21.
+fn call_before_initialized(wire: &[Frame]) -> Vec<String> {
+    let initialized = wire
+        .iter()
+        .find(|frame| {
+            frame.from == Side::Client && method(frame) == Some("notifications/initialized")
+        })
+        .map_or(u64::MAX, |frame| frame.seq);
+    let mut failures: Vec<String> = wire
+        .iter()
+        .filter(|frame| {
+            frame.from == Side::Server
+                && method(frame) == Some("elicitation/create")
+                && frame.seq < initialized
+        })
+        .map(|frame| {
+            format!(
+                "elicitation/create (frame #{}) sent before the client's notifications/initialized (frame #{initialized}); MCP 2025-11-25: a server SHOULD NOT send requests other than pings and logging before it",
+                frame.seq
+            )
+        })
+        .collect();
+    if let Some(outcome) =
+        outcome_of(wire, 1).filter(|outcome| outcome.get("computed") == Some(&Value::Bool(true)))
+    {
+        failures.push(format!(
+            "tools/call id 1 (sent before notifications/initialized) computed: {outcome}"
+        ));
+    }
+    failures.extend(expect_outcome(
+        wire,
+        2,
+        "calculated",
+        Some(21),
+        "the call after notifications/initialized",
+    ));
+    failures
+}
+
+/// Call 1 ends `timed_out`, its `elicitation/create` is cancelled with
+/// `notifications/cancelled`, the late answer changes nothing (one reply to
+/// call 1), and call 2 computes 21.
+fn late_answer_after_timeout(wire: &[Frame]) -> Vec<String> {
+    let mut failures = expect_outcome(wire, 1, "timed_out", None, "an elicitation left unanswered");
+    let asked = wire
+        .iter()
+        .find(|frame| frame.from == Side::Server && method(frame) == Some("elicitation/create"))
+        .and_then(|frame| frame.message.get("id"));
+    let cancelled = wire.iter().any(|frame| {
+        frame.from == Side::Server
+            && method(frame) == Some("notifications/cancelled")
+            && asked.is_some()
+            && frame.message.pointer("/params/requestId") == asked
+    });
+    if !cancelled {
+        failures.push(format!(
+            "no notifications/cancelled with requestId {} for the elicitation/create that timed out",
+            asked.map_or_else(|| "(none asked)".to_owned(), Value::to_string)
+        ));
+    }
+    let replies = wire
+        .iter()
+        .filter(|frame| {
+            frame.from == Side::Server
+                && method(frame).is_none()
+                && frame.message.get("id") == Some(&Value::from(1))
+        })
+        .count();
+    if replies != 1 {
+        failures.push(format!(
+            "tools/call id 1: {replies} replies, expected exactly 1"
+        ));
+    }
+    failures.extend(expect_outcome(
+        wire,
+        2,
+        "calculated",
+        Some(21),
+        "the late answer",
+    ));
+    failures
+}
+
+fn method(frame: &Frame) -> Option<&str> {
+    frame.message.get("method").and_then(Value::as_str)
+}
+
+/// The server's reply to the client's request `id` (exactly that JSON value).
+fn reply_to<'a>(wire: &'a [Frame], id: &Value) -> Option<&'a Frame> {
+    wire.iter().find(|frame| {
+        frame.from == Side::Server && method(frame).is_none() && frame.message.get("id") == Some(id)
+    })
+}
+
+/// The outcome object of the `tools/call` under `id`: `structuredContent`, else
+/// the JSON of `content[0].text`.
+fn outcome_of(wire: &[Frame], id: u64) -> Option<Value> {
+    let result = reply_to(wire, &Value::from(id))?.message.get("result")?;
+    result.get("structuredContent").cloned().or_else(|| {
+        let text = result.pointer("/content/0/text")?.as_str()?;
+        serde_json::from_str(text).ok()
+    })
+}
+
+/// The call under `id` ended with `status` (and `value` when given) and
+/// `computed` true exactly for `calculated`.
+fn expect_outcome(
+    wire: &[Frame],
+    id: u64,
+    status: &str,
+    value: Option<i64>,
+    after: &str,
+) -> Vec<String> {
+    let Some(outcome) = outcome_of(wire, id) else {
+        let got = reply_to(wire, &Value::from(id)).map_or_else(
+            || "no reply".to_owned(),
+            |frame| format!("reply {}", frame.message),
+        );
+        return vec![format!(
+            "tools/call id {id} after {after}: {got}, expected status {status:?}"
+        )];
+    };
+    let computed = Value::Bool(status == "calculated");
+    let wrong = outcome.get("status") != Some(&Value::from(status))
+        || outcome.get("computed") != Some(&computed)
+        || value.is_some_and(|value| outcome.get("value") != Some(&Value::from(value)));
+    if wrong {
+        let value = value.map_or_else(String::new, |value| format!(", value {value}"));
+        vec![format!(
+            "tools/call id {id} after {after}: outcome {outcome}, expected status {status:?}, computed {computed}{value}"
+        )]
+    } else {
+        Vec::new()
+    }
+}
+
+/// A JSON-RPC error reply under `id` (null for a line with no readable id) with `code`.
+fn expect_error(wire: &[Frame], id: &Value, code: i64, to: &str) -> Vec<String> {
+    let code_value = Value::from(code);
+    let found = wire.iter().any(|frame| {
+        frame.from == Side::Server
+            && method(frame).is_none()
+            && frame.message.get("id") == Some(id)
+            && frame.message.pointer("/error/code") == Some(&code_value)
+    });
+    if found {
+        Vec::new()
+    } else {
+        vec![format!(
+            "no JSON-RPC error {code} with id {id} in reply to {to}"
+        )]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::harness::child::Exit;
+    use crate::harness::proxy::Recording;
+
+    fn frame(seq: u64, from: Side, message: Value) -> Frame {
+        Frame {
+            seq,
+            from,
+            message,
+            text: None,
+        }
+    }
+
+    fn played(wire: Vec<Frame>) -> Played {
+        Played {
+            recording: Recording {
+                wire,
+                ..Recording::default()
+            },
+            exit: Exit {
+                code: Some(0),
+                forced_kill: false,
+                stderr: String::new(),
+                group_left_running: false,
+            },
+            timeouts: Vec::new(),
+        }
+    }
+
+    fn result(id: u64, outcome: Value) -> Value {
+        json!({"jsonrpc":"2.0","id":id,"result":{"structuredContent":outcome}})
+    }
+
+    #[test]
+    fn an_elicitation_before_initialized_fails_and_one_after_it_passes() {
+        let elicit = json!({"jsonrpc":"2.0","id":0,"method":"elicitation/create"});
+        let initialized = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
+        let calculated = result(2, json!({"status":"calculated","computed":true,"value":21}));
+        let initialize = json!({"jsonrpc":"2.0","id":0,"method":"initialize"});
+        let early = played(vec![
+            frame(0, Side::Client, initialize.clone()),
+            frame(3, Side::Server, elicit.clone()),
+            frame(4, Side::Client, initialized.clone()),
+            frame(9, Side::Server, calculated.clone()),
+        ]);
+        let failures = judge(HostileCase::CallBeforeInitialized, &early, true);
+        assert_eq!(failures.len(), 1, "{failures:?}");
+        assert!(failures[0].starts_with("elicitation/create (frame #3) sent before the client's notifications/initialized (frame #4)"));
+        let refused = result(1, json!({"status":"unsupported","computed":false}));
+        let mut late = played(vec![
+            frame(0, Side::Client, initialize),
+            frame(2, Side::Server, refused),
+            frame(4, Side::Client, initialized),
+            frame(5, Side::Server, elicit),
+            frame(9, Side::Server, calculated),
+        ]);
+        assert_eq!(
+            judge(HostileCase::CallBeforeInitialized, &late, true),
+            Vec::<String>::new()
+        );
+        late.recording.wire[1] = frame(
+            2,
+            Side::Server,
+            result(1, json!({"status":"calculated","computed":true,"value":21})),
+        );
+        assert_eq!(
+            judge(HostileCase::CallBeforeInitialized, &late, true),
+            vec![
+                r#"tools/call id 1 (sent before notifications/initialized) computed: {"status":"calculated","computed":true,"value":21}"#
+            ]
+        );
+    }
+
+    #[test]
+    fn computing_from_a_mistyped_reply_fails_with_the_outcome() {
+        let computed = played(vec![frame(
+            8,
+            Side::Server,
+            result(1, json!({"status":"calculated","computed":true,"value":21})),
+        )]);
+        assert_eq!(
+            judge(HostileCase::ReplyIdMistyped, &computed, true),
+            vec![
+                r#"tools/call id 1 after an accept under the request's id in another JSON type ("0" for 0): outcome {"status":"calculated","computed":true,"value":21}, expected status "declined", computed false"#
+            ]
+        );
+        let declined = played(vec![frame(
+            8,
+            Side::Server,
+            result(1, json!({"status":"declined","computed":false})),
+        )]);
+        assert!(judge(HostileCase::ReplyIdUnknown, &declined, true).is_empty());
+    }
+
+    #[test]
+    fn a_parse_error_must_carry_id_null_and_code_minus_32700() {
+        let calculated = frame(
+            9,
+            Side::Server,
+            result(1, json!({"status":"calculated","computed":true,"value":21})),
+        );
+        let no_method = frame(
+            6,
+            Side::Server,
+            json!({"jsonrpc":"2.0","id":41,"error":{"code":-32600}}),
+        );
+        let good = played(vec![
+            frame(
+                5,
+                Side::Server,
+                json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700}}),
+            ),
+            no_method.clone(),
+            calculated.clone(),
+        ]);
+        assert!(judge(HostileCase::NotJsonAndNoMethod, &good, true).is_empty());
+        let wrong_code = played(vec![
+            frame(
+                5,
+                Side::Server,
+                json!({"jsonrpc":"2.0","id":null,"error":{"code":-32600}}),
+            ),
+            frame(
+                6,
+                Side::Server,
+                json!({"jsonrpc":"2.0","error":{"code":-32600}}),
+            ),
+            calculated,
+        ]);
+        assert_eq!(
+            judge(HostileCase::NotJsonAndNoMethod, &wrong_code, true),
+            vec![
+                "no JSON-RPC error -32700 with id null in reply to the line that is not JSON",
+                "no JSON-RPC error -32600 with id 41 in reply to the request object with id 41 and no method",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_misspelt_action_must_give_invalid_response_with_the_contract_message() {
+        let lenient = played(vec![frame(
+            8,
+            Side::Server,
+            result(1, json!({"status":"calculated","computed":true,"value":21})),
+        )]);
+        assert_eq!(
+            judge(HostileCase::ActionUpperCase, &lenient, false),
+            vec![
+                r#"tools/call id 1 after an answer with action "ACCEPT", which is no spec action: outcome {"status":"calculated","computed":true,"value":21}, expected status "invalid_response", computed false"#
+            ]
+        );
+        let other_words = played(vec![frame(
+            8,
+            Side::Server,
+            result(
+                1,
+                json!({"status":"invalid_response","computed":false,"error":"bad"}),
+            ),
+        )]);
+        assert!(judge(HostileCase::ActionEmpty, &other_words, false).is_empty());
+        assert_eq!(
+            judge(HostileCase::ActionEmpty, &other_words, true),
+            vec![r#"tools/call id 1: error "bad", expected "malformed elicitation result""#]
+        );
+    }
+
+    #[test]
+    fn a_timed_out_call_needs_its_cancel_one_reply_and_a_working_next_call() {
+        let elicit = frame(
+            3,
+            Side::Server,
+            json!({"jsonrpc":"2.0","id":0,"method":"elicitation/create"}),
+        );
+        let cancel = frame(
+            4,
+            Side::Server,
+            json!({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":0}}),
+        );
+        let timed_out = frame(
+            5,
+            Side::Server,
+            result(1, json!({"status":"timed_out","computed":false})),
+        );
+        let next = frame(
+            9,
+            Side::Server,
+            result(2, json!({"status":"calculated","computed":true,"value":21})),
+        );
+        let good = played(vec![
+            elicit.clone(),
+            cancel.clone(),
+            timed_out.clone(),
+            next.clone(),
+        ]);
+        assert!(judge(HostileCase::LateAnswerAfterTimeout, &good, true).is_empty());
+        let mut other_cancel = cancel.clone();
+        other_cancel.message["params"]["requestId"] = json!("0");
+        let second_reply = frame(
+            7,
+            Side::Server,
+            result(1, json!({"status":"calculated","computed":true,"value":21})),
+        );
+        // A notification that is no cancel but names the request is not its cancel.
+        let progress = frame(
+            6,
+            Side::Server,
+            json!({"jsonrpc":"2.0","method":"notifications/progress","params":{"requestId":0}}),
+        );
+        let bad = played(vec![
+            elicit,
+            other_cancel,
+            timed_out,
+            progress,
+            second_reply,
+            next,
+        ]);
+        assert_eq!(
+            judge(HostileCase::LateAnswerAfterTimeout, &bad, true),
+            vec![
+                "no notifications/cancelled with requestId 0 for the elicitation/create that timed out",
+                "tools/call id 1: 2 replies, expected exactly 1",
+            ]
+        );
+        // With nothing asked, a frame without a requestId is no cancel either.
+        let log = frame(
+            2,
+            Side::Server,
+            json!({"jsonrpc":"2.0","method":"notifications/message"}),
+        );
+        let never_asked = played(vec![log, cancel]);
+        assert_eq!(
+            judge(HostileCase::LateAnswerAfterTimeout, &never_asked, true)[1],
+            "no notifications/cancelled with requestId (none asked) for the elicitation/create that timed out"
+        );
+    }
+
+    #[test]
+    fn a_bad_answer_must_compute_nothing_and_leave_the_next_call_working() {
+        let next = frame(
+            9,
+            Side::Server,
+            result(2, json!({"status":"calculated","computed":true,"value":21})),
+        );
+        let computed = frame(
+            5,
+            Side::Server,
+            result(1, json!({"status":"calculated","computed":true,"value":21})),
+        );
+        let bad = played(vec![computed, next.clone()]);
+        assert_eq!(
+            judge(HostileCase::DuplicateKeys, &bad, true),
+            vec![
+                r#"tools/call id 1 after an accept naming units twice: outcome {"status":"calculated","computed":true,"value":21}, expected status "invalid_response", computed false"#
+            ]
+        );
+        let invalid = frame(
+            5,
+            Side::Server,
+            result(
+                1,
+                json!({"status":"invalid_content","computed":false,"errors":[["units"]]}),
+            ),
+        );
+        assert!(
+            judge(
+                HostileCase::OversizedAnswer,
+                &played(vec![invalid.clone(), next]),
+                true
+            )
+            .is_empty()
+        );
+        assert_eq!(
+            judge(HostileCase::DeepAnswer, &played(vec![invalid]), true),
+            vec![
+                r#"tools/call id 1 after an accept nested 10,000 levels deep: outcome {"status":"invalid_content","computed":false,"errors":[["units"]]}, expected status "invalid_response", computed false"#,
+                "tools/call id 2 after the next call: no reply, expected status \"calculated\"",
+            ]
+        );
+    }
+
+    #[test]
+    fn stdin_close_cases_judge_the_reply_and_the_exit() {
+        let mut computed = played(vec![frame(
+            8,
+            Side::Server,
+            result(1, json!({"status":"calculated","computed":true,"value":21})),
+        )]);
+        assert_eq!(
+            judge(HostileCase::EofWhileElicitationPending, &computed, true).len(),
+            1
+        );
+        computed.recording.wire.clear();
+        assert!(judge(HostileCase::EofWhileElicitationPending, &computed, true).is_empty());
+        assert_eq!(
+            judge(HostileCase::EofRightAfterRequest, &computed, true),
+            vec![
+                "tools/list id 1: no result before exit; a request read before stdin closed must be answered"
+            ]
+        );
+        let mut killed = played(vec![frame(
+            3,
+            Side::Server,
+            json!({"jsonrpc":"2.0","id":1,"result":{"tools":[]}}),
+        )]);
+        assert!(judge(HostileCase::EofRightAfterRequest, &killed, true).is_empty());
+        killed.exit.forced_kill = true;
+        assert_eq!(
+            judge(HostileCase::EofRightAfterRequest, &killed, true),
+            vec!["no exit after stdin closed: killed after the shutdown grace"]
+        );
+        killed.exit.forced_kill = false;
+        killed
+            .recording
+            .stray_stdout
+            .push(crate::harness::proxy::StrayLine {
+                seq: 4,
+                line: "hello".into(),
+                bytes: 5,
+            });
+        assert_eq!(
+            judge(HostileCase::EofRightAfterRequest, &killed, true),
+            vec![r#"stdout line #4 is not JSON-RPC: "hello""#]
+        );
+        killed.recording.stray_stdout.clear();
+        killed.exit.code = Some(1);
+        killed
+            .timeouts
+            .push("no awaited frame within 10s (after 2 frames)".to_owned());
+        assert_eq!(
+            judge(HostileCase::EofRightAfterRequest, &killed, true),
+            vec![
+                "no reply: no awaited frame within 10s (after 2 frames)",
+                "exit code 1, expected 0"
+            ]
+        );
+    }
+}

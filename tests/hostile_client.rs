@@ -1,0 +1,252 @@
+//! Hostile client frames (issue 10, section 2): what rmcp 3.11 does alone, the
+//! reference server behind its line filter meeting every case, and
+//! `fixtures/servers/calculator.py` failing each client-side finding of the issue.
+
+use std::time::Duration;
+
+use elicit_check::harness::Limits;
+use elicit_check::harness::hostile::{self, HostileCase};
+use elicit_check::oracle::hostile::judge;
+use elicit_check::server::ReferenceServer;
+use rmcp::ServiceExt;
+use serde_json::{Value, json};
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+
+use crate::util::{calculator, reference_server, require_program, runtime};
+
+/// Plays `cases` against `command`, all at once, and judges each.
+fn play_all(
+    command: &[String],
+    cases: &[HostileCase],
+    exact: bool,
+) -> Vec<(HostileCase, Vec<String>)> {
+    play_and_keep(command, cases, exact)
+        .into_iter()
+        .map(|(case, failures, _)| (case, failures))
+        .collect()
+}
+
+/// As [`play_all`], keeping each case's evidence.
+fn play_and_keep(
+    command: &[String],
+    cases: &[HostileCase],
+    exact: bool,
+) -> Vec<(HostileCase, Vec<String>, hostile::Played)> {
+    runtime().block_on(async {
+        let tasks: Vec<_> = cases
+            .iter()
+            .map(|&case| {
+                let command = command.to_vec();
+                tokio::spawn(async move {
+                    let played = case
+                        .play(&command, Limits::default())
+                        .await
+                        .expect("the server starts");
+                    (case, judge(case, &played, exact), played)
+                })
+            })
+            .collect();
+        let mut judged = Vec::new();
+        for task in tasks {
+            let (case, failures, played) = task.await.expect("the case task ends");
+            if case == HostileCase::NotJsonAndNoMethod && exact {
+                // The reference server's exact replies (src/server/lines.rs).
+                let wire: Vec<&Value> = played.recording.wire.iter().map(|frame| &frame.message).collect();
+                assert!(wire.contains(&&json!({"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error: the line is not JSON"}})));
+                assert!(wire.contains(&&json!({"jsonrpc":"2.0","id":41,"error":{"code":-32600,"message":"Invalid Request: no method"}})));
+            }
+            if case == HostileCase::CallBeforeInitialized && exact {
+                let wire: Vec<&Value> = played.recording.wire.iter().map(|frame| &frame.message).collect();
+                assert!(wire.contains(&&json!({"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Invalid Request: tools/call before notifications/initialized"}})));
+            }
+            judged.push((case, failures, played));
+        }
+        judged
+    })
+}
+
+#[test]
+fn the_reference_server_meets_every_hostile_client_case() {
+    let judged = play_and_keep(&reference_server(), &HostileCase::ALL, true);
+    let failed: Vec<_> = judged
+        .iter()
+        .filter(|(_, failures, _)| !failures.is_empty())
+        .map(|(case, failures, _)| (case, failures))
+        .collect();
+    assert!(failed.is_empty(), "{failed:#?}");
+    assert_eq!(judged.len(), 15);
+    // Wire snapshots (snapshots/hostile_*.snap), but for the two answers of
+    // megabytes and 10,000 levels.
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
+    settings.set_prepend_module_to_snapshot(false);
+    for (case, _, played) in &judged {
+        if matches!(case, HostileCase::OversizedAnswer | HostileCase::DeepAnswer) {
+            continue;
+        }
+        let text = elicit_check::transcript::render_with_stray(
+            &played.recording.wire,
+            &played.recording.stray_stdout,
+        );
+        settings.set_description(format!("wire of hostile-client case {}", case.name()));
+        settings.bind(|| insta::assert_snapshot!(format!("hostile_{}", case.name()), text));
+    }
+}
+
+#[test]
+fn calculator_py_fails_each_client_side_finding_of_the_issue() {
+    require_program("python3", "calculator.py is a Python script");
+    let plain = play_all(
+        &calculator(None),
+        &[
+            HostileCase::CallBeforeInitialized,
+            HostileCase::ReplyIdMistyped,
+            HostileCase::NotJsonAndNoMethod,
+        ],
+        false,
+    );
+    let lenient = play_all(
+        &calculator(Some("lenient-action")),
+        &[HostileCase::ActionUpperCase, HostileCase::ActionCapitalized],
+        false,
+    );
+    let primary: Vec<(&str, String)> = plain
+        .iter()
+        .chain(&lenient)
+        .map(|(case, failures)| (case.name(), failures.first().cloned().unwrap_or_default()))
+        .collect();
+    assert_eq!(
+        primary,
+        vec![
+            ("call_before_initialized", "elicitation/create (frame #3) sent before the client's notifications/initialized (frame #4); MCP 2025-11-25: a server SHOULD NOT send requests other than pings and logging before it".to_owned()),
+            ("reply_id_mistyped", r#"tools/call id 1 after an accept under the request's id in another JSON type ("0" for 0): outcome {"status":"calculated","computed":true,"value":21}, expected status "declined", computed false"#.to_owned()),
+            ("not_json_and_no_method", "no JSON-RPC error -32700 with id null in reply to the line that is not JSON".to_owned()),
+            ("action_upper_case", r#"tools/call id 1 after an answer with action "ACCEPT", which is no spec action: outcome {"status":"calculated","computed":true,"value":21}, expected status "invalid_response", computed false"#.to_owned()),
+            ("action_capitalized", r#"tools/call id 1 after an answer with action "Accept", which is no spec action: outcome {"status":"calculated","computed":true,"value":21}, expected status "invalid_response", computed false"#.to_owned()),
+        ]
+    );
+    // calculator.py dies on the line that is not JSON (a Python traceback): the
+    // exit code is among the secondary failures.
+    assert!(
+        plain[2].1.contains(&"exit code 1, expected 0".to_owned()),
+        "{:?}",
+        plain[2].1
+    );
+}
+
+/// Writes `line` and a newline.
+async fn send(to: &mut tokio::io::DuplexStream, line: &[u8]) {
+    to.write_all(line).await.expect("write");
+    to.write_all(b"\n").await.expect("write");
+}
+
+/// `serve --elicitation-timeout 2`: an elicitation left unanswered ends the call
+/// `timed_out` with `notifications/cancelled` for it; the late answer computes
+/// nothing and the next call in the session still computes 21 (issue 10, section 3).
+#[test]
+fn an_elicitation_timeout_cancels_the_request_and_ignores_the_late_answer() {
+    let mut command = reference_server();
+    command.extend(["--elicitation-timeout".to_owned(), "2".to_owned()]);
+    let judged = play_all(&command, &[HostileCase::LateAnswerAfterTimeout], true);
+    assert_eq!(
+        judged,
+        vec![(HostileCase::LateAnswerAfterTimeout, Vec::<String>::new())]
+    );
+}
+
+/// Reads server lines until `done` holds for the lines so far (bounded: 10 s).
+async fn read_until(
+    lines: &mut tokio::io::Lines<BufReader<tokio::io::DuplexStream>>,
+    done: impl Fn(&[Value]) -> bool,
+) -> Vec<Value> {
+    let mut seen = Vec::new();
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while !done(&seen) {
+            let line = lines.next_line().await.expect("read").expect("a line");
+            seen.push(serde_json::from_str(&line).expect("rmcp writes JSON"));
+        }
+    })
+    .await
+    .unwrap_or_else(|_| panic!("waited 10 s; lines so far: {seen:?}"));
+    seen
+}
+
+/// What rmcp 3.11's own transport and service do with hostile frames, without
+/// the reference server's line filter (so the filter's reasons stay checked).
+#[test]
+fn rmcp_alone_elicits_before_initialized_drops_non_json_and_matches_id_0_to_string_0() {
+    runtime().block_on(async {
+        let (mut to_server, server_in) = tokio::io::duplex(1 << 16);
+        let (server_out, from_server) = tokio::io::duplex(1 << 16);
+        let service = tokio::spawn(async move {
+            let running = ReferenceServer::default()
+                .serve((server_in, server_out))
+                .await?;
+            running.waiting().await?;
+            anyhow::Ok(())
+        });
+        let mut lines = BufReader::new(from_server).lines();
+        let is_reply = |id: Value| {
+            move |seen: &[Value]| {
+                seen.iter()
+                    .any(|m| m.get("method").is_none() && m.get("id") == Some(&id))
+            }
+        };
+        send(&mut to_server, &hostile::initialize(0)).await;
+        read_until(&mut lines, is_reply(json!(0))).await;
+        // A call before notifications/initialized: rmcp elicits at once.
+        send(&mut to_server, &hostile::call(1)).await;
+        let seen = read_until(&mut lines, |seen| !seen.is_empty()).await;
+        assert_eq!(seen[0]["method"], json!("elicitation/create"));
+        assert_eq!(seen[0]["id"], json!(0));
+        // A line that is not JSON gets nothing; an object without method gets
+        // -32600 without its id.
+        send(&mut to_server, b"this is not JSON {").await;
+        send(&mut to_server, br#"{"jsonrpc":"2.0","id":41}"#).await;
+        send(
+            &mut to_server,
+            br#"{"jsonrpc":"2.0","id":2,"method":"ping"}"#,
+        )
+        .await;
+        let seen = read_until(&mut lines, |seen| {
+            is_reply(json!(2))(seen)
+                && seen
+                    .iter()
+                    .any(|m| m.pointer("/error/code") == Some(&json!(-32600)))
+        })
+        .await;
+        assert!(
+            !seen
+                .iter()
+                .any(|m| m.pointer("/error/code") == Some(&json!(-32700))),
+            "{seen:?}"
+        );
+        let invalid = seen
+            .iter()
+            .find(|m| m.pointer("/error/code") == Some(&json!(-32600)))
+            .expect("found above");
+        assert_eq!(invalid.get("id"), None, "{invalid}");
+        // A reply under "0" is taken for the request with id 0: 21 is computed
+        // although the reply under the right id declines.
+        send(
+            &mut to_server,
+            &hostile::reply(&json!("0"), hostile::VALID_ACCEPT),
+        )
+        .await;
+        send(
+            &mut to_server,
+            &hostile::reply(&json!(0), r#"{"action":"decline"}"#),
+        )
+        .await;
+        let seen = read_until(&mut lines, is_reply(json!(1))).await;
+        let reply = seen
+            .iter()
+            .find(|m| m.get("id") == Some(&json!(1)))
+            .expect("found above");
+        assert_eq!(
+            reply["result"]["structuredContent"],
+            json!({"status":"calculated","computed":true,"value":21})
+        );
+        service.abort();
+    });
+}
