@@ -12,7 +12,8 @@
 //! - [`server`]: the reference server, an rmcp handler over the pure core
 //!   ([`server::form`], [`server::reply`], [`server::decision`], [`server::outcome`]).
 //! - [`oracle`], [`compare`]: judgements that share no code with the core.
-//! - [`run`], [`report`]: the `elicit-check run` job, its table and `results.json`.
+//! - [`run`], [`report`]: the `elicit-check run` job, its table and `results.json`;
+//!   [`schedule`]: fresh process per case or sessions, `-j` cases at once (issue 11).
 //! - [`check`], [`schema`], [`oracle::property`], [`check::report`], [`check::config`]:
 //!   `elicit-check check`, anyone's tool judged from the `requestedSchema` it sends
 //!   (issue 7). From a downstream crate's own test:
@@ -44,6 +45,7 @@ pub mod oracle;
 pub mod peers;
 pub mod report;
 pub mod run;
+pub mod schedule;
 pub mod schema;
 pub mod server;
 pub mod strategy;

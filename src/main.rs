@@ -11,6 +11,7 @@ use elicit_check::harness::Limits;
 use elicit_check::harness::era::Protocol;
 use elicit_check::oracle::contract::Judging;
 use elicit_check::report::{self, EvidenceLog};
+use elicit_check::schedule::{Mode, Schedule};
 use serde_json::json;
 
 /// Property-based and mutation testing for MCP form elicitation servers.
@@ -138,9 +139,32 @@ struct RunArgs {
     /// off for a server given after `--`, which is judged by meaning].
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     exact_messages: Option<bool>,
+    /// Run many cases in one server process per capability set, one `tools/call`
+    /// after another; a case that fails there is re-run in a fresh process and
+    /// that verdict is reported (issue 11). Default: a fresh process per case.
+    #[arg(long)]
+    session: bool,
+    /// Cases (or, with --session, groups of cases) run at once, each in its own
+    /// server process [default: the number of cores]. Output stays in case order.
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
     /// The server command to test, after `--` (e.g. `-- python3 server.py`).
     #[arg(last = true)]
     server: Vec<String>,
+}
+
+impl RunArgs {
+    /// The schedule of `--session` and `-j`.
+    fn schedule(&self) -> Schedule {
+        Schedule {
+            mode: if self.session {
+                Mode::Session
+            } else {
+                Mode::FreshProcess
+            },
+            jobs: self.jobs.map_or_else(Schedule::cores, usize::from),
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -203,6 +227,8 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         .unwrap_or(if args.only.is_empty() { 256 } else { 0 });
     let seed = args.seed.unwrap_or_else(clock_seed);
     let mut minimal = None;
+    let schedule = args.schedule();
+    let started = std::time::Instant::now();
     let mut signals = StopSignals::listen();
     let interrupted = tokio::select! {
         result = run_all(&args, &command, cases, seed, &log, &mut minimal) => { result?; false }
@@ -229,13 +255,23 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
             writeln!(stdout, "    {failure}")?;
         }
     }
-    writeln!(stdout, "{}", report::summary(&verdicts))?;
+    let seconds = started.elapsed().as_secs_f64();
+    writeln!(
+        stdout,
+        "{} in {seconds:.1} s ({}; {})",
+        report::summary(&verdicts),
+        throughput(verdicts.len(), seconds),
+        mode_line(schedule)
+    )?;
     let summary = json!({
         "server_command": command,
         "seed": seed,
         "protocol": args.protocol,
         "generated_cases": cases,
         "interrupted": interrupted,
+        "mode": schedule.mode.to_string(),
+        "jobs": schedule.jobs,
+        "seconds": seconds,
         "cases": verdicts.len(),
         "passed": verdicts.iter().filter(|v| v.passed).count(),
         "minimal_failure": minimal.as_ref().map(|m| json!({
@@ -276,6 +312,7 @@ async fn run_all(
         judging: Judging {
             exact_messages: args.exact_messages.unwrap_or(args.server.is_empty()),
         },
+        schedule: args.schedule(),
     };
     report::write_header(&mut std::io::stdout())?;
     let mut print_row = |verdict: &report::Verdict| {
@@ -518,6 +555,20 @@ async fn check(args: CheckArgs) -> anyhow::Result<bool> {
         write!(stdout, "{}", elicit_check::check::report::table(&report))?;
     }
     Ok(report.passed)
+}
+
+/// `N cases/s` for `cases` judged in `seconds` (one decimal), or `no cases`.
+fn throughput(cases: usize, seconds: f64) -> String {
+    if cases == 0 {
+        "no cases".to_owned()
+    } else {
+        format!("{:.1} cases/s", cases as f64 / seconds.max(1e-9))
+    }
+}
+
+/// How the cases ran, for the summary line: `fresh-process, -j 2` or `session, -j 1`.
+fn mode_line(schedule: Schedule) -> String {
+    format!("{}, -j {}", schedule.mode, schedule.jobs)
 }
 
 /// Parses a positive number of seconds (at most a day).

@@ -19,6 +19,7 @@ mod properties_core;
 mod properties_stdio;
 mod raw_answers;
 mod run_verdicts;
+mod schedule;
 mod session;
 mod snapshots;
 mod util;

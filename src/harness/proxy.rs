@@ -81,6 +81,19 @@ pub struct Recording {
     pub timeline: Vec<Event>,
 }
 
+/// Where a [`Recording`] stands: the lengths of its three lists, so the part
+/// recorded after a point can be taken without copying what came before
+/// (session mode, issue 11).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Mark {
+    /// Frames recorded so far.
+    pub wire: usize,
+    /// Stray stdout lines recorded so far.
+    pub stray_stdout: usize,
+    /// Timeline events recorded so far.
+    pub timeline: usize,
+}
+
 /// Rewrites one server→client frame into zero or more lines to deliver instead
 /// (issue 4, wire mutants). Given the frame and the recording so far.
 pub type ServerTap = Box<dyn FnMut(Value, &Recording) -> Vec<TapLine> + Send>;
@@ -209,6 +222,35 @@ impl ProxyState {
     /// A copy of the recording so far.
     pub fn recording(&self) -> Recording {
         self.lock().recording.clone()
+    }
+
+    /// Where the recording stands now.
+    pub fn mark(&self) -> Mark {
+        let shared = self.lock();
+        Mark {
+            wire: shared.recording.wire.len(),
+            stray_stdout: shared.recording.stray_stdout.len(),
+            timeline: shared.recording.timeline.len(),
+        }
+    }
+
+    /// What was recorded after `from` (a [`ProxyState::mark`]).
+    pub fn recording_since(&self, from: Mark) -> Recording {
+        let shared = self.lock();
+        let recording = &shared.recording;
+        Recording {
+            wire: recording.wire.get(from.wire..).unwrap_or_default().to_vec(),
+            stray_stdout: recording
+                .stray_stdout
+                .get(from.stray_stdout..)
+                .unwrap_or_default()
+                .to_vec(),
+            timeline: recording
+                .timeline
+                .get(from.timeline..)
+                .unwrap_or_default()
+                .to_vec(),
+        }
     }
 
     /// Frames recorded from position `from` on (for per-call slices).
