@@ -26,7 +26,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use elicit_check::case::{self, Case};
 use elicit_check::harness::{self, Limits, Session, client::reply_for};
 use elicit_check::peers::{PEERS, Variant};
@@ -129,6 +129,8 @@ fn stdio_figures(
     group.measurement_time(samples.1);
     group.warm_up_time(Duration::from_secs(1));
     group.throughput(Throughput::Elements(1));
+    // Flat: every sample the same number of cases, so a slow server needs few.
+    group.sampling_mode(SamplingMode::Flat);
 
     let mut session = runtime
         .block_on(Session::start(

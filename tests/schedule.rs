@@ -365,6 +365,8 @@ fn a_case_in_a_session_shows_the_handshake_and_only_its_own_call() {
             );
         }
         assert_eq!(first.pid, second.pid);
+        assert!(first.pid.is_some_and(|pid| pid > 1));
+        assert_eq!(session.pid(), first.pid);
         assert_eq!(first.wire[..3], second.wire[..3]);
         assert_ne!(first.wire[3..], second.wire[3..]);
         let seen = session.stray_line_count();
@@ -428,4 +430,29 @@ fn the_schedule_window_is_one_case_when_serial_and_a_batch_per_job_in_sessions()
     assert_eq!(Mode::FreshProcess.to_string(), "fresh-process");
     assert_eq!(Mode::Session.to_string(), "session");
     assert!(Schedule::cores() >= 1);
+}
+
+#[test]
+fn a_session_counts_the_stray_lines_its_cases_printed() {
+    let runtime = util::runtime();
+    let server = util::calculator(Some("stdout-noise"));
+    let (case, expected) = util::contract_case("accept_valid");
+    runtime.block_on(async {
+        let mut session = Session::start(&server, &case.capabilities, Limits::default(), None)
+            .await
+            .expect("calculator.py starts");
+        assert_eq!(session.stray_line_count(), 0);
+        let evidence = session.run_case_in_session(&server, &case).await;
+        let failures = contract::judge(&case, &expected, &evidence, Judging::BY_MEANING).failures;
+        assert!(
+            failures
+                .iter()
+                .any(|failure| failure.ends_with(r#": "calculating...""#)),
+            "{failures:?}"
+        );
+        assert_eq!(session.stray_line_count(), 1);
+        let finished = session.finish().await;
+        assert!(finished.ended_cleanly(1));
+        assert!(!finished.ended_cleanly(0));
+    });
 }
