@@ -227,7 +227,7 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         .unwrap_or(if args.only.is_empty() { 256 } else { 0 });
     let seed = args.seed.unwrap_or_else(clock_seed);
     let mut minimal = None;
-    let schedule = args.schedule();
+    let schedule = args.schedule().for_protocols(&protocols(&args.protocol));
     let started = std::time::Instant::now();
     let mut signals = StopSignals::listen();
     let interrupted = tokio::select! {

@@ -87,6 +87,20 @@ impl Schedule {
         std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
     }
 
+    /// The schedule that applies to a run in `protocols`: session mode only when
+    /// 2025-11-25 is among them (2026-07-28 cases run fresh in both modes), so a
+    /// run in 2026-07-28 alone says `fresh-process`.
+    pub fn for_protocols(self, protocols: &[Protocol]) -> Schedule {
+        if protocols.contains(&Protocol::V2025_11_25) {
+            self
+        } else {
+            Schedule {
+                mode: Mode::FreshProcess,
+                ..self
+            }
+        }
+    }
+
     /// How many cases are handed to [`judge_window`] at once: one when serial
     /// in fresh-process mode (each verdict shown as soon as it is in), a few
     /// per job with `-j` 2 or more, [`SESSION_BATCH`] per job in session mode.
@@ -118,11 +132,9 @@ pub async fn judge_window(
     cases: &[(Case, Option<Value>)],
     settings: &Settings,
 ) -> Result<Vec<Vec<Verdict>>, Error> {
-    let schedule = settings.schedule;
+    let schedule = settings.schedule.for_protocols(&settings.protocols);
     let jobs = schedule.jobs.max(1);
-    let sessions = schedule.mode == Mode::Session
-        && settings.protocols.contains(&Protocol::V2025_11_25)
-        && !cases.is_empty();
+    let sessions = schedule.mode == Mode::Session && !cases.is_empty();
     if !sessions {
         return futures::stream::iter(cases.iter().map(|(case, expected)| {
             run::judge_in(command, case, expected.clone(), settings, None)

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::Command;
 
+use elicit_check::harness::era::Protocol;
 use elicit_check::harness::proxy::{Recording, StrayLine};
 use elicit_check::harness::{Finished, Limits, Session, child::Exit};
 use elicit_check::oracle::contract::{self, Judging};
@@ -430,6 +431,18 @@ fn the_schedule_window_is_one_case_when_serial_and_a_batch_per_job_in_sessions()
     assert_eq!(Mode::FreshProcess.to_string(), "fresh-process");
     assert_eq!(Mode::Session.to_string(), "session");
     assert!(Schedule::cores() >= 1);
+    let session = Schedule {
+        mode: Mode::Session,
+        jobs: 2,
+    };
+    let fresh = Schedule {
+        mode: Mode::FreshProcess,
+        jobs: 2,
+    };
+    assert_eq!(session.for_protocols(&[Protocol::V2025_11_25]), session);
+    assert_eq!(session.for_protocols(&Protocol::ALL), session);
+    assert_eq!(session.for_protocols(&[Protocol::V2026_07_28]), fresh);
+    assert_eq!(fresh.for_protocols(&[Protocol::V2025_11_25]), fresh);
 }
 
 #[test]
@@ -455,4 +468,27 @@ fn a_session_counts_the_stray_lines_its_cases_printed() {
         assert!(finished.ended_cleanly(1));
         assert!(!finished.ended_cleanly(0));
     });
+}
+
+#[test]
+fn run_defaults_to_one_job_per_core_and_says_fresh_process_for_2026_07_28_alone() {
+    let server = util::reference_server();
+    let default = run("default-jobs", &["--case", "accept_valid"], 0, &server);
+    let cores = std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get);
+    assert_eq!(default.summary["jobs"], cores);
+    assert_eq!(default.summary["mode"], "fresh-process");
+    let era = run(
+        "era-session",
+        &[
+            "--session",
+            "--protocol",
+            "2026-07-28",
+            "--case",
+            "accept_valid",
+        ],
+        0,
+        &server,
+    );
+    assert_eq!(era.code, Some(0), "{}", era.stdout);
+    assert_eq!(era.summary["mode"], "fresh-process");
 }
