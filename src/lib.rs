@@ -14,6 +14,7 @@
 //! - [`oracle`], [`compare`]: judgements that share no code with the core.
 //! - [`run`], [`report`], [`verdict`]: the `elicit-check run` job, its table,
 //!   `results.json`, and the one primary verdict of each failed case.
+//!   [`schedule`]: fresh process per case or sessions, `-j` cases at once (issue 11).
 //! - [`check`], [`schema`], [`oracle::property`], [`check::report`], [`check::config`]:
 //!   `elicit-check check`, anyone's tool judged from the `requestedSchema` it sends
 //!   (issue 7). From a downstream crate's own test:
@@ -45,6 +46,7 @@ pub mod oracle;
 pub mod peers;
 pub mod report;
 pub mod run;
+pub mod schedule;
 pub mod schema;
 pub mod server;
 pub mod strategy;

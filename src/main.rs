@@ -11,6 +11,7 @@ use elicit_check::harness::Limits;
 use elicit_check::harness::era::Protocol;
 use elicit_check::oracle::contract::Judging;
 use elicit_check::report::{self, EvidenceLog};
+use elicit_check::schedule::{Mode, Schedule};
 use serde_json::json;
 
 /// Property-based and mutation testing for MCP form elicitation servers.
@@ -147,6 +148,15 @@ struct RunArgs {
     /// after 2 consecutive `hung` cases, verdict hung, exit 1).
     #[arg(long)]
     keep_going: bool,
+    /// Run many cases in one server process per capability set, one `tools/call`
+    /// after another; a case that fails there is re-run in a fresh process and
+    /// that verdict is reported (issue 11). Default: a fresh process per case.
+    #[arg(long)]
+    session: bool,
+    /// Cases (or, with --session, groups of cases) run at once, each in its own
+    /// server process [default: the number of cores]. Output stays in case order.
+    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
     /// The server command to test, after `--` (e.g. `-- python3 server.py`).
     #[arg(last = true)]
     server: Vec<String>,
@@ -172,6 +182,20 @@ fn parse_cli() -> Cli {
                 std::process::exit(2);
             }
             error.exit()
+        }
+    }
+}
+
+impl RunArgs {
+    /// The schedule of `--session` and `-j`.
+    fn schedule(&self) -> Schedule {
+        Schedule {
+            mode: if self.session {
+                Mode::Session
+            } else {
+                Mode::FreshProcess
+            },
+            jobs: self.jobs.map_or_else(Schedule::cores, usize::from),
         }
     }
 }
@@ -261,6 +285,8 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
     let log = EvidenceLog::create_for_run(&args.output, &run_info)
         .with_context(|| format!("cannot write the evidence folder {}", args.output.display()))?;
     let mut minimal = None;
+    let schedule = args.schedule().for_protocols(&protocols(&args.protocol));
+    let started = std::time::Instant::now();
     let mut signals = StopSignals::listen();
     let mut stopped: Option<anyhow::Error> = None;
     let interrupted = {
@@ -325,7 +351,13 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         (None, Some(_)) if hung || did_not_start => "stopped",
         (None, Some(_)) => "aborted",
     };
-    let counts = report::tally_summary(&tallies);
+    let seconds = started.elapsed().as_secs_f64();
+    let counts = format!(
+        "{} in {seconds:.1} s ({}; {})",
+        report::tally_summary(&tallies),
+        throughput(tallies.len(), seconds),
+        mode_line(schedule)
+    );
     match (status, tallies.last()) {
         ("finished", _) => writeln!(stdout, "{counts}")?,
         ("stopped", Some(last)) => writeln!(stdout, "stopped ({}): {counts}", last.verdict)?,
@@ -339,6 +371,9 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
     if let Some(error) = &stopped {
         members.insert("stopped_because".into(), format!("{error:#}").into());
     }
+    members.insert("mode".into(), schedule.mode.to_string().into());
+    members.insert("jobs".into(), schedule.jobs.into());
+    members.insert("seconds".into(), seconds.into());
     members.insert("cases".into(), tallies.len().into());
     members.insert(
         "passed".into(),
@@ -419,6 +454,7 @@ async fn run_all(
             exact_messages: args.exact_messages.unwrap_or(args.server.is_empty()),
         },
         keep_going: args.keep_going,
+        schedule: args.schedule(),
     };
     report::write_header(&mut std::io::stdout())?;
     let mut print_row = |verdict: &report::Verdict| {
@@ -702,6 +738,20 @@ async fn check(args: CheckArgs) -> anyhow::Result<bool> {
         write!(stdout, "{}", elicit_check::check::report::table(&report))?;
     }
     Ok(report.passed)
+}
+
+/// `N cases/s` for `cases` judged in `seconds` (one decimal), or `no cases`.
+fn throughput(cases: usize, seconds: f64) -> String {
+    if cases == 0 {
+        "no cases".to_owned()
+    } else {
+        format!("{:.1} cases/s", cases as f64 / seconds.max(1e-9))
+    }
+}
+
+/// How the cases ran, for the summary line: `fresh-process, -j 2` or `session, -j 1`.
+fn mode_line(schedule: Schedule) -> String {
+    format!("{}, -j {}", schedule.mode, schedule.jobs)
 }
 
 /// Parses a positive number of seconds (at most a day).

@@ -17,10 +17,11 @@ use crate::compare;
 use crate::error::Error;
 use crate::harness::era::Protocol;
 use crate::harness::mrtr::{self, Retry};
-use crate::harness::{self, Limits};
+use crate::harness::{self, Evidence, Limits};
 use crate::oracle::contract::{self, Judging};
 use crate::oracle::{era, model};
 use crate::report::{EvidenceLog, Verdict};
+use crate::schedule::{self, Schedule};
 use crate::strategy::{GeneratedCase, generated_case, seeded_runner};
 use crate::verdict::Primary;
 
@@ -28,8 +29,9 @@ use crate::verdict::Primary;
 pub const MAX_SHRINK_RUNS: usize = 256;
 
 /// How a run judges its cases: the time bounds of each session, the protocol
-/// eras each case runs in, and how the 2025-11-25 contract is compared (exactly,
-/// for the built-in reference server, or by meaning; issue 8).
+/// eras each case runs in, how the 2025-11-25 contract is compared (exactly,
+/// for the built-in reference server, or by meaning; issue 8), and which
+/// processes the cases run in (issue 11).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
     /// Bounds of every session.
@@ -41,6 +43,8 @@ pub struct Settings {
     /// Run every case even after [`MAX_CONSECUTIVE_HUNG`] consecutive `hung`
     /// verdicts (`--keep-going`); otherwise the run stops with [`Error::Hung`].
     pub keep_going: bool,
+    /// Fresh process per case or sessions, and how many at once (`schedule`).
+    pub schedule: Schedule,
 }
 
 /// Consecutive `hung` cases after which a run stops (issue 10, section 1): a
@@ -82,6 +86,7 @@ impl Settings {
             protocols: vec![Protocol::V2025_11_25],
             judging,
             keep_going: false,
+            schedule: Schedule::SERIAL,
         }
     }
 }
@@ -122,24 +127,48 @@ pub async fn run_cases_in(
     log: &EvidenceLog,
     on_verdict: &mut dyn FnMut(&Verdict),
 ) -> Result<(), Error> {
+    let cases: Vec<(Case, Option<Value>)> = cases
+        .iter()
+        .map(|case| (case.clone(), expected.get(&case.name).cloned()))
+        .collect();
+    // The first case alone: a server that does not start ends the run there.
+    let (first, rest) = cases.split_at(cases.len().min(1));
+    let mut index = 0;
     let mut hung = HungWatch::default();
-    for (index, case) in cases.iter().enumerate() {
-        let expected = expected.get(&case.name).cloned();
-        let verdicts = judge_in(command, case, expected, settings).await?;
-        for verdict in verdicts {
-            let did_not_start =
-                (index == 0 && !verdict.evidence.started).then(|| Error::ServerDidNotStart {
-                    error: verdict.evidence.error.clone().unwrap_or_default(),
-                    stderr: last_lines(&verdict.evidence.stderr, 20),
-                });
-            on_verdict(&verdict);
-            let stop = hung.record(verdict.verdict, settings);
-            log.push(verdict)?;
-            if let Some(error) = did_not_start {
-                return Err(error);
-            }
-            stop?;
+    for chunk in std::iter::once(first).chain(rest.chunks(settings.schedule.window())) {
+        for verdicts in schedule::judge_window(command, chunk, settings).await? {
+            emit(index, verdicts, log, on_verdict, &mut hung, settings)?;
+            index += 1;
         }
+    }
+    Ok(())
+}
+
+/// Logs and shows the verdicts of case number `index`; the first case's
+/// verdict ends the run with [`Error::ServerDidNotStart`] when its session
+/// did not start, and the [`MAX_CONSECUTIVE_HUNG`]th `hung` case in a row
+/// ends it with [`Error::Hung`] unless `--keep-going`.
+fn emit(
+    index: usize,
+    verdicts: Vec<Verdict>,
+    log: &EvidenceLog,
+    on_verdict: &mut dyn FnMut(&Verdict),
+    hung: &mut HungWatch,
+    settings: &Settings,
+) -> Result<(), Error> {
+    for verdict in verdicts {
+        let did_not_start =
+            (index == 0 && !verdict.evidence.started).then(|| Error::ServerDidNotStart {
+                error: verdict.evidence.error.clone().unwrap_or_default(),
+                stderr: last_lines(&verdict.evidence.stderr, 20),
+            });
+        on_verdict(&verdict);
+        let stop = hung.record(verdict.verdict, settings);
+        log.push(verdict)?;
+        if let Some(error) = did_not_start {
+            return Err(error);
+        }
+        stop?;
     }
     Ok(())
 }
@@ -153,17 +182,21 @@ fn last_lines(text: &str, count: usize) -> String {
 /// Runs one case in one era and judges it; a missing expected outcome is a
 /// failure. `expected` is the 2025-11-25 outcome; on 2026-07-28 issue 9's table
 /// turns it into that era's expected result (`oracle::era::expected`).
+/// `ran`, when given, is the case's 2025-11-25 evidence, already run (in a
+/// session, `schedule`).
 async fn judge(
     command: &[String],
     case: &Case,
     expected: Option<Value>,
     settings: &Settings,
     protocol: Protocol,
+    ran: Option<Evidence>,
 ) -> Result<Verdict, Error> {
     let limits = settings.limits;
-    let evidence = match protocol {
-        Protocol::V2025_11_25 => harness::run_case(command, case, limits, None).await?,
-        Protocol::V2026_07_28 => mrtr::run_case(command, case, limits, Retry::Echo).await?,
+    let evidence = match (protocol, ran) {
+        (Protocol::V2025_11_25, Some(ran)) => ran,
+        (Protocol::V2025_11_25, None) => harness::run_case(command, case, limits, None).await?,
+        (Protocol::V2026_07_28, _) => mrtr::run_case(command, case, limits, Retry::Echo).await?,
     };
     Ok(match (expected, protocol) {
         (Some(expected), Protocol::V2025_11_25) => {
@@ -191,11 +224,14 @@ async fn judge(
 /// Runs one case in each era of `settings.protocols`, in order. With both eras, the
 /// 2026-07-28 run is named `NAME@2026-07-28` and fails when its result differs
 /// from the 2025-11-25 one beyond issue 9's table (`oracle::era::eras_differ`).
-async fn judge_in(
+/// `ran`, when given, is the case's 2025-11-25 evidence, already run in a
+/// session (`schedule`); without it each era runs in a fresh process.
+pub(crate) async fn judge_in(
     command: &[String],
     case: &Case,
     expected: Option<Value>,
     settings: &Settings,
+    mut ran: Option<Evidence>,
 ) -> Result<Vec<Verdict>, Error> {
     let both = settings.protocols.len() > 1;
     let mut verdicts: Vec<Verdict> = Vec::new();
@@ -205,7 +241,19 @@ async fn judge_in(
         if both && protocol == Protocol::V2026_07_28 {
             named.name = format!("{}@{protocol}", case.name);
         }
-        let mut verdict = judge(command, &named, expected.clone(), settings, protocol).await?;
+        let evidence = match protocol {
+            Protocol::V2025_11_25 => ran.take(),
+            Protocol::V2026_07_28 => None,
+        };
+        let mut verdict = judge(
+            command,
+            &named,
+            expected.clone(),
+            settings,
+            protocol,
+            evidence,
+        )
+        .await?;
         match protocol {
             Protocol::V2025_11_25 => legacy = Some(verdict.evidence.clone()),
             Protocol::V2026_07_28 => {
@@ -416,32 +464,46 @@ async fn run_generated_where(
     let mut runner = seeded_runner(seed);
     let strategy = generated_case();
     let mut minimal = None;
+    let window = settings.schedule.window();
     let mut hung = HungWatch::default();
-    for index in 1..=count {
-        let mut tree = strategy
-            .new_tree(&mut runner)
-            .expect("the generated-case strategy never rejects");
-        if !selected(index) {
-            continue;
+    let mut index = 0;
+    while index < count {
+        // Generated in order by one runner, so the cases do not depend on the
+        // schedule or the selection; shrinking moves only a case's own tree.
+        let mut trees = Vec::new();
+        let mut cases = Vec::new();
+        while index < count && trees.len() < window {
+            let tree = strategy
+                .new_tree(&mut runner)
+                .expect("the generated-case strategy never rejects");
+            index += 1;
+            if !selected(index) {
+                continue;
+            }
+            let mut generated = tree.current();
+            generated.case.name = format!("generated_{index:04}");
+            cases.push((generated.case.clone(), Some(generated.expected.clone())));
+            trees.push((tree, generated));
         }
-        let mut generated = tree.current();
-        generated.case.name = format!("generated_{index:04}");
-        let verdicts = judge_generated(command, &generated, settings).await?;
-        let failed = verdicts.iter().any(|verdict| !verdict.passed);
-        // A hung case would cost one call bound per shrink run: not shrunk.
-        let shrinkable = verdicts
-            .iter()
-            .all(|verdict| verdict.verdict != Primary::Hung);
-        for mut verdict in verdicts {
-            verdict.reason = Some(generated.reason.to_string());
-            verdict.seed = Some(seed);
-            verdict.settle();
-            let stop = hung.record(verdict.verdict, settings);
-            log.push(verdict)?;
-            stop?;
-        }
-        if failed && shrinkable && minimal.is_none() {
-            minimal = Some(shrink(command, &mut tree, settings, MAX_SHRINK_RUNS).await?);
+        let judged = schedule::judge_window(command, &cases, settings).await?;
+        for ((mut tree, generated), mut verdicts) in trees.into_iter().zip(judged) {
+            add_generated_checks(&generated, &mut verdicts);
+            let failed = verdicts.iter().any(|verdict| !verdict.passed);
+            // A hung case would cost one call bound per shrink run: not shrunk.
+            let shrinkable = verdicts
+                .iter()
+                .all(|verdict| verdict.verdict != Primary::Hung);
+            for mut verdict in verdicts {
+                verdict.reason = Some(generated.reason.to_string());
+                verdict.seed = Some(seed);
+                verdict.settle();
+                let stop = hung.record(verdict.verdict, settings);
+                log.push(verdict)?;
+                stop?;
+            }
+            if failed && shrinkable && minimal.is_none() {
+                minimal = Some(shrink(command, &mut tree, settings, MAX_SHRINK_RUNS).await?);
+            }
         }
         progress(index);
     }
@@ -467,10 +529,18 @@ pub async fn judge_generated(
         &generated.case,
         Some(generated.expected.clone()),
         settings,
+        None,
     )
     .await?;
+    add_generated_checks(generated, &mut verdicts);
+    Ok(verdicts)
+}
+
+/// The checks of a generated case beyond the contract: the two oracles must
+/// agree, and a failed verdict ends with its reason ([`judge_generated`]).
+fn add_generated_checks(generated: &GeneratedCase, verdicts: &mut [Verdict]) {
     let model = model::expected_outcome(&generated.case);
-    for verdict in &mut verdicts {
+    for verdict in verdicts {
         for mismatch in compare::compare(&generated.expected, &model) {
             verdict.failures.push(format!(
                 "the oracles disagree (model vs reason): {mismatch}"
@@ -484,7 +554,6 @@ pub async fn judge_generated(
         }
         verdict.settle();
     }
-    Ok(verdicts)
 }
 
 /// The first failing verdict of a case's eras, else the first.

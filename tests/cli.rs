@@ -96,8 +96,13 @@ fn run_passes_all_nineteen_cases_against_the_reference_server() {
             .iter()
             .all(|verdict| verdict["passed"] == Value::Bool(true))
     );
+    // The summary line gives the time, the throughput and how the cases ran (issue 11).
+    let summary = regex::Regex::new(
+        r"^19 passed, 0 failed in \d+\.\d s \(\d+\.\d cases/s; fresh-process, -j [1-9]\d*\)$",
+    )
+    .expect("a regex");
     assert!(
-        stdout.lines().any(|line| line == "19 passed, 0 failed"),
+        stdout.lines().any(|line| summary.is_match(line)),
         "{stdout}"
     );
     let row = stdout
@@ -131,7 +136,9 @@ fn run_passes_a_conformant_python_server_it_did_not_build() {
     let (stdout, code, _) = run_contract("python-ok", &calculator(None));
     assert_eq!(code, Some(0), "{stdout}");
     assert!(
-        stdout.lines().any(|line| line == "19 passed, 0 failed"),
+        stdout
+            .lines()
+            .any(|line| line.starts_with("19 passed, 0 failed in ")),
         "{stdout}"
     );
 }
@@ -172,7 +179,9 @@ fn a_server_that_answers_computed_as_an_integer_fails_every_case_it_answers() {
     );
     assert_eq!(failed_cases(&verdicts).len(), 19);
     assert!(
-        stdout.lines().any(|line| line == "0 passed, 19 failed"),
+        stdout
+            .lines()
+            .any(|line| line.starts_with("0 passed, 19 failed in ")),
         "{stdout}"
     );
 }
@@ -300,7 +309,9 @@ fn generated_cases_run_after_the_contract_and_land_in_the_evidence() {
         "{stdout}"
     );
     assert!(
-        stdout.lines().any(|line| line == "39 passed, 0 failed"),
+        stdout
+            .lines()
+            .any(|line| line.starts_with("39 passed, 0 failed in ")),
         "{stdout}"
     );
     let verdicts: Vec<Value> = serde_json::from_str(
@@ -351,7 +362,9 @@ fn one_case_can_be_run_alone_and_an_unknown_name_is_a_clear_error() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}");
     assert!(
-        stdout.lines().any(|line| line == "1 passed, 0 failed"),
+        stdout
+            .lines()
+            .any(|line| line.starts_with("1 passed, 0 failed in ")),
         "{stdout}"
     );
     let output = run(&["--cases", "0", "--case", "declined", "--output", &dir_text]);
@@ -464,7 +477,7 @@ fn a_run_stopped_by_sigterm_kills_its_server_and_keeps_the_evidence() {
     assert!(
         stdout
             .lines()
-            .any(|line| line == "interrupted after 1 cases: 0 passed, 1 failed"),
+            .any(|line| line.starts_with("interrupted after 1 cases: 0 passed, 1 failed in ")),
         "{stdout}"
     );
 }

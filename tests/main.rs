@@ -23,6 +23,7 @@ mod properties_stdio;
 mod raw_answers;
 mod reentrancy;
 mod run_verdicts;
+mod schedule;
 mod session;
 mod snapshots;
 mod util;

@@ -94,6 +94,9 @@ pub struct Session {
     limits: Limits,
     startup_error: Option<String>,
     in_flight: Option<in_flight::Registration>,
+    /// Session mode (issue 11): what the handshake recorded, taken before the
+    /// first [`Session::run_case_in_session`] and shown in every case's evidence.
+    handshake: Option<proxy::Recording>,
 }
 
 /// What a finished session leaves behind.
@@ -209,6 +212,7 @@ impl Session {
             limits,
             startup_error: None,
             in_flight,
+            handshake: None,
         };
         Ok((session, client_io, handler))
     }
@@ -334,6 +338,63 @@ impl Session {
         }
     }
 
+    /// Runs `case` as the next `tools/call` of this running session (session
+    /// mode, issue 11) and returns its evidence as a fresh process would show it:
+    /// the session's handshake frames (its `initialize` declares this session's
+    /// capabilities, which must be `case.capabilities`), then this call's frames;
+    /// the stray stdout lines of the handshake and of this call; the
+    /// elicitation callbacks of this call. The process has not ended yet, so the
+    /// exit is written as clean (code 0, no kill) and stderr as empty: the
+    /// caller must [`Session::finish`] the session and re-run its cases in fresh
+    /// processes when it did not end cleanly ([`Finished::ended_cleanly`]).
+    pub async fn run_case_in_session(&mut self, command: &[String], case: &Case) -> Evidence {
+        if self.handshake.is_none() {
+            self.handshake = Some(self.state.recording());
+        }
+        let callbacks = self.callbacks.load(Ordering::SeqCst);
+        let before = self.state.mark();
+        let call = self.call(&case.policy, case.wire_answer()).await;
+        let during = self.state.recording_since(before);
+        let mut recording = self.handshake.clone().unwrap_or_default();
+        recording.wire.extend(during.wire);
+        recording.stray_stdout.extend(during.stray_stdout);
+        recording.timeline.extend(during.timeline);
+        let finished = Finished {
+            recording,
+            exit: child::Exit {
+                code: Some(0),
+                forced_kill: false,
+                stderr: String::new(),
+                group_left_running: false,
+            },
+            callbacks: self.callbacks.load(Ordering::SeqCst) - callbacks,
+            protocol_version: self.protocol_version(),
+            pid: self.process.pid,
+            startup_error: self.startup_error.clone(),
+            shutdown_grace: self.limits.shutdown,
+        };
+        Evidence::new(case, command, finished, call)
+    }
+
+    /// Stray stdout lines recorded so far in this session.
+    pub fn stray_line_count(&self) -> usize {
+        self.state.mark().stray_stdout
+    }
+
+    /// The protocol version the server answered at `initialize`, if it did.
+    fn protocol_version(&self) -> Option<String> {
+        self.client
+            .as_ref()
+            .and_then(|client| client.peer().peer_info())
+            .map(|info| info.protocol_version.to_string())
+    }
+
+    /// The server's process id (also its process group's), while it runs:
+    /// what a benchmark reads `/proc/PID/status` of (issue 11).
+    pub fn pid(&self) -> Option<u32> {
+        self.process.pid
+    }
+
     /// Why the session could not start, if it could not.
     pub fn startup_error(&self) -> Option<&str> {
         self.startup_error.as_deref()
@@ -384,11 +445,7 @@ impl Session {
     /// Closes the client, then the server's stdin; waits for the server to exit
     /// (killing it after the grace period) and returns everything recorded.
     pub async fn finish(mut self) -> Finished {
-        let protocol_version = self
-            .client
-            .as_ref()
-            .and_then(|client| client.peer().peer_info())
-            .map(|info| info.protocol_version.to_string());
+        let protocol_version = self.protocol_version();
         if let Some(client) = self.client.take() {
             let _ = tokio::time::timeout(self.limits.shutdown, client.cancel()).await;
         }
@@ -433,6 +490,19 @@ impl Session {
             startup_error: self.startup_error,
             shutdown_grace: self.limits.shutdown,
         }
+    }
+}
+
+impl Finished {
+    /// Whether the process ended as the contract wants: exit code 0 after its
+    /// stdin closed, not killed, nothing of its group left running, and no
+    /// stray stdout line after the first `stray_lines_seen` (lines a session's
+    /// cases did not already show).
+    pub fn ended_cleanly(&self, stray_lines_seen: usize) -> bool {
+        self.exit.code == Some(0)
+            && !self.exit.forced_kill
+            && !self.exit.group_left_running
+            && self.recording.stray_stdout.len() <= stray_lines_seen
     }
 }
 

@@ -82,6 +82,19 @@ pub struct Recording {
     pub timeline: Vec<Event>,
 }
 
+/// Where a [`Recording`] stands: the lengths of its three lists, so the part
+/// recorded after a point can be taken without copying what came before
+/// (session mode, issue 11).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Mark {
+    /// Frames recorded so far.
+    pub wire: usize,
+    /// Stray stdout lines recorded so far.
+    pub stray_stdout: usize,
+    /// Timeline events recorded so far.
+    pub timeline: usize,
+}
+
 /// Rewrites one server→client frame into zero or more lines to deliver instead
 /// (issue 4, wire mutants). Given the frame and the recording so far.
 pub type ServerTap = Box<dyn FnMut(Value, &Recording) -> Vec<TapLine> + Send>;
@@ -212,6 +225,35 @@ impl ProxyState {
         self.lock().recording.clone()
     }
 
+    /// Where the recording stands now.
+    pub fn mark(&self) -> Mark {
+        let shared = self.lock();
+        Mark {
+            wire: shared.recording.wire.len(),
+            stray_stdout: shared.recording.stray_stdout.len(),
+            timeline: shared.recording.timeline.len(),
+        }
+    }
+
+    /// What was recorded after `from` (a [`ProxyState::mark`]).
+    pub fn recording_since(&self, from: Mark) -> Recording {
+        let shared = self.lock();
+        let recording = &shared.recording;
+        Recording {
+            wire: recording.wire.get(from.wire..).unwrap_or_default().to_vec(),
+            stray_stdout: recording
+                .stray_stdout
+                .get(from.stray_stdout..)
+                .unwrap_or_default()
+                .to_vec(),
+            timeline: recording
+                .timeline
+                .get(from.timeline..)
+                .unwrap_or_default()
+                .to_vec(),
+        }
+    }
+
     /// Frames recorded from position `from` on (for per-call slices).
     pub fn frames_since(&self, from: usize) -> Vec<Frame> {
         self.lock().recording.wire[from..].to_vec()
@@ -258,11 +300,12 @@ impl ProxyState {
 
     fn record_stray(&self, mut line: String) {
         let bytes = line.len();
-        if bytes > MAX_STRAY_BYTES {
-            let mut end = MAX_STRAY_BYTES;
-            while !line.is_char_boundary(end) {
-                end -= 1;
-            }
+        // At most MAX_STRAY_BYTES: cut before the first character that would end
+        // past it (so on a character boundary).
+        if let Some((end, _)) = line
+            .char_indices()
+            .find(|&(start, c)| start + c.len_utf8() > MAX_STRAY_BYTES)
+        {
             line.truncate(end);
         }
         let mut shared = self.lock();
@@ -573,6 +616,95 @@ mod tests {
         let refusal = json!({"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"no"}});
         let (message, _) = state.rewrite_client_frame(refusal.clone());
         assert_eq!(message, refusal);
+    }
+
+    /// Reply matching is by the exact id: a reply under `"1"` is not the reply
+    /// to elicitation `1`, and of two pending elicitations each reply is
+    /// matched to its own request (issue 12, the proxy.rs mutation run).
+    #[test]
+    fn replies_are_matched_to_pending_elicitations_by_exact_id_value_and_type() {
+        let state = ProxyState::new(json!({}), Instant::now());
+        let seen = Arc::new(Mutex::new(Vec::new()));
+        let log = Arc::clone(&seen);
+        state.set_responder(Some(Arc::new(move |request: &Value| {
+            log.lock()
+                .expect("test lock")
+                .push(request["params"]["message"].clone());
+            Answer::Result(json!({"action": "decline"}))
+        })));
+        let ask = |id: Value, message: &str| json!({"jsonrpc":"2.0","id":id,"method":"elicitation/create","params":{"message":message}});
+        state.note_server_frame(&ask(json!(1), "first"));
+        state.note_server_frame(&ask(json!(2), "second"));
+        let reply = |id: Value| json!({"jsonrpc":"2.0","id":id,"result":{"action":"cancel"}});
+        // Under the string "1": not a reply to either, left alone.
+        let (_, text) = state.rewrite_client_frame(reply(json!("1")));
+        assert_eq!(
+            text,
+            r#"{"jsonrpc":"2.0","id":"1","result":{"action":"cancel"}}"#
+        );
+        assert!(seen.lock().expect("test lock").is_empty());
+        // Each reply gets the responder's answer to its own request.
+        let (_, text) = state.rewrite_client_frame(reply(json!(1)));
+        assert_eq!(
+            text,
+            r#"{"jsonrpc":"2.0","id":1,"result":{"action":"decline"}}"#
+        );
+        let (_, text) = state.rewrite_client_frame(reply(json!(2)));
+        assert_eq!(
+            text,
+            r#"{"jsonrpc":"2.0","id":2,"result":{"action":"decline"}}"#
+        );
+        assert_eq!(
+            *seen.lock().expect("test lock"),
+            [json!("first"), json!("second")]
+        );
+    }
+
+    /// Frames and stray lines share one sequence, +1 per line, and each frame
+    /// gets a timeline line `<side> <method|result|error> id <id|->`.
+    #[test]
+    fn frames_and_stray_lines_share_one_sequence_and_the_timeline_names_each_frame() {
+        let state = ProxyState::new(json!({}), Instant::now());
+        state.record_stray("hello".into());
+        state.record(
+            Side::Server,
+            json!({"jsonrpc":"2.0","id":3,"method":"elicitation/create"}),
+            None,
+        );
+        state.record_stray("again".into());
+        state.record(
+            Side::Client,
+            json!({"jsonrpc":"2.0","id":3,"result":{}}),
+            None,
+        );
+        state.record(
+            Side::Client,
+            json!({"jsonrpc":"2.0","id":"a","error":{"code":1,"message":"m"}}),
+            None,
+        );
+        state.record(
+            Side::Client,
+            json!({"jsonrpc":"2.0","method":"notifications/initialized"}),
+            None,
+        );
+        let recording = state.recording();
+        let strays: Vec<u64> = recording.stray_stdout.iter().map(|line| line.seq).collect();
+        let frames: Vec<u64> = recording.wire.iter().map(|frame| frame.seq).collect();
+        assert_eq!((strays, frames), (vec![0, 2], vec![1, 3, 4, 5]));
+        let events: Vec<&str> = recording
+            .timeline
+            .iter()
+            .map(|e| e.event.as_str())
+            .collect();
+        assert_eq!(
+            events,
+            [
+                "server elicitation/create id 3",
+                "client result id 3",
+                r#"client error id "a""#,
+                "client notifications/initialized id -",
+            ]
+        );
     }
 
     #[test]

@@ -1,0 +1,255 @@
+//! How a run's cases meet server processes (issue 11): a fresh process per case
+//! (the default) or sessions of many cases, and how many at once (`-j N`).
+//!
+//! - **Fresh-process mode**: each case spawns its own server, so no case can see
+//!   another's state. With `-j N`, N cases run at once, each in its own process.
+//! - **Session mode** (`run --session`): the cases run one `tools/call` after
+//!   another in one server process per capability set (a case's capabilities are
+//!   declared at `initialize`, so the capability-guard cases get sessions of
+//!   their own). A case that fails in a session is re-run in a fresh process and
+//!   that fresh verdict is the one reported, so a failure is always reproduced in
+//!   isolation; the session is ended there and the next case with those
+//!   capabilities starts a new one. A session whose server does not end cleanly
+//!   (exit code 0 after stdin closes, nothing left running, no stray stdout line
+//!   at shutdown) has every case it passed re-run in fresh processes too, since
+//!   each of them would have seen that ending. In session mode a case's evidence
+//!   shows the session's handshake and its own call; the session's stderr is on
+//!   the last case the session ran. With `-j N`, N groups of cases each run their
+//!   own sessions at once. Protocol 2026-07-28 cases run in a fresh process each
+//!   in both modes (its session has no `initialize` to share; not done yet).
+//!
+//! The contract run's first case runs alone before the others (in session
+//! mode, in a session of its own): a server that does not start ends the run there.
+//!
+//! Either way, verdicts come back in case order, and a case's verdict does not
+//! depend on `-j`: each case runs alone in its process or session.
+
+use std::fmt;
+
+use futures::{StreamExt, TryStreamExt};
+use serde_json::Value;
+
+use crate::case::Case;
+use crate::error::Error;
+use crate::harness::era::Protocol;
+use crate::harness::{self, Evidence, Session};
+use crate::oracle::contract;
+use crate::report::Verdict;
+use crate::run::{self, Settings};
+
+/// Most cases one group of sessions runs before its sessions are ended (their
+/// verdicts wait until then, since a session that ends badly sends its cases to
+/// fresh processes).
+pub const SESSION_BATCH: usize = 128;
+
+/// Cases started ahead per parallel job in fresh-process mode.
+const FRESH_AHEAD: usize = 4;
+
+/// Which processes the cases run in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// One fresh server process per case (the default).
+    FreshProcess,
+    /// Many cases per server process, one per capability set (`run --session`).
+    Session,
+}
+
+impl fmt::Display for Mode {
+    /// `fresh-process` or `session`, as `run.json`'s `mode` and the summary line say.
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str(match self {
+            Mode::FreshProcess => "fresh-process",
+            Mode::Session => "session",
+        })
+    }
+}
+
+/// The mode and the number of cases (fresh-process mode) or groups of cases
+/// (session mode) run at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Schedule {
+    /// Fresh process per case, or sessions.
+    pub mode: Mode,
+    /// How many at once (at least 1; 0 is read as 1).
+    pub jobs: usize,
+}
+
+impl Schedule {
+    /// One case at a time, each in a fresh process: the library's default.
+    pub const SERIAL: Schedule = Schedule {
+        mode: Mode::FreshProcess,
+        jobs: 1,
+    };
+
+    /// The number of cores (`std::thread::available_parallelism`), the CLI's
+    /// default for `-j`; 1 when it cannot be read.
+    pub fn cores() -> usize {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    }
+
+    /// The schedule that applies to a run in `protocols`: session mode only when
+    /// 2025-11-25 is among them (2026-07-28 cases run fresh in both modes), so a
+    /// run in 2026-07-28 alone says `fresh-process`.
+    pub fn for_protocols(self, protocols: &[Protocol]) -> Schedule {
+        if protocols.contains(&Protocol::V2025_11_25) {
+            self
+        } else {
+            Schedule {
+                mode: Mode::FreshProcess,
+                ..self
+            }
+        }
+    }
+
+    /// How many cases are handed to [`judge_window`] at once: one when serial
+    /// in fresh-process mode (each verdict shown as soon as it is in), a few
+    /// per job with `-j` 2 or more, [`SESSION_BATCH`] per job in session mode.
+    pub fn window(&self) -> usize {
+        let jobs = self.jobs.max(1);
+        match self.mode {
+            Mode::FreshProcess if jobs == 1 => 1,
+            Mode::FreshProcess => jobs * FRESH_AHEAD,
+            Mode::Session => jobs * SESSION_BATCH,
+        }
+    }
+}
+
+impl Default for Schedule {
+    /// [`Schedule::SERIAL`].
+    fn default() -> Self {
+        Schedule::SERIAL
+    }
+}
+
+/// Judges `cases` (each with its expected 2025-11-25 outcome, `None` when there
+/// is none) under `settings.schedule`; returns each case's verdicts (one per era)
+/// in case order.
+///
+/// # Errors
+/// [`Error::Spawn`] when a server cannot start.
+pub async fn judge_window(
+    command: &[String],
+    cases: &[(Case, Option<Value>)],
+    settings: &Settings,
+) -> Result<Vec<Vec<Verdict>>, Error> {
+    let schedule = settings.schedule.for_protocols(&settings.protocols);
+    let jobs = schedule.jobs.max(1);
+    let sessions = schedule.mode == Mode::Session && !cases.is_empty();
+    if !sessions {
+        return futures::stream::iter(cases.iter().map(|(case, expected)| {
+            run::judge_in(command, case, expected.clone(), settings, None)
+        }))
+        .buffered(jobs)
+        .try_collect()
+        .await;
+    }
+    let group = cases.len().div_ceil(jobs);
+    let groups = cases.chunks(group).map(|chunk| async move {
+        let evidence = session_evidence(command, chunk, settings).await?;
+        let mut verdicts = Vec::with_capacity(chunk.len());
+        for ((case, expected), evidence) in chunk.iter().zip(evidence) {
+            verdicts.push(
+                run::judge_in(command, case, expected.clone(), settings, Some(evidence)).await?,
+            );
+        }
+        Ok::<_, Error>(verdicts)
+    });
+    let judged = futures::future::try_join_all(groups).await?;
+    Ok(judged.into_iter().flatten().collect())
+}
+
+/// A running session and the cases it passed so far (indexes into the group).
+struct Open {
+    capabilities: String,
+    session: Session,
+    passed: Vec<usize>,
+}
+
+/// The 2025-11-25 evidence of each case of `cases`, in order, in session mode
+/// (see the module docs): a case that fails in its session is re-run fresh, and
+/// so is every case of a session that does not end cleanly.
+async fn session_evidence(
+    command: &[String],
+    cases: &[(Case, Option<Value>)],
+    settings: &Settings,
+) -> Result<Vec<Evidence>, Error> {
+    let limits = settings.limits;
+    let mut evidence: Vec<Option<Evidence>> = vec![None; cases.len()];
+    let mut open: Vec<Open> = Vec::new();
+    for (index, (case, expected)) in cases.iter().enumerate() {
+        let capabilities = serde_json::to_string(&case.capabilities).unwrap_or_default();
+        let position = match open
+            .iter()
+            .position(|open| open.capabilities == capabilities)
+        {
+            Some(position) => position,
+            None => {
+                let session = Session::start(command, &case.capabilities, limits, None).await?;
+                open.push(Open {
+                    capabilities,
+                    session,
+                    passed: Vec::new(),
+                });
+                open.len() - 1
+            }
+        };
+        let ran = open[position]
+            .session
+            .run_case_in_session(command, case)
+            .await;
+        let passed = expected.as_ref().is_some_and(|expected| {
+            contract::judge(case, expected, &ran, settings.judging)
+                .failures
+                .is_empty()
+        });
+        if passed {
+            open[position].passed.push(index);
+            evidence[index] = Some(ran);
+        } else {
+            close(
+                command,
+                cases,
+                open.swap_remove(position),
+                settings,
+                &mut evidence,
+            )
+            .await?;
+            evidence[index] = Some(harness::run_case(command, case, limits, None).await?);
+        }
+    }
+    for session in open {
+        close(command, cases, session, settings, &mut evidence).await?;
+    }
+    Ok(evidence
+        .into_iter()
+        .map(|evidence| evidence.expect("every case of the group ran"))
+        .collect())
+}
+
+/// Ends `open`'s session. When it ended cleanly, its last case gets the
+/// session's stderr; otherwise every case it passed is re-run in a fresh process.
+async fn close(
+    command: &[String],
+    cases: &[(Case, Option<Value>)],
+    open: Open,
+    settings: &Settings,
+    evidence: &mut [Option<Evidence>],
+) -> Result<(), Error> {
+    let seen = open.session.stray_line_count();
+    let finished = open.session.finish().await;
+    if finished.ended_cleanly(seen) {
+        if let Some(last) = open
+            .passed
+            .last()
+            .and_then(|&index| evidence[index].as_mut())
+        {
+            last.stderr = finished.exit.stderr;
+        }
+        return Ok(());
+    }
+    for index in open.passed {
+        let case = &cases[index].0;
+        evidence[index] = Some(harness::run_case(command, case, settings.limits, None).await?);
+    }
+    Ok(())
+}
