@@ -455,6 +455,16 @@ async fn read_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> Option<St
     }
 }
 
+/// Writes `text` and a newline to `to`, then flushes it.
+///
+/// # Errors
+/// The first write or flush error (the other side closed its end).
+async fn write_line<W: AsyncWrite + Unpin>(to: &mut W, text: &str) -> std::io::Result<()> {
+    to.write_all(text.as_bytes()).await?;
+    to.write_all(b"\n").await?;
+    to.flush().await
+}
+
 /// Pumps client→server: records, rewrites, writes to the server's stdin. Ends when
 /// the client closes; then closes the server's stdin.
 pub async fn client_to_server<R, W>(state: ProxyState, from_client: R, mut to_server: W)
@@ -471,10 +481,7 @@ where
         let serialized = serde_json::to_string(&message).unwrap_or_default();
         let exact = (serialized != text).then(|| text.clone());
         state.record(Side::Client, message, exact);
-        if to_server.write_all(text.as_bytes()).await.is_err()
-            || to_server.write_all(b"\n").await.is_err()
-            || to_server.flush().await.is_err()
-        {
+        if write_line(&mut to_server, &text).await.is_err() {
             state.event("server stdin closed while writing");
             break;
         }
@@ -524,11 +531,7 @@ pub async fn server_to_client<R, W>(
                     text
                 }
             };
-            if client_open
-                && (to_client.write_all(text.as_bytes()).await.is_err()
-                    || to_client.write_all(b"\n").await.is_err()
-                    || to_client.flush().await.is_err())
-            {
+            if client_open && write_line(&mut to_client, &text).await.is_err() {
                 // Keep draining and recording the server's stdout even if the client left.
                 client_open = false;
             }
