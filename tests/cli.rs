@@ -3,9 +3,12 @@
 //! bugs planted on purpose (`fixtures/servers/calculator.py`).
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::Value;
+
+use crate::util::calculator;
+use crate::util::run_elicit_check as run;
 
 /// A fresh output folder for one test, removed when dropped (pass or fail).
 struct OutputDir(PathBuf);
@@ -29,30 +32,6 @@ impl Drop for OutputDir {
 fn output_dir(test: &str) -> OutputDir {
     let dir = std::env::temp_dir().join(format!("elicit-check-{}-{test}", std::process::id()));
     OutputDir(dir)
-}
-
-/// Runs `elicit-check run` with `args`, scrubbing variables that could change it.
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_elicit-check"))
-        .arg("run")
-        .args(args)
-        .env_remove("RUST_LOG")
-        .env_remove("PROPTEST_CASES")
-        .output()
-        .expect("elicit-check runs")
-}
-
-fn calculator(bug: Option<&str>) -> Vec<String> {
-    crate::util::require_program("python3", "the plain Python peer server needs python3");
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/fixtures/servers/calculator.py"
-    );
-    let mut command = vec!["python3".to_owned(), script.to_owned()];
-    if let Some(bug) = bug {
-        command.extend(["--bug".to_owned(), bug.to_owned()]);
-    }
-    command
 }
 
 /// Runs the 19 contract cases (no generated ones) against `server` (empty: the

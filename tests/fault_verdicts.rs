@@ -7,9 +7,11 @@
 //! reproduction command that replays a generated case exactly.
 
 use std::path::PathBuf;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use serde_json::{Value, json};
+
+use crate::util::run_elicit_check as run;
 
 /// A fresh output folder for one test, removed when dropped.
 struct OutputDir(PathBuf);
@@ -54,17 +56,6 @@ fn misbehaving(fault: &str) -> Vec<String> {
         "--fault".to_owned(),
         fault.to_owned(),
     ]
-}
-
-/// Runs `elicit-check run` with `args`, scrubbing variables that could change it.
-fn run(args: &[String]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_elicit-check"))
-        .arg("run")
-        .args(args)
-        .env_remove("RUST_LOG")
-        .env_remove("PROPTEST_CASES")
-        .output()
-        .expect("elicit-check runs")
 }
 
 /// What one run of one case against one fault showed.

@@ -18,6 +18,7 @@ pub fn reference_server() -> Vec<String> {
 /// The Python peer server (`fixtures/servers/calculator.py`), with one planted
 /// `--bug` when given.
 pub fn calculator(bug: Option<&str>) -> Vec<String> {
+    require_program("python3", "the plain Python peer server needs python3");
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/fixtures/servers/calculator.py"
@@ -130,4 +131,16 @@ pub fn require_program(program: &str, need: &str) {
     {
         panic!("{program} not found on PATH ({error}): {need}");
     }
+}
+
+/// Runs `elicit-check run` with `args` (the built binary), scrubbing the
+/// variables that could change it (`RUST_LOG`, `PROPTEST_CASES`).
+pub fn run_elicit_check<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+        .arg("run")
+        .args(args)
+        .env_remove("RUST_LOG")
+        .env_remove("PROPTEST_CASES")
+        .output()
+        .expect("elicit-check runs")
 }
