@@ -99,6 +99,9 @@ fn push(out: &mut Vec<Mismatch>, path: &str, detail: String) {
 }
 
 fn compare_at(path: &str, expected: &Value, actual: &Value, out: &mut Vec<Mismatch>) {
+    if negative_zero_pair(expected, actual) || negative_zero_pair(actual, expected) {
+        return;
+    }
     let (ek, ak) = (Kind::of(expected), Kind::of(actual));
     if ek != ak {
         push(out, path, format!("{} != {}", ak.name(), ek.name()));
@@ -123,6 +126,20 @@ fn compare_at(path: &str, expected: &Value, actual: &Value, out: &mut Vec<Mismat
     if !equal {
         push(out, path, format!("{actual} != {expected}"));
     }
+}
+
+/// JSON text `-0` is one value read two ways: serde_json stores it as the float
+/// `-0.0` (to keep the sign), most other parsers (Python's `json`, pydantic) as
+/// the integer `0`. So a float negative zero and the integer `0` are equal here,
+/// whichever side each is on: a correct Python SDK server that echoes a received
+/// `-0` as `0` is not type drift (issue 10, the by-meaning judging of peers).
+fn negative_zero_pair(float: &Value, integer: &Value) -> bool {
+    let is_negative_zero = float
+        .as_number()
+        .filter(|n| n.is_f64())
+        .and_then(Number::as_f64)
+        .is_some_and(|x| x == 0.0 && x.is_sign_negative());
+    is_negative_zero && integer.as_number().and_then(Number::as_i64) == Some(0)
 }
 
 fn numbers_equal(kind: Kind, e: &Number, a: &Number) -> bool {
@@ -254,6 +271,46 @@ mod tests {
         assert_eq!(json!(21.0), json!(21.0));
         assert_eq!(Kind::of(&json!(21)), Kind::Integer);
         assert_eq!(Kind::of(&json!(21.0)), Kind::Float);
+    }
+
+    #[test]
+    fn negative_zero_text_read_as_integer_zero_is_the_same_value() {
+        // `-0` on the wire: serde_json reads the float -0.0, Python's json the integer 0.
+        let serde_reading: Value = serde_json::from_str("-0").expect("JSON");
+        assert!(serde_reading.is_f64());
+        assert!(type_aware_eq(&serde_reading, &json!(0)));
+        assert!(type_aware_eq(&json!(0), &serde_reading));
+        assert!(compare(&json!({"units": -0.0}), &json!({"units": 0})).is_empty());
+    }
+
+    #[test]
+    fn only_negative_zero_and_integer_zero_meet_across_kinds() {
+        // Positive 0.0 stays a float: a server that writes `0.0` for `0` drifts.
+        assert_eq!(
+            compare(&json!(0.0), &json!(0)),
+            vec![m("$", "integer != float")]
+        );
+        assert_eq!(
+            compare(&json!(0), &json!(0.0)),
+            vec![m("$", "float != integer")]
+        );
+        // Negative zero meets no other integer, nor a boolean, string or null.
+        assert_eq!(
+            compare(&json!(-0.0), &json!(1)),
+            vec![m("$", "integer != float")]
+        );
+        assert_eq!(
+            compare(&json!(-0.0), &json!(false)),
+            vec![m("$", "boolean != float")]
+        );
+        assert_eq!(
+            compare(&json!(-0.0), &json!("0")),
+            vec![m("$", "string != float")]
+        );
+        assert_eq!(
+            compare(&json!(-1.0), &json!(-1)),
+            vec![m("$", "integer != float")]
+        );
     }
 
     #[test]

@@ -60,9 +60,19 @@ struct Run {
 
 /// Runs `elicit-check run --cases N --seed 1 -- command` in a fresh output folder.
 fn run(name: &str, command: &[String], cases: usize) -> Run {
+    run_with(
+        name,
+        &["--seed", SEED, "--cases", &cases.to_string()],
+        command,
+    )
+}
+
+/// Runs `elicit-check run ARGS -- command` in a fresh output folder.
+fn run_with(name: &str, args: &[&str], command: &[String]) -> Run {
     let dir = std::env::temp_dir().join(format!("elicit-check-{}-{name}", std::process::id()));
     let output = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
-        .args(["run", "--seed", SEED, "--cases", &cases.to_string()])
+        .arg("run")
+        .args(args)
         // Generous bounds: six peers share two cores with the rest of the suite.
         .args([
             "--startup-timeout",
@@ -235,6 +245,37 @@ fn sdk_peers_pass_run_when_correct_and_fail_it_when_naive_and_the_table_holds() 
     settings.set_prepend_module_to_snapshot(false);
     settings.set_description("cross-SDK table: the contract cases on each SDK peer (issue 8)");
     settings.bind(|| insta::assert_snapshot!("cross_sdk_table", table));
+}
+
+/// A correct Python SDK 1.x server echoes the answer's `-0` under policy `raw` as
+/// `0`: Python reads the integer literal `-0` as the integer 0, where serde_json
+/// keeps a float -0.0. Same JSON value, so the case passes (it failed with
+/// `integer != float` when the comparison went by serde_json's kinds).
+#[test]
+fn a_python_peer_echoing_negative_zero_as_zero_passes() {
+    let environments = environments();
+    let peer = PEERS
+        .iter()
+        .find(|peer| peer.name() == "python-sdk1-correct")
+        .expect("the Python SDK 1.x correct peer");
+    let command = peer.command(Path::new(ROOT), &environments);
+    // Seed 3's generated_0109 is `units: -0` under policy raw.
+    let run = run_with(
+        "negative-zero",
+        &["--seed", "3", "--case", "generated_0109"],
+        &command,
+    );
+    assert_eq!(run.verdicts.len(), 1, "{}", run.stdout);
+    let verdict = &run.verdicts[0];
+    let reason = verdict["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.contains("policy raw") && reason.contains("units=-0 (negative zero"),
+        "generated_0109 of seed 3 is no longer the negative-zero raw case: {reason}"
+    );
+    let echoed = &verdict["evidence"]["text_outcome"]["content"]["units"];
+    assert_eq!(echoed, &Value::from(0), "the peer echoes `-0` as integer 0");
+    assert_eq!(verdict["passed"], true, "{}", run.stdout);
+    assert_eq!(run.code, Some(0), "{}", run.stdout);
 }
 
 #[test]
