@@ -216,7 +216,7 @@ pub fn write_row(out: &mut impl Write, verdict: &Verdict) -> std::io::Result<()>
             verdict: verdict.verdict,
             evidence: verdict.primary.clone(),
         };
-        for failure in verdict::secondary(&finding, &verdict.failures) {
+        for failure in verdict::secondary(&finding, verdict.evidence.started, &verdict.failures) {
             writeln!(out, "    {case}: {}", shorten(failure))?;
         }
     }

@@ -456,15 +456,17 @@ fn json_type(value: &Value) -> &'static str {
 
 /// The failures worth printing below `finding`: those that add information
 /// beyond it. When the session broke (did not start, hung, crashed, a reply
-/// under a wrong id), the missing outcome, the reply counts, the protocol
-/// version and the exit code are its consequences and are left out; the
-/// failure the finding restates is left out too. `results.json` keeps them all.
-pub fn secondary<'a>(finding: &Finding, failures: &'a [String]) -> Vec<&'a str> {
+/// under a wrong id, or `started` is false: stdout noise before `initialize`
+/// was answered), the missing outcome, the reply counts, the protocol version
+/// and the exit code are its consequences and are left out; the failure the
+/// finding restates is left out too. `results.json` keeps them all.
+pub fn secondary<'a>(finding: &Finding, started: bool, failures: &'a [String]) -> Vec<&'a str> {
+    let broke = finding.verdict.session_broke() || !started;
     failures
         .iter()
         .map(String::as_str)
         .filter(|failure| *failure != finding.evidence)
-        .filter(|failure| !(finding.verdict.session_broke() && is_consequence(failure)))
+        .filter(|failure| !(broke && is_consequence(failure)))
         .filter(|failure| match finding.verdict {
             Primary::IgnoredStdinClose => !failure.starts_with("the server did not exit"),
             Primary::Crashed => {
@@ -822,19 +824,19 @@ mod tests {
         .to_vec();
         let hung = Finding::new(Primary::Hung, "no reply to tools/call within 1 s");
         assert_eq!(
-            secondary(&hung, &failures),
+            secondary(&hung, true, &failures),
             ["requestedSchema $.x: unexpected key"]
         );
         let wrong = Finding::new(Primary::WrongOutcome, NO_OUTCOME);
-        assert_eq!(secondary(&wrong, &failures).len(), failures.len() - 1);
+        assert_eq!(secondary(&wrong, true, &failures).len(), failures.len() - 1);
         let killed = Finding::new(Primary::IgnoredStdinClose, "x");
         assert!(
-            !secondary(&killed, &failures)
+            !secondary(&killed, true, &failures)
                 .contains(&"the server did not exit after stdin closed and was killed")
         );
         let asked = Finding::new(Primary::ReAsked, "x");
         let twice = vec!["2 elicitation/create requests, expected 1".to_owned()];
-        assert!(secondary(&asked, &twice).is_empty());
+        assert!(secondary(&asked, true, &twice).is_empty());
         let stray = Finding::new(
             Primary::StdoutNotJsonRpc,
             "stdout line #1 is not a JSON-RPC message: \"hello\"",
@@ -844,9 +846,21 @@ mod tests {
             "non-JSON-RPC line on stdout (#5): \"bye\"".to_owned(),
         ];
         assert_eq!(
-            secondary(&stray, &lines),
+            secondary(&stray, true, &lines),
             ["non-JSON-RPC line on stdout (#5): \"bye\""]
         );
+        // Noise before `initialize` was answered: the session never started, so
+        // the missing outcome and call counts are consequences; news stays.
+        let mut noisy = lines.clone();
+        noisy.extend(failures.iter().cloned());
+        assert_eq!(
+            secondary(&stray, false, &noisy),
+            [
+                "non-JSON-RPC line on stdout (#5): \"bye\"",
+                "requestedSchema $.x: unexpected key"
+            ]
+        );
+        assert_eq!(secondary(&stray, true, &noisy).len(), noisy.len() - 1);
     }
 
     #[test]
