@@ -458,8 +458,9 @@ fn json_type(value: &Value) -> &'static str {
 /// beyond it. When the session broke (did not start, hung, crashed, a reply
 /// under a wrong id, or `started` is false: stdout noise before `initialize`
 /// was answered), the missing outcome, the reply counts, the protocol version
-/// and the exit code are its consequences and are left out; the failure the
-/// finding restates is left out too. `results.json` keeps them all.
+/// and the exit code are its consequences and are left out (so a crash's exit
+/// code is not said twice); the failure the finding restates is left out too.
+/// `results.json` keeps them all.
 pub fn secondary<'a>(finding: &Finding, started: bool, failures: &'a [String]) -> Vec<&'a str> {
     let broke = finding.verdict.session_broke() || !started;
     failures
@@ -469,11 +470,9 @@ pub fn secondary<'a>(finding: &Finding, started: bool, failures: &'a [String]) -
         .filter(|failure| !(broke && is_consequence(failure)))
         .filter(|failure| match finding.verdict {
             Primary::IgnoredStdinClose => !failure.starts_with("the server did not exit"),
-            Primary::Crashed => {
-                !failure.starts_with("exit code") && !failure.starts_with("no exit code")
-            }
             Primary::ReAsked => !failure.ends_with("elicitation/create requests, expected 1"),
-            Primary::StdoutNotJsonRpc if !finding.evidence.is_empty() => {
+            // The stray line the finding already quotes.
+            Primary::StdoutNotJsonRpc => {
                 !(failure.starts_with("non-JSON-RPC line on stdout")
                     && finding
                         .evidence
@@ -614,6 +613,37 @@ mod tests {
     }
 
     #[test]
+    fn a_call_result_without_an_outcome_and_no_transport_error_is_wrong_outcome() {
+        // The server answered tools/call and exited 0; the result just holds no
+        // outcome. Not a crash: nothing failed on the transport.
+        let mut evidence = clean(json!({"action": "accept"}));
+        evidence.outcome = None;
+        let failures = vec![NO_OUTCOME.to_owned()];
+        assert_eq!(
+            classify(&evidence, &CALCULATED(), &failures),
+            Finding::new(Primary::WrongOutcome, NO_OUTCOME)
+        );
+        evidence.error = Some("the calculate result is not JSON".into());
+        assert_eq!(
+            classify(&evidence, &CALCULATED(), &failures).verdict,
+            Primary::WrongOutcome
+        );
+    }
+
+    #[test]
+    fn computing_on_an_action_outside_the_spec_is_computed_without_an_accepted_answer() {
+        let evidence = clean(json!({"action": "reject", "content": {"units": 3}}));
+        let malformed = json!({"status": "invalid_response", "computed": false});
+        assert_eq!(
+            failing(&evidence, malformed),
+            Finding::new(
+                Primary::ComputedOnRefusal,
+                "computed without an accepted answer (value 21); expected status \"invalid_response\""
+            )
+        );
+    }
+
+    #[test]
     fn computing_on_an_error_reply_is_computed_on_refusal() {
         let mut evidence = clean(json!({}));
         evidence.input.answer = Some(Answer::Error(json!({"code": -1})));
@@ -673,6 +703,25 @@ mod tests {
         assert_eq!(
             finding,
             Finding::new(Primary::WrongOutcome, "outcome $.value: 22 != 21")
+        );
+    }
+
+    #[test]
+    fn a_boolean_for_the_integer_one_is_type_drift_and_for_another_integer_is_not() {
+        // units 1 × unit_value 1 = 1: a server that returns `true` drifts bool/int.
+        let mut evidence = clean(json!({"action": "accept"}));
+        evidence.outcome = Some(json!({"status": "calculated", "computed": true, "value": true}));
+        let one = json!({"status": "calculated", "computed": true, "value": 1});
+        assert_eq!(
+            failing(&evidence, one),
+            Finding::new(
+                Primary::TypeDrift,
+                "$.value is true (a boolean), expected 1 (an integer)"
+            )
+        );
+        assert_eq!(
+            failing(&evidence, CALCULATED()).verdict,
+            Primary::ContractFailure
         );
     }
 
@@ -825,6 +874,11 @@ mod tests {
         let hung = Finding::new(Primary::Hung, "no reply to tools/call within 1 s");
         assert_eq!(
             secondary(&hung, true, &failures),
+            ["requestedSchema $.x: unexpected key"]
+        );
+        let crashed = Finding::new(Primary::Crashed, "exit code 3 after the call");
+        assert_eq!(
+            secondary(&crashed, true, &failures),
             ["requestedSchema $.x: unexpected key"]
         );
         let wrong = Finding::new(Primary::WrongOutcome, NO_OUTCOME);
