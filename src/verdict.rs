@@ -868,19 +868,19 @@ mod tests {
             "the server did not exit after stdin closed and was killed",
             "0 elicitation/create requests, expected 1",
             "requestedSchema $.x: unexpected key",
+            // Two replies to one call is news even when the session then hung.
+            "tools/call id 1: 2 replies, expected exactly 1",
         ]
         .map(str::to_owned)
         .to_vec();
+        let news = [
+            "requestedSchema $.x: unexpected key",
+            "tools/call id 1: 2 replies, expected exactly 1",
+        ];
         let hung = Finding::new(Primary::Hung, "no reply to tools/call within 1 s");
-        assert_eq!(
-            secondary(&hung, true, &failures),
-            ["requestedSchema $.x: unexpected key"]
-        );
+        assert_eq!(secondary(&hung, true, &failures), news);
         let crashed = Finding::new(Primary::Crashed, "exit code 3 after the call");
-        assert_eq!(
-            secondary(&crashed, true, &failures),
-            ["requestedSchema $.x: unexpected key"]
-        );
+        assert_eq!(secondary(&crashed, true, &failures), news);
         let wrong = Finding::new(Primary::WrongOutcome, NO_OUTCOME);
         assert_eq!(secondary(&wrong, true, &failures).len(), failures.len() - 1);
         let killed = Finding::new(Primary::IgnoredStdinClose, "x");
@@ -911,7 +911,8 @@ mod tests {
             secondary(&stray, false, &noisy),
             [
                 "non-JSON-RPC line on stdout (#5): \"bye\"",
-                "requestedSchema $.x: unexpected key"
+                "requestedSchema $.x: unexpected key",
+                "tools/call id 1: 2 replies, expected exactly 1",
             ]
         );
         assert_eq!(secondary(&stray, true, &noisy).len(), noisy.len() - 1);
