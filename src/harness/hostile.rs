@@ -159,7 +159,8 @@ impl HostileCase {
     pub async fn play(self, command: &[String], limits: Limits) -> Result<Played, Error> {
         let mut raw = RawSession::spawn(command, limits)?;
         raw.send(&initialize(0)).await;
-        raw.expect(|message| is_reply_to(message, &json!(0))).await;
+        raw.expect_within(limits.startup, |message| is_reply_to(message, &json!(0)))
+            .await;
         if self == HostileCase::CallBeforeInitialized {
             raw.send(&call(1)).await;
             raw.expect(|message| is_reply_to(message, &json!(1)) || is_elicitation(message))
@@ -186,18 +187,18 @@ impl HostileCase {
                 raw.expect(|message| is_reply_to(message, &json!(1))).await;
             }
             HostileCase::NotJsonAndNoMethod | HostileCase::InvalidUtf8 => {
+                // Each bad line waits for its error reply before the next is
+                // sent (so the wire order is fixed); a missing error reply is
+                // judged from the wire and is no hang: the script goes on.
                 if self == HostileCase::NotJsonAndNoMethod {
                     raw.send(b"this is not JSON {").await;
-                    raw.expect(|message| is_error_reply(message, &Value::Null))
-                        .await;
+                    raw.await_error_reply(&Value::Null).await;
                     raw.send(br#"{"jsonrpc":"2.0","id":41}"#).await;
-                    raw.expect(|message| is_error_reply(message, &json!(41)))
-                        .await;
+                    raw.await_error_reply(&json!(41)).await;
                 } else {
                     raw.send(b"{\"jsonrpc\":\"2.0\",\"id\":40,\"method\":\"ping\",\"params\":{\"x\":\"\xff\"}}")
                         .await;
-                    raw.expect(|message| is_error_reply(message, &Value::Null))
-                        .await;
+                    raw.await_error_reply(&Value::Null).await;
                 }
                 raw.send(&call(1)).await;
                 raw.answer_next(VALID_ACCEPT).await;
@@ -259,6 +260,8 @@ pub struct Played {
     pub exit: Exit,
     /// Waits that ran out (`waited 10s for ...`), in order.
     pub timeouts: Vec<String>,
+    /// The server's process id.
+    pub pid: Option<u32>,
 }
 
 /// `notifications/initialized`.
@@ -299,12 +302,12 @@ fn is_elicitation(message: &Value) -> bool {
     message.get("method").and_then(Value::as_str) == Some("elicitation/create")
 }
 
-fn is_reply_to(message: &Value, id: &Value) -> bool {
-    message.get("method").is_none() && message.get("id") == Some(id)
-}
-
 fn is_error_reply(message: &Value, id: &Value) -> bool {
     is_reply_to(message, id) && message.get("error").is_some()
+}
+
+fn is_reply_to(message: &Value, id: &Value) -> bool {
+    message.get("method").is_none() && message.get("id") == Some(id)
 }
 
 /// A server process driven line by line, recorded by the proxy.
@@ -362,7 +365,20 @@ impl RawSession {
     /// Reads server frames until one matches (within `limits.call`); `None`
     /// when none did (the wait is kept in [`Played::timeouts`]).
     async fn expect(&mut self, wanted: impl Fn(&Value) -> bool) -> Option<Value> {
-        let bound = self.limits.call;
+        self.expect_within(self.limits.call, wanted).await
+    }
+
+    /// [`RawSession::expect`] within `bound`. Once one wait has run out, later
+    /// ones return `None` at once: the case has failed, and a server that hangs
+    /// must not cost one bound per step.
+    async fn expect_within(
+        &mut self,
+        bound: std::time::Duration,
+        wanted: impl Fn(&Value) -> bool,
+    ) -> Option<Value> {
+        if !self.timeouts.is_empty() {
+            return None;
+        }
         let found = tokio::time::timeout(bound, async {
             while let Ok(Some(line)) = self.frames.next_line().await {
                 match serde_json::from_str::<Value>(&line) {
@@ -387,6 +403,28 @@ impl RawSession {
         None
     }
 
+    /// Waits (within `limits.call`) for a JSON-RPC error reply under `id`; when
+    /// none comes, notes it in the timeline only (the oracle judges the wire)
+    /// and leaves later waits unaffected.
+    async fn await_error_reply(&mut self, id: &Value) {
+        let bound = self.limits.call;
+        let found = tokio::time::timeout(bound, async {
+            while let Ok(Some(line)) = self.frames.next_line().await {
+                if serde_json::from_str::<Value>(&line).is_ok_and(|m| is_error_reply(&m, id)) {
+                    return true;
+                }
+            }
+            false
+        })
+        .await;
+        if found != Ok(true) {
+            self.state.event(format!(
+                "no error reply under id {id} within {}s",
+                bound.as_secs_f64()
+            ));
+        }
+    }
+
     /// Waits for the next `elicitation/create` and answers it under its id with `answer`.
     async fn answer_next(&mut self, answer: &str) {
         if let Some(request) = self.expect(is_elicitation).await {
@@ -397,6 +435,7 @@ impl RawSession {
     /// Closes stdin, waits for the exit (killing the group after the grace) and
     /// for the end of stdout.
     async fn finish(mut self) -> Played {
+        let pid = self.process.pid;
         self.stdin = None;
         self.state.event("server stdin closed");
         let exit = self.process.shutdown(self.limits.shutdown).await;
@@ -412,6 +451,7 @@ impl RawSession {
             recording: self.state.recording(),
             exit,
             timeouts: self.timeouts,
+            pid,
         }
     }
 }
