@@ -139,6 +139,25 @@ pub fn findings(case: HostileCase, played: &Played, exact: bool) -> Vec<Finding>
             };
             let mut failures =
                 expect_outcome(wire, 1, status, None, what, Primary::ComputedOnInvalid);
+            // Judged by meaning, a number beyond f64 or a 10,000-level array is
+            // also invalid content (not an integer in range, an undeclared key):
+            // only the reference server's JSON reader cannot read them at all.
+            let unreadable_here =
+                matches!(case, HostileCase::DeepAnswer | HostileCase::HugeExponent);
+            if !exact
+                && unreadable_here
+                && expect_outcome(
+                    wire,
+                    1,
+                    "invalid_content",
+                    None,
+                    what,
+                    Primary::WrongOutcome,
+                )
+                .is_empty()
+            {
+                failures.clear();
+            }
             failures.extend(next_call(wire, 2));
             failures
         }
@@ -756,6 +775,36 @@ mod tests {
                 r#"tools/call id 1 after an accept nested 10,000 levels deep: outcome {"status":"invalid_content","computed":false,"errors":[["units"]]}, expected status "invalid_response", computed false"#,
                 "tools/call id 2 after the next call: no reply, expected status \"calculated\"",
             ]
+        );
+    }
+
+    #[test]
+    fn by_meaning_an_unreadable_number_or_depth_may_also_be_invalid_content() {
+        let invalid = frame(
+            5,
+            Side::Server,
+            result(
+                1,
+                json!({"status":"invalid_content","computed":false,"errors":[["units"]]}),
+            ),
+        );
+        let next = frame(9, Side::Server, calculated(2, 21));
+        let answered = played(vec![invalid, next]);
+        for case in [HostileCase::HugeExponent, HostileCase::DeepAnswer] {
+            assert!(judge(case, &answered, false).is_empty(), "{case:?}");
+            assert_eq!(judge(case, &answered, true).len(), 1, "{case:?}");
+        }
+        // Not for duplicate keys, whose content is readable; nor for a wrong status.
+        assert_eq!(
+            verdicts(HostileCase::DuplicateKeys, &answered, false),
+            [Primary::WrongOutcome]
+        );
+        let mut declined = answered.clone();
+        declined.recording.wire[0].message =
+            result(1, json!({"status":"declined","computed":false}));
+        assert_eq!(
+            verdicts(HostileCase::HugeExponent, &declined, false),
+            [Primary::WrongOutcome]
         );
     }
 
