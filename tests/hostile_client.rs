@@ -407,3 +407,43 @@ fn hostile_options_are_checked_before_anything_runs() {
         assert!(!dir.exists(), "{args:?} wrote the evidence folder");
     }
 }
+
+/// A server that answers `initialize` and nothing else, and exits 0 at the end
+/// of stdin: the `tools/list` read just before stdin closed is never answered,
+/// verdict `dropped_request` (exit 1).
+#[test]
+fn a_server_that_exits_without_answering_the_last_request_dropped_it() {
+    require_program("python3", "the test server is a Python one-liner");
+    let script = r#"
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("method") == "initialize":
+        result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "drops", "version": "0"}}
+        print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+"#;
+    let dir = output_dir("hostile-dropped");
+    let output = crate::util::run_elicit_check(&[
+        "--hostile",
+        "--case",
+        "eof_right_after_request",
+        "--output",
+        dir.to_str().expect("a UTF-8 temp path"),
+        "--",
+        "python3",
+        "-c",
+        script,
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.lines().any(|line| line
+            == "    eof_right_after_request: dropped_request: tools/list id 1: no result before exit; a request read before stdin closed must be answered"),
+        "{stdout}"
+    );
+    assert_eq!(
+        read_json(&dir.join("run.json"))["verdicts"],
+        json!({"dropped_request": 1})
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

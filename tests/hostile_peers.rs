@@ -54,8 +54,8 @@ const LEFT_OUT: [(&str, &str); 1] = [("TypeScript SDK correct", "oversized_answe
 ///   calculator.py takes any reply as the answer.
 /// - `not_json_and_no_method`, `invalid_utf8`: no SDK replies `-32700` (id null) to
 ///   a line that is not JSON or not UTF-8, nor `-32600` with id 41 to a request
-///   object without `method` (the Python SDKs log the parse error on stderr, the
-///   TS SDK reports it to its `onerror`); each session stays usable (call 1
+///   object without `method` (Python SDK 1.x logs the validation error on
+///   stderr, 2.x and the TS SDK write nothing); each session stays usable (call 1
 ///   computes 21). calculator.py exits with a traceback on the non-JSON line.
 /// - `action_*`: the naive peers let the SDK parse the answer: the Python SDKs'
 ///   `ElicitResult` rejects the action and the tool ends `isError`, the TS SDK's
@@ -64,8 +64,8 @@ const LEFT_OUT: [(&str, &str); 1] = [("TypeScript SDK correct", "oversized_answe
 ///   and calculator.py return `invalid_response`.
 /// - `oversized_answer`: the naive peers end `isError` (SDK validation error), no
 ///   `invalid_content` outcome.
-/// - `deep_answer`: the Python SDKs cannot parse the 10,000-level reply (pydantic:
-///   "recursion limit exceeded", on stderr) and drop it without telling the
+/// - `deep_answer`: the Python SDKs cannot parse the 10,000-level reply (1.x logs
+///   pydantic's "recursion limit exceeded" on stderr, 2.x nothing) and drop it without telling the
 ///   request: the naive peers wait forever (`hung`); the correct peers pass only
 ///   through their own 5 s answer timeout. The TS SDK parses it; the correct
 ///   peer's own lexeme reader overflows the stack (`isError` "Maximum call stack
