@@ -227,10 +227,12 @@ pub fn started(played: &Played) -> bool {
         .is_some_and(|frame| frame.message.get("result").is_some())
 }
 
-/// The one verdict a failed case leads with, from its [`findings`]:
+/// The one verdict a failed case leads with, from its [`findings`] (in the
+/// order of [`crate::verdict::classify`]):
+/// - a stray stdout line: [`Primary::StdoutNotJsonRpc`] (a server that prints
+///   `hello` first may never start: the line says why);
 /// - no result to `initialize`: [`Primary::DidNotStart`] when the server closed
 ///   its stdout (ended) first, else [`Primary::NoInitializeReply`];
-/// - a stray stdout line: [`Primary::StdoutNotJsonRpc`];
 /// - else the first finding of the case's own checks that is not a missing reply;
 /// - else a missing reply: [`Primary::Crashed`] when the server closed its stdout
 ///   before it (an exit, with its code), [`Primary::Hung`] when a wait ran out;
@@ -246,6 +248,10 @@ pub fn primary(played: &Played, findings: &[Finding]) -> Finding {
         .iter()
         .any(|wait| wait.starts_with("stdout closed"));
     let exit = describe_exit(played);
+    let by_verdict = |verdict: Primary| findings.iter().find(|found| found.verdict == verdict);
+    if let Some(stray) = by_verdict(Primary::StdoutNotJsonRpc) {
+        return stray.clone();
+    }
     if !started(played) {
         return if closed {
             Finding::new(
@@ -258,10 +264,6 @@ pub fn primary(played: &Played, findings: &[Finding]) -> Finding {
                 "no reply to initialize within the startup bound".to_owned(),
             )
         };
-    }
-    let by_verdict = |verdict: Primary| findings.iter().find(|found| found.verdict == verdict);
-    if let Some(stray) = by_verdict(Primary::StdoutNotJsonRpc) {
-        return stray.clone();
     }
     let session = [Primary::Hung, Primary::Crashed, Primary::IgnoredStdinClose];
     if let Some(own) = findings
@@ -1017,6 +1019,7 @@ mod tests {
                 "no reply to initialize within the startup bound"
             )
         );
+        assert_eq!(primary(&refused, &[own.clone(), stray.clone()]), stray);
         refused
             .timeouts
             .push("stdout closed before the awaited frame".into());
