@@ -33,6 +33,14 @@ pub enum Error {
         /// Every contract case's name.
         known: Vec<String>,
     },
+    /// `--hostile --case` named a hostile-client case that does not exist.
+    #[error("no hostile-client case named {name:?}; the cases are: {}", known.join(", "))]
+    UnknownHostileCase {
+        /// The name given.
+        name: String,
+        /// Every hostile-client case's name.
+        known: Vec<String>,
+    },
     /// The server started but never completed `initialize` and `tools/list` in the
     /// first case, so no case can be judged; its stderr tells why.
     #[error("the server did not start: {error}{}", stderr_banner(stderr))]

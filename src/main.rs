@@ -122,9 +122,17 @@ struct RunArgs {
     /// Seed of the generated cases (default: from the clock; printed, so a run can be repeated).
     #[arg(long)]
     seed: Option<u64>,
-    /// Run only this contract case (repeatable); default: all 19.
+    /// Run only this contract case (repeatable); default: all 19. With
+    /// --hostile, a hostile-client case (default: all 15).
     #[arg(long = "case", value_name = "NAME")]
     only: Vec<String>,
+    /// Run the 15 hostile-client cases (a client that misbehaves on the wire:
+    /// a call before `initialized`, replies under wrong ids, lines that are not
+    /// JSON, misspelt actions, huge or deep answers, stdin closed early) instead
+    /// of the contract and generated cases; each is a row of the same table and
+    /// evidence (issue 10; see README "Hostile clients").
+    #[arg(long, conflicts_with_all = ["cases", "seed", "session", "protocol"])]
+    hostile: bool,
     /// Seconds a server may take to answer `initialize` and `tools/list`.
     #[arg(long, default_value_t = 10.0, value_parser = seconds)]
     startup_timeout: f64,
@@ -251,7 +259,23 @@ fn main() -> ExitCode {
 /// with its frames so far (its server killed), and the three evidence files say
 /// the run was interrupted.
 async fn run(args: RunArgs) -> anyhow::Result<bool> {
-    let selection = elicit_check::run::select_cases(&args.only)?;
+    let hostile = if args.hostile {
+        elicit_check::run::hostile::select(&args.only)?
+    } else {
+        if let Some(name) = args
+            .only
+            .iter()
+            .find(|name| elicit_check::run::hostile::case_named(name).is_some())
+        {
+            anyhow::bail!("{name:?} is a hostile-client case: add --hostile");
+        }
+        Vec::new()
+    };
+    let selection = if args.hostile {
+        elicit_check::run::Selection::default()
+    } else {
+        elicit_check::run::select_cases(&args.only)?
+    };
     if !selection.generated.is_empty() && args.seed.is_none() {
         anyhow::bail!(
             "--case generated_N replays a generated case of a seed: give the --seed it came from"
@@ -269,7 +293,9 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         "elicit-check: server: {}",
         elicit_check::error::shell_words(&command)
     );
-    let cases = if selection.generated.is_empty() {
+    let cases = if args.hostile {
+        0
+    } else if selection.generated.is_empty() {
         args.cases
             .unwrap_or(if args.only.is_empty() { 256 } else { 0 })
     } else {
@@ -281,6 +307,7 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         "seed": seed,
         "protocol": args.protocol,
         "generated_cases": cases,
+        "hostile": args.hostile,
     });
     let log = EvidenceLog::create_for_run(&args.output, &run_info)
         .with_context(|| format!("cannot write the evidence folder {}", args.output.display()))?;
@@ -294,7 +321,7 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         let outcome = tokio::select! {
             result = elicit_check::harness::IN_FLIGHT.scope(
                 in_flight.clone(),
-                run_all(&args, &selection, &command, cases, seed, &log, &mut minimal),
+                run_all(&args, &selection, &hostile, &command, cases, seed, &log, &mut minimal),
             ) => Err(result),
             signal = signals.recv() => Ok(signal),
         };
@@ -432,9 +459,11 @@ fn check_program(program: &str) -> anyhow::Result<()> {
 }
 
 /// The contract cases (rows printed as they finish), then the generated ones.
+#[allow(clippy::too_many_arguments)]
 async fn run_all(
     args: &RunArgs,
     selection: &elicit_check::run::Selection,
+    hostile: &[elicit_check::harness::hostile::HostileCase],
     command: &[String],
     cases: usize,
     seed: u64,
@@ -460,6 +489,16 @@ async fn run_all(
     let mut print_row = |verdict: &report::Verdict| {
         let _ = report::write_row(&mut std::io::stdout(), verdict);
     };
+    if args.hostile {
+        return Ok(elicit_check::run::hostile::run_hostile(
+            command,
+            hostile,
+            &settings,
+            log,
+            &mut print_row,
+        )
+        .await?);
+    }
     if args.only.is_empty() || !selection.contract.is_empty() {
         elicit_check::run::run_contract_in(
             command,

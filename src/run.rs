@@ -8,6 +8,10 @@
 //! take the eras): 2025-11-25 is judged by `oracle::contract`, 2026-07-28 by
 //! `oracle::era`; with both, the 2026-07-28 verdict (named `NAME@2026-07-28`)
 //! also fails when its result differs from the 2025-11-25 one beyond issue 9's table.
+//!
+//! [`hostile`] runs the hostile-client cases instead (`run --hostile`).
+
+pub mod hostile;
 
 use proptest::strategy::{Strategy, ValueTree};
 use serde_json::Value;

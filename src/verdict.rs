@@ -21,7 +21,9 @@ use crate::harness::Evidence;
 use crate::harness::proxy::{Frame, Side};
 use crate::oracle::contract::NO_OUTCOME;
 
-/// The closed list of primary verdicts, in the order [`classify`] tries them.
+/// The closed list of primary verdicts, in the order [`classify`] tries them
+/// (the hostile-client verdicts among them are picked by
+/// [`crate::oracle::hostile::primary`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Primary {
@@ -45,6 +47,16 @@ pub enum Primary {
     ReAsked,
     /// An `elicitation/create` in a mode the client did not declare.
     UndeclaredMode,
+    /// An `elicitation/create` sent before the client's
+    /// `notifications/initialized` (hostile-client case `call_before_initialized`;
+    /// MCP 2025-11-25: a server SHOULD NOT send requests other than pings and
+    /// logging before it).
+    ElicitedBeforeInitialized,
+    /// No JSON-RPC error reply with the right code and id to a frame that is no
+    /// request: `-32700` with id null for a line that is not JSON (or not UTF-8),
+    /// `-32600` with its id for a request object without `method` (JSON-RPC 2.0,
+    /// section 5.1; hostile-client cases).
+    NoErrorReply,
     /// `computed: true` on a decline, a cancel or an error reply.
     ComputedOnRefusal,
     /// `computed: true` on an accept whose content breaks the requestedSchema.
@@ -54,6 +66,9 @@ pub enum Primary {
     TypeDrift,
     /// The server did not exit after its stdin closed and was killed.
     IgnoredStdinClose,
+    /// A request read before stdin closed got no reply before the server exited
+    /// (hostile-client case `eof_right_after_request`).
+    DroppedRequest,
     /// The outcome differs from the expected one (none of the above).
     WrongOutcome,
     /// The reference model and the generated case's reason disagree (a defect
@@ -67,7 +82,7 @@ pub enum Primary {
 
 impl Primary {
     /// Every verdict, in classification order.
-    pub const ALL: [Primary; 17] = [
+    pub const ALL: [Primary; 20] = [
         Primary::Passed,
         Primary::DidNotStart,
         Primary::NoInitializeReply,
@@ -77,10 +92,13 @@ impl Primary {
         Primary::Crashed,
         Primary::ReAsked,
         Primary::UndeclaredMode,
+        Primary::ElicitedBeforeInitialized,
+        Primary::NoErrorReply,
         Primary::ComputedOnRefusal,
         Primary::ComputedOnInvalid,
         Primary::TypeDrift,
         Primary::IgnoredStdinClose,
+        Primary::DroppedRequest,
         Primary::WrongOutcome,
         Primary::OraclesDisagree,
         Primary::ContractFailure,
@@ -99,6 +117,9 @@ impl Primary {
             Primary::Crashed => "crashed",
             Primary::ReAsked => "re_asked",
             Primary::UndeclaredMode => "undeclared_mode",
+            Primary::ElicitedBeforeInitialized => "elicited_before_initialized",
+            Primary::NoErrorReply => "no_error_reply",
+            Primary::DroppedRequest => "dropped_request",
             Primary::ComputedOnRefusal => "computed_on_refusal",
             Primary::ComputedOnInvalid => "computed_on_invalid",
             Primary::TypeDrift => "type_drift",
@@ -142,7 +163,8 @@ pub struct Finding {
 }
 
 impl Finding {
-    fn new(verdict: Primary, evidence: impl Into<String>) -> Finding {
+    /// `verdict` shown by `evidence`.
+    pub fn new(verdict: Primary, evidence: impl Into<String>) -> Finding {
         Finding {
             verdict,
             evidence: evidence.into(),
@@ -839,10 +861,13 @@ mod tests {
                 "crashed",
                 "re_asked",
                 "undeclared_mode",
+                "elicited_before_initialized",
+                "no_error_reply",
                 "computed_on_refusal",
                 "computed_on_invalid",
                 "type_drift",
                 "ignored_stdin_close",
+                "dropped_request",
                 "wrong_outcome",
                 "oracles_disagree",
                 "contract_failure",

@@ -250,3 +250,200 @@ fn rmcp_alone_elicits_before_initialized_drops_non_json_and_matches_id_0_to_stri
         service.abort();
     });
 }
+
+/// A fresh evidence folder for one CLI run.
+fn output_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("elicit-check-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn read_json(path: &std::path::Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("evidence file")).expect("JSON")
+}
+
+/// `elicit-check run --hostile` with no server command: the reference server
+/// passes all 15 cases, each a row and a verdict in the three evidence files.
+#[test]
+fn run_hostile_passes_all_15_cases_on_the_reference_server() {
+    let dir = output_dir("hostile-reference");
+    let output = crate::util::run_elicit_check(&[
+        "--hostile".as_ref(),
+        "--output".as_ref(),
+        dir.as_os_str(),
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(0), "{stdout}");
+    for case in HostileCase::ALL {
+        assert!(
+            stdout
+                .lines()
+                .any(|line| line.starts_with(case.name()) && line.ends_with("  pass")),
+            "no passing row for {}: {stdout}",
+            case.name()
+        );
+    }
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line.starts_with("15 passed, 0 failed in ")),
+        "{stdout}"
+    );
+    let results = read_json(&dir.join("results.json"));
+    let names: Vec<&str> = results
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|verdict| {
+            assert_eq!(verdict["verdict"], "passed", "{verdict}");
+            verdict["case"].as_str().expect("a name")
+        })
+        .collect();
+    let all: Vec<&str> = HostileCase::ALL.iter().map(|case| case.name()).collect();
+    assert_eq!(names, all);
+    let lines = std::fs::read_to_string(dir.join("results.jsonl")).expect("results.jsonl");
+    assert_eq!(lines.lines().count(), 15);
+    let run = read_json(&dir.join("run.json"));
+    assert_eq!(
+        (
+            &run["status"],
+            &run["hostile"],
+            &run["cases"],
+            &run["passed"]
+        ),
+        (&json!("finished"), &json!(true), &json!(15), &json!(15))
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `run --hostile --case ... -- python3 calculator.py`: each failed case leads
+/// with its primary verdict, keeps its frames, ends with a reproduction that
+/// replays it, run.json counts the verdicts, and the exit code is 1.
+#[test]
+fn run_hostile_names_the_verdict_of_each_failed_case_of_a_server_with_the_faults() {
+    let dir = output_dir("hostile-calculator");
+    let server = calculator(None);
+    let mut args: Vec<std::ffi::OsString> = vec!["--hostile".into()];
+    for case in [
+        "call_before_initialized",
+        "reply_id_mistyped",
+        "not_json_and_no_method",
+        "action_reject",
+    ] {
+        args.extend(["--case".into(), case.into()]);
+    }
+    args.extend(["--output".into(), dir.clone().into_os_string(), "--".into()]);
+    args.extend(server.iter().map(Into::into));
+    let output = crate::util::run_elicit_check(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    // calculator.py elicits at once, takes "0" for 0, has no -32700 (it dies on
+    // the line) and checks the action exactly (so action_reject passes).
+    for line in [
+        "    call_before_initialized: elicited_before_initialized: elicitation/create (frame #3) sent before the client's notifications/initialized (frame #4); MCP 2025-11-25: a server SHOULD NOT send requests other than pings and logging before it",
+        r#"    reply_id_mistyped: computed_on_refusal: tools/call id 1 after an accept under the request's id in another JSON type ("0" for 0): outcome {"status":"calculated","computed":true,"value":21}, expected status "declined", computed false"#,
+        "    not_json_and_no_method: no_error_reply: no JSON-RPC error -32700 with id null in reply to the line that is not JSON",
+        "    not_json_and_no_method: exit code 1, expected 0",
+    ] {
+        assert!(
+            stdout.lines().any(|got| got == line),
+            "no line {line:?}:\n{stdout}"
+        );
+    }
+    let script = shlex::try_quote(&server[1]).expect("quotable").into_owned();
+    let reproduce = format!(
+        "    reply_id_mistyped: reproduce: elicit-check run --hostile --case reply_id_mistyped -- python3 {script}"
+    );
+    assert!(stdout.lines().any(|got| got == reproduce), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line.starts_with("action_reject ") && line.ends_with("  pass")),
+        "{stdout}"
+    );
+    let run = read_json(&dir.join("run.json"));
+    assert_eq!(
+        run["verdicts"],
+        json!({"elicited_before_initialized": 1, "no_error_reply": 1, "computed_on_refusal": 1})
+    );
+    let results = read_json(&dir.join("results.json"));
+    let mistyped = &results[1];
+    assert_eq!(mistyped["case"], "reply_id_mistyped");
+    let sent_under_string_id = mistyped["evidence"]["wire"]
+        .as_array()
+        .expect("frames")
+        .iter()
+        .any(|frame| frame["from"] == "client" && frame["message"]["id"] == json!("0"));
+    assert!(sent_under_string_id, "the frames are kept: {mistyped}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--hostile` runs instead of the contract and generated cases, so it refuses
+/// their options; a hostile case name without `--hostile` says to add it.
+/// Nothing is written either way.
+#[test]
+fn hostile_options_are_checked_before_anything_runs() {
+    let dir = output_dir("hostile-refused");
+    for (args, says) in [
+        (
+            vec!["--hostile", "--cases", "3"],
+            "the argument '--hostile' cannot be used with '--cases <CASES>'",
+        ),
+        (
+            vec!["--case", "deep_answer"],
+            "elicit-check: \"deep_answer\" is a hostile-client case: add --hostile",
+        ),
+        (
+            vec!["--hostile", "--case", "accept_valid"],
+            "elicit-check: no hostile-client case named \"accept_valid\"; the cases are: call_before_initialized,",
+        ),
+    ] {
+        let mut all: Vec<&std::ffi::OsStr> = args.iter().map(|arg| arg.as_ref()).collect();
+        all.extend(["--output".as_ref(), dir.as_os_str()]);
+        let output = crate::util::run_elicit_check(&all);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(!dir.exists(), "{args:?} wrote the evidence folder");
+    }
+}
+
+/// A server that answers `initialize` and nothing else, and exits 0 at the end
+/// of stdin: the `tools/list` read just before stdin closed is never answered,
+/// verdict `dropped_request` (exit 1).
+#[test]
+fn a_server_that_exits_without_answering_the_last_request_dropped_it() {
+    require_program("python3", "the test server is a Python one-liner");
+    let script = r#"
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("method") == "initialize":
+        result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "drops", "version": "0"}}
+        print(json.dumps({"jsonrpc": "2.0", "id": message["id"], "result": result}), flush=True)
+"#;
+    let dir = output_dir("hostile-dropped");
+    let output = crate::util::run_elicit_check(&[
+        "--hostile",
+        "--case",
+        "eof_right_after_request",
+        "--output",
+        dir.to_str().expect("a UTF-8 temp path"),
+        "--",
+        "python3",
+        "-c",
+        script,
+    ]);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.lines().any(|line| line
+            == "    eof_right_after_request: dropped_request: tools/list id 1: no result before exit; a request read before stdin closed must be answered"),
+        "{stdout}"
+    );
+    assert_eq!(
+        read_json(&dir.join("run.json"))["verdicts"],
+        json!({"dropped_request": 1})
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

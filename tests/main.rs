@@ -8,6 +8,7 @@ mod contract;
 mod contract_checks;
 mod fault_verdicts;
 mod hostile_client;
+mod hostile_peers;
 mod mrtr_cli;
 mod mrtr_contract;
 mod mrtr_properties;

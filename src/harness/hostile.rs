@@ -159,7 +159,8 @@ impl HostileCase {
     pub async fn play(self, command: &[String], limits: Limits) -> Result<Played, Error> {
         let mut raw = RawSession::spawn(command, limits)?;
         raw.send(&initialize(0)).await;
-        raw.expect(|message| is_reply_to(message, &json!(0))).await;
+        raw.expect_within(limits.startup, |message| is_reply_to(message, &json!(0)))
+            .await;
         if self == HostileCase::CallBeforeInitialized {
             raw.send(&call(1)).await;
             raw.expect(|message| is_reply_to(message, &json!(1)) || is_elicitation(message))
@@ -186,19 +187,19 @@ impl HostileCase {
                 raw.expect(|message| is_reply_to(message, &json!(1))).await;
             }
             HostileCase::NotJsonAndNoMethod | HostileCase::InvalidUtf8 => {
-                if self == HostileCase::NotJsonAndNoMethod {
-                    raw.send(b"this is not JSON {").await;
-                    raw.expect(|message| is_error_reply(message, &Value::Null))
-                        .await;
-                    raw.send(br#"{"jsonrpc":"2.0","id":41}"#).await;
-                    raw.expect(|message| is_error_reply(message, &json!(41)))
-                        .await;
+                // The bad lines, then a `ping` (id 42) whose reply is awaited: a
+                // server reads its stdin in order, so by then it has answered the
+                // bad lines, if it answers them at all. The error replies are
+                // judged from the wire; a server that sends none costs no wait.
+                // They go out in one write, so the recorded order is fixed.
+                let bad: &[&[u8]] = if self == HostileCase::NotJsonAndNoMethod {
+                    &[b"this is not JSON {", br#"{"jsonrpc":"2.0","id":41}"#]
                 } else {
-                    raw.send(b"{\"jsonrpc\":\"2.0\",\"id\":40,\"method\":\"ping\",\"params\":{\"x\":\"\xff\"}}")
-                        .await;
-                    raw.expect(|message| is_error_reply(message, &Value::Null))
-                        .await;
-                }
+                    &[b"{\"jsonrpc\":\"2.0\",\"id\":40,\"method\":\"ping\",\"params\":{\"x\":\"\xff\"}}"]
+                };
+                raw.send_all(&[bad, &[BARRIER_PING.as_bytes()]].concat())
+                    .await;
+                raw.expect(|message| is_reply_to(message, &json!(42))).await;
                 raw.send(&call(1)).await;
                 raw.answer_next(VALID_ACCEPT).await;
                 raw.expect(|message| is_reply_to(message, &json!(1))).await;
@@ -259,7 +260,13 @@ pub struct Played {
     pub exit: Exit,
     /// Waits that ran out (`waited 10s for ...`), in order.
     pub timeouts: Vec<String>,
+    /// The server's process id.
+    pub pid: Option<u32>,
 }
+
+/// The `ping` (id 42) sent after the bad lines of `not_json_and_no_method` and
+/// `invalid_utf8`: its reply shows the server has read them.
+pub const BARRIER_PING: &str = r#"{"jsonrpc":"2.0","id":42,"method":"ping"}"#;
 
 /// `notifications/initialized`.
 pub const INITIALIZED: &str = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
@@ -303,10 +310,6 @@ fn is_reply_to(message: &Value, id: &Value) -> bool {
     message.get("method").is_none() && message.get("id") == Some(id)
 }
 
-fn is_error_reply(message: &Value, id: &Value) -> bool {
-    is_reply_to(message, id) && message.get("error").is_some()
-}
-
 /// A server process driven line by line, recorded by the proxy.
 struct RawSession {
     state: ProxyState,
@@ -346,13 +349,21 @@ impl RawSession {
 
     /// Writes `line` and a newline to the server's stdin and records it.
     async fn send(&mut self, line: &[u8]) {
-        self.state.record_client_line(line);
+        self.send_all(&[line]).await;
+    }
+
+    /// Records `lines`, then writes them, each with a newline, in one write.
+    async fn send_all(&mut self, lines: &[&[u8]]) {
+        let mut bytes = Vec::new();
+        for line in lines {
+            self.state.record_client_line(line);
+            bytes.extend_from_slice(line);
+            bytes.push(b'\n');
+        }
         let Some(stdin) = self.stdin.as_mut() else {
             return;
         };
-        let written = stdin.write_all(line).await.is_ok()
-            && stdin.write_all(b"\n").await.is_ok()
-            && stdin.flush().await.is_ok();
+        let written = stdin.write_all(&bytes).await.is_ok() && stdin.flush().await.is_ok();
         if !written {
             self.state.event("server stdin closed while writing");
             self.stdin = None;
@@ -362,7 +373,20 @@ impl RawSession {
     /// Reads server frames until one matches (within `limits.call`); `None`
     /// when none did (the wait is kept in [`Played::timeouts`]).
     async fn expect(&mut self, wanted: impl Fn(&Value) -> bool) -> Option<Value> {
-        let bound = self.limits.call;
+        self.expect_within(self.limits.call, wanted).await
+    }
+
+    /// [`RawSession::expect`] within `bound`. Once one wait has run out, later
+    /// ones return `None` at once: the case has failed, and a server that hangs
+    /// must not cost one bound per step.
+    async fn expect_within(
+        &mut self,
+        bound: std::time::Duration,
+        wanted: impl Fn(&Value) -> bool,
+    ) -> Option<Value> {
+        if !self.timeouts.is_empty() {
+            return None;
+        }
         let found = tokio::time::timeout(bound, async {
             while let Ok(Some(line)) = self.frames.next_line().await {
                 match serde_json::from_str::<Value>(&line) {
@@ -397,6 +421,7 @@ impl RawSession {
     /// Closes stdin, waits for the exit (killing the group after the grace) and
     /// for the end of stdout.
     async fn finish(mut self) -> Played {
+        let pid = self.process.pid;
         self.stdin = None;
         self.state.event("server stdin closed");
         let exit = self.process.shutdown(self.limits.shutdown).await;
@@ -412,6 +437,7 @@ impl RawSession {
             recording: self.state.recording(),
             exit,
             timeouts: self.timeouts,
+            pid,
         }
     }
 }

@@ -4,18 +4,66 @@
 //!
 //! Every case also requires: each awaited reply arrived within the call bound,
 //! the server exited with code 0 on its own after stdin closed, and stdout held
-//! JSON-RPC frames only. A failure leads with its one primary reason.
+//! JSON-RPC frames only. Each failed check carries the [`Primary`] verdict it
+//! shows ([`findings`]); [`primary`] picks the one a failed case leads with.
 
 use serde_json::Value;
 
 use crate::harness::hostile::{HostileCase, Played};
 use crate::harness::proxy::{Frame, Side};
+use crate::verdict::{Finding, Primary};
 
-/// The failures of one played case, the primary reason first; empty when it passed.
+/// The failures of one played case, in [`findings`] order; empty when it passed.
 ///
 /// `exact`: also judge the free-text `error` of `invalid_response` word for word
 /// (the reference server; a third-party server is judged by meaning).
 pub fn judge(case: HostileCase, played: &Played, exact: bool) -> Vec<String> {
+    findings(case, played, exact)
+        .into_iter()
+        .map(|finding| finding.evidence)
+        .collect()
+}
+
+/// What each case requires, in a line (README "Hostile clients" table), for the
+/// `expected` member of the case's verdict in `results.json`.
+pub fn expected(case: HostileCase) -> &'static str {
+    match case {
+        HostileCase::CallBeforeInitialized => {
+            "no elicitation/create before notifications/initialized; call 1 refused or held, never computed; call 2 calculated 21"
+        }
+        HostileCase::ReplyIdMistyped | HostileCase::ReplyIdUnknown => {
+            "the reply under a wrong id is ignored: declined, nothing computed"
+        }
+        HostileCase::NotJsonAndNoMethod => {
+            "-32700 with id null; -32600 with id 41; the next call calculated 21"
+        }
+        HostileCase::InvalidUtf8 => "-32700 with id null; the next call calculated 21",
+        HostileCase::ActionUpperCase
+        | HostileCase::ActionCapitalized
+        | HostileCase::ActionReject
+        | HostileCase::ActionEmpty => "invalid_response, nothing computed",
+        HostileCase::OversizedAnswer => {
+            "invalid_content, nothing computed; the next call calculated 21"
+        }
+        HostileCase::DeepAnswer | HostileCase::HugeExponent | HostileCase::DuplicateKeys => {
+            "invalid_response, nothing computed; the next call calculated 21"
+        }
+        HostileCase::EofWhileElicitationPending => {
+            "exit code 0 soon after stdin closed, nothing computed"
+        }
+        HostileCase::EofRightAfterRequest => "the reply to tools/list id 1 written before exit",
+        HostileCase::LateAnswerAfterTimeout => {
+            "timed_out with notifications/cancelled; the late answer ignored; the next call calculated 21"
+        }
+    }
+}
+
+/// Every failed check of one played case, each with the verdict it shows: the
+/// case's own checks first, then the waits that ran out ([`Primary::Hung`]), the
+/// exit ([`Primary::IgnoredStdinClose`], [`Primary::Crashed`]) and stray stdout
+/// ([`Primary::StdoutNotJsonRpc`]). A missing reply is tagged [`Primary::Hung`]
+/// ([`primary`] tells a hang from a crash).
+pub fn findings(case: HostileCase, played: &Played, exact: bool) -> Vec<Finding> {
     let wire = &played.recording.wire;
     let mut failures = match case {
         HostileCase::CallBeforeInitialized => call_before_initialized(wire),
@@ -26,7 +74,7 @@ pub fn judge(case: HostileCase, played: &Played, exact: bool) -> Vec<String> {
                 }
                 _ => "an accept under an id the server never used",
             };
-            expect_outcome(wire, 1, "declined", None, what)
+            expect_outcome(wire, 1, "declined", None, what, Primary::ComputedOnRefusal)
         }
         HostileCase::NotJsonAndNoMethod => {
             let mut failures =
@@ -37,25 +85,13 @@ pub fn judge(case: HostileCase, played: &Played, exact: bool) -> Vec<String> {
                 -32600,
                 "the request object with id 41 and no method",
             ));
-            failures.extend(expect_outcome(
-                wire,
-                1,
-                "calculated",
-                Some(21),
-                "the next call",
-            ));
+            failures.extend(next_call(wire, 1));
             failures
         }
         HostileCase::InvalidUtf8 => {
             let mut failures =
                 expect_error(wire, &Value::Null, -32700, "the line that is not UTF-8");
-            failures.extend(expect_outcome(
-                wire,
-                1,
-                "calculated",
-                Some(21),
-                "the next call",
-            ));
+            failures.extend(next_call(wire, 1));
             failures
         }
         HostileCase::ActionUpperCase
@@ -64,13 +100,23 @@ pub fn judge(case: HostileCase, played: &Played, exact: bool) -> Vec<String> {
         | HostileCase::ActionEmpty => {
             let action = Value::from(case.action().unwrap_or_default());
             let what = format!("an answer with action {action}, which is no spec action");
-            let mut failures = expect_outcome(wire, 1, "invalid_response", None, &what);
+            let mut failures = expect_outcome(
+                wire,
+                1,
+                "invalid_response",
+                None,
+                &what,
+                Primary::ComputedOnInvalid,
+            );
             if exact && failures.is_empty() {
                 let error = outcome_of(wire, 1).and_then(|outcome| outcome.get("error").cloned());
                 if error != Some(Value::from("malformed elicitation result")) {
-                    failures.push(format!(
-                        "tools/call id 1: error {}, expected \"malformed elicitation result\"",
-                        error.map_or_else(|| "absent".to_owned(), |error| error.to_string())
+                    failures.push(Finding::new(
+                        Primary::WrongOutcome,
+                        format!(
+                            "tools/call id 1: error {}, expected \"malformed elicitation result\"",
+                            error.map_or_else(|| "absent".to_owned(), |error| error.to_string())
+                        ),
                     ));
                 }
             }
@@ -91,22 +137,39 @@ pub fn judge(case: HostileCase, played: &Played, exact: bool) -> Vec<String> {
                 HostileCase::HugeExponent => ("invalid_response", "an accept with units 1e400"),
                 _ => ("invalid_response", "an accept naming units twice"),
             };
-            let mut failures = expect_outcome(wire, 1, status, None, what);
-            failures.extend(expect_outcome(
-                wire,
-                2,
-                "calculated",
-                Some(21),
-                "the next call",
-            ));
+            let mut failures =
+                expect_outcome(wire, 1, status, None, what, Primary::ComputedOnInvalid);
+            // Judged by meaning, a number beyond f64 or a 10,000-level array is
+            // also invalid content (not an integer in range, an undeclared key):
+            // only the reference server's JSON reader cannot read them at all.
+            let unreadable_here =
+                matches!(case, HostileCase::DeepAnswer | HostileCase::HugeExponent);
+            if !exact
+                && unreadable_here
+                && expect_outcome(
+                    wire,
+                    1,
+                    "invalid_content",
+                    None,
+                    what,
+                    Primary::WrongOutcome,
+                )
+                .is_empty()
+            {
+                failures.clear();
+            }
+            failures.extend(next_call(wire, 2));
             failures
         }
         HostileCase::EofWhileElicitationPending => {
             match outcome_of(wire, 1)
                 .filter(|outcome| outcome.get("computed") != Some(&Value::Bool(false)))
             {
-                Some(outcome) => vec![format!(
-                    "tools/call id 1: replied {outcome} after stdin closed with the elicitation unanswered; expected no computation"
+                Some(outcome) => vec![Finding::new(
+                    Primary::ComputedOnRefusal,
+                    format!(
+                        "tools/call id 1: replied {outcome} after stdin closed with the elicitation unanswered; expected no computation"
+                    ),
                 )],
                 None => Vec::new(),
             }
@@ -118,7 +181,10 @@ pub fn judge(case: HostileCase, played: &Played, exact: bool) -> Vec<String> {
             if answered {
                 Vec::new()
             } else {
-                vec!["tools/list id 1: no result before exit; a request read before stdin closed must be answered".to_owned()]
+                vec![Finding::new(
+                    Primary::DroppedRequest,
+                    "tools/list id 1: no result before exit; a request read before stdin closed must be answered",
+                )]
             }
         }
     };
@@ -126,36 +192,131 @@ pub fn judge(case: HostileCase, played: &Played, exact: bool) -> Vec<String> {
         played
             .timeouts
             .iter()
-            .map(|wait| format!("no reply: {wait}")),
+            .map(|wait| Finding::new(Primary::Hung, format!("no reply: {wait}"))),
     );
     let exit = &played.exit;
     if exit.forced_kill {
-        failures.push("no exit after stdin closed: killed after the shutdown grace".to_owned());
+        failures.push(Finding::new(
+            Primary::IgnoredStdinClose,
+            "no exit after stdin closed: killed after the shutdown grace",
+        ));
     } else if exit.code != Some(0) {
-        failures.push(match exit.code {
-            Some(code) => format!("exit code {code}, expected 0"),
-            None => "ended by a signal, expected exit code 0".to_owned(),
-        });
+        failures.push(Finding::new(
+            Primary::Crashed,
+            match exit.code {
+                Some(code) => format!("exit code {code}, expected 0"),
+                None => "ended by a signal, expected exit code 0".to_owned(),
+            },
+        ));
     }
     if let Some(stray) = played.recording.stray_stdout.first() {
-        failures.push(format!(
-            "stdout line #{} is not JSON-RPC: {:?}",
-            stray.seq, stray.line
+        failures.push(Finding::new(
+            Primary::StdoutNotJsonRpc,
+            format!(
+                "stdout line #{} is not JSON-RPC: {:?}",
+                stray.seq, stray.line
+            ),
         ));
     }
     failures
 }
 
+/// Whether the server answered `initialize` (id 0) with a result: the session started.
+pub fn started(played: &Played) -> bool {
+    reply_to(&played.recording.wire, &Value::from(0))
+        .is_some_and(|frame| frame.message.get("result").is_some())
+}
+
+/// The one verdict a failed case leads with, from its [`findings`] (in the
+/// order of [`crate::verdict::classify`]):
+/// - a stray stdout line: [`Primary::StdoutNotJsonRpc`] (a server that prints
+///   `hello` first may never start: the line says why);
+/// - no result to `initialize`: [`Primary::DidNotStart`] when the server closed
+///   its stdout (ended) first, else [`Primary::NoInitializeReply`];
+/// - else the first finding of the case's own checks that is not a missing reply;
+/// - else a missing reply: [`Primary::Crashed`] when the server closed its stdout
+///   before it (an exit, with its code), [`Primary::Hung`] when a wait ran out;
+/// - else the exit's finding.
+///
+/// [`Primary::Passed`] when there is no finding.
+pub fn primary(played: &Played, findings: &[Finding]) -> Finding {
+    let Some(first) = findings.first() else {
+        return Finding::new(Primary::Passed, "every check held");
+    };
+    let closed = played
+        .timeouts
+        .iter()
+        .any(|wait| wait.starts_with("stdout closed"));
+    let exit = describe_exit(played);
+    let by_verdict = |verdict: Primary| findings.iter().find(|found| found.verdict == verdict);
+    if let Some(stray) = by_verdict(Primary::StdoutNotJsonRpc) {
+        return stray.clone();
+    }
+    if !started(played) {
+        return if closed {
+            Finding::new(
+                Primary::DidNotStart,
+                format!("stdout closed before a reply to initialize ({exit})"),
+            )
+        } else {
+            Finding::new(
+                Primary::NoInitializeReply,
+                "no reply to initialize within the startup bound".to_owned(),
+            )
+        };
+    }
+    let session = [Primary::Hung, Primary::Crashed, Primary::IgnoredStdinClose];
+    if let Some(own) = findings
+        .iter()
+        .find(|found| !session.contains(&found.verdict))
+    {
+        return own.clone();
+    }
+    if let Some(missing) = by_verdict(Primary::Hung) {
+        return if closed && !played.exit.forced_kill {
+            Finding::new(
+                Primary::Crashed,
+                format!("{exit} before its last reply ({})", missing.evidence),
+            )
+        } else {
+            missing.clone()
+        };
+    }
+    first.clone()
+}
+
+/// How the process ended, in the protocol's words: `exit code 3`, `no exit
+/// code: ended by a signal`, `no exit code: killed after the shutdown grace`.
+fn describe_exit(played: &Played) -> String {
+    match (played.exit.forced_kill, played.exit.code) {
+        (true, _) => "no exit code: killed after the shutdown grace".to_owned(),
+        (false, Some(code)) => format!("exit code {code}"),
+        (false, None) => "no exit code: ended by a signal".to_owned(),
+    }
+}
+
+/// The next call after a hostile frame computes 21 (the session stays usable).
+fn next_call(wire: &[Frame], id: u64) -> Vec<Finding> {
+    expect_outcome(
+        wire,
+        id,
+        "calculated",
+        Some(21),
+        "the next call",
+        Primary::WrongOutcome,
+    )
+}
+
 /// No `elicitation/create` before the client's `notifications/initialized`, and
 /// the call after it computes 21.
-fn call_before_initialized(wire: &[Frame]) -> Vec<String> {
+fn call_before_initialized(wire: &[Frame]) -> Vec<Finding> {
     let initialized = wire
         .iter()
         .find(|frame| {
             frame.from == Side::Client && method(frame) == Some("notifications/initialized")
         })
         .map_or(u64::MAX, |frame| frame.seq);
-    let mut failures: Vec<String> = wire
+    let mut failures: Vec<Finding> = wire
         .iter()
         .filter(|frame| {
             frame.from == Side::Server
@@ -163,17 +324,21 @@ fn call_before_initialized(wire: &[Frame]) -> Vec<String> {
                 && frame.seq < initialized
         })
         .map(|frame| {
-            format!(
-                "elicitation/create (frame #{}) sent before the client's notifications/initialized (frame #{initialized}); MCP 2025-11-25: a server SHOULD NOT send requests other than pings and logging before it",
-                frame.seq
+            Finding::new(
+                Primary::ElicitedBeforeInitialized,
+                format!(
+                    "elicitation/create (frame #{}) sent before the client's notifications/initialized (frame #{initialized}); MCP 2025-11-25: a server SHOULD NOT send requests other than pings and logging before it",
+                    frame.seq
+                ),
             )
         })
         .collect();
     if let Some(outcome) =
         outcome_of(wire, 1).filter(|outcome| outcome.get("computed") == Some(&Value::Bool(true)))
     {
-        failures.push(format!(
-            "tools/call id 1 (sent before notifications/initialized) computed: {outcome}"
+        failures.push(Finding::new(
+            Primary::ComputedOnRefusal,
+            format!("tools/call id 1 (sent before notifications/initialized) computed: {outcome}"),
         ));
     }
     failures.extend(expect_outcome(
@@ -182,6 +347,7 @@ fn call_before_initialized(wire: &[Frame]) -> Vec<String> {
         "calculated",
         Some(21),
         "the call after notifications/initialized",
+        Primary::WrongOutcome,
     ));
     failures
 }
@@ -189,8 +355,15 @@ fn call_before_initialized(wire: &[Frame]) -> Vec<String> {
 /// Call 1 ends `timed_out`, its `elicitation/create` is cancelled with
 /// `notifications/cancelled`, the late answer changes nothing (one reply to
 /// call 1), and call 2 computes 21.
-fn late_answer_after_timeout(wire: &[Frame]) -> Vec<String> {
-    let mut failures = expect_outcome(wire, 1, "timed_out", None, "an elicitation left unanswered");
+fn late_answer_after_timeout(wire: &[Frame]) -> Vec<Finding> {
+    let mut failures = expect_outcome(
+        wire,
+        1,
+        "timed_out",
+        None,
+        "an elicitation left unanswered",
+        Primary::ComputedOnRefusal,
+    );
     let asked = wire
         .iter()
         .find(|frame| frame.from == Side::Server && method(frame) == Some("elicitation/create"))
@@ -202,9 +375,12 @@ fn late_answer_after_timeout(wire: &[Frame]) -> Vec<String> {
             && frame.message.pointer("/params/requestId") == asked
     });
     if !cancelled {
-        failures.push(format!(
-            "no notifications/cancelled with requestId {} for the elicitation/create that timed out",
-            asked.map_or_else(|| "(none asked)".to_owned(), Value::to_string)
+        failures.push(Finding::new(
+            Primary::ContractFailure,
+            format!(
+                "no notifications/cancelled with requestId {} for the elicitation/create that timed out",
+                asked.map_or_else(|| "(none asked)".to_owned(), Value::to_string)
+            ),
         ));
     }
     let replies = wire
@@ -216,8 +392,9 @@ fn late_answer_after_timeout(wire: &[Frame]) -> Vec<String> {
         })
         .count();
     if replies != 1 {
-        failures.push(format!(
-            "tools/call id 1: {replies} replies, expected exactly 1"
+        failures.push(Finding::new(
+            Primary::ContractFailure,
+            format!("tools/call id 1: {replies} replies, expected exactly 1"),
         ));
     }
     failures.extend(expect_outcome(
@@ -226,6 +403,7 @@ fn late_answer_after_timeout(wire: &[Frame]) -> Vec<String> {
         "calculated",
         Some(21),
         "the late answer",
+        Primary::WrongOutcome,
     ));
     failures
 }
@@ -252,21 +430,26 @@ fn outcome_of(wire: &[Frame], id: u64) -> Option<Value> {
 }
 
 /// The call under `id` ended with `status` (and `value` when given) and
-/// `computed` true exactly for `calculated`.
+/// `computed` true exactly for `calculated`. A wrong outcome with `computed:
+/// true` is tagged `computed` (the verdict of computing on that answer), any
+/// other wrong outcome or an error reply [`Primary::WrongOutcome`], no reply at
+/// all [`Primary::Hung`].
 fn expect_outcome(
     wire: &[Frame],
     id: u64,
     status: &str,
     value: Option<i64>,
     after: &str,
-) -> Vec<String> {
+    computed_verdict: Primary,
+) -> Vec<Finding> {
     let Some(outcome) = outcome_of(wire, id) else {
-        let got = reply_to(wire, &Value::from(id)).map_or_else(
-            || "no reply".to_owned(),
-            |frame| format!("reply {}", frame.message),
+        let (verdict, got) = reply_to(wire, &Value::from(id)).map_or_else(
+            || (Primary::Hung, "no reply".to_owned()),
+            |frame| (Primary::WrongOutcome, format!("reply {}", frame.message)),
         );
-        return vec![format!(
-            "tools/call id {id} after {after}: {got}, expected status {status:?}"
+        return vec![Finding::new(
+            verdict,
+            format!("tools/call id {id} after {after}: {got}, expected status {status:?}"),
         )];
     };
     let computed = Value::Bool(status == "calculated");
@@ -274,17 +457,27 @@ fn expect_outcome(
         || outcome.get("computed") != Some(&computed)
         || value.is_some_and(|value| outcome.get("value") != Some(&Value::from(value)));
     if wrong {
+        let verdict =
+            if status != "calculated" && outcome.get("computed") == Some(&Value::Bool(true)) {
+                computed_verdict
+            } else {
+                Primary::WrongOutcome
+            };
         let value = value.map_or_else(String::new, |value| format!(", value {value}"));
-        vec![format!(
-            "tools/call id {id} after {after}: outcome {outcome}, expected status {status:?}, computed {computed}{value}"
+        vec![Finding::new(
+            verdict,
+            format!(
+                "tools/call id {id} after {after}: outcome {outcome}, expected status {status:?}, computed {computed}{value}"
+            ),
         )]
     } else {
         Vec::new()
     }
 }
 
-/// A JSON-RPC error reply under `id` (null for a line with no readable id) with `code`.
-fn expect_error(wire: &[Frame], id: &Value, code: i64, to: &str) -> Vec<String> {
+/// A JSON-RPC error reply under `id` (null for a line with no readable id) with
+/// `code`; its absence is [`Primary::NoErrorReply`].
+fn expect_error(wire: &[Frame], id: &Value, code: i64, to: &str) -> Vec<Finding> {
     let code_value = Value::from(code);
     let found = wire.iter().any(|frame| {
         frame.from == Side::Server
@@ -295,8 +488,9 @@ fn expect_error(wire: &[Frame], id: &Value, code: i64, to: &str) -> Vec<String> 
     if found {
         Vec::new()
     } else {
-        vec![format!(
-            "no JSON-RPC error {code} with id {id} in reply to {to}"
+        vec![Finding::new(
+            Primary::NoErrorReply,
+            format!("no JSON-RPC error {code} with id {id} in reply to {to}"),
         )]
     }
 }
@@ -307,7 +501,7 @@ mod tests {
 
     use super::*;
     use crate::harness::child::Exit;
-    use crate::harness::proxy::Recording;
+    use crate::harness::proxy::{Recording, StrayLine};
 
     fn frame(seq: u64, from: Side, message: Value) -> Frame {
         Frame {
@@ -331,6 +525,7 @@ mod tests {
                 group_left_running: false,
             },
             timeouts: Vec::new(),
+            pid: None,
         }
     }
 
@@ -586,6 +781,36 @@ mod tests {
     }
 
     #[test]
+    fn by_meaning_an_unreadable_number_or_depth_may_also_be_invalid_content() {
+        let invalid = frame(
+            5,
+            Side::Server,
+            result(
+                1,
+                json!({"status":"invalid_content","computed":false,"errors":[["units"]]}),
+            ),
+        );
+        let next = frame(9, Side::Server, calculated(2, 21));
+        let answered = played(vec![invalid, next]);
+        for case in [HostileCase::HugeExponent, HostileCase::DeepAnswer] {
+            assert!(judge(case, &answered, false).is_empty(), "{case:?}");
+            assert_eq!(judge(case, &answered, true).len(), 1, "{case:?}");
+        }
+        // Not for duplicate keys, whose content is readable; nor for a wrong status.
+        assert_eq!(
+            verdicts(HostileCase::DuplicateKeys, &answered, false),
+            [Primary::WrongOutcome]
+        );
+        let mut declined = answered.clone();
+        declined.recording.wire[0].message =
+            result(1, json!({"status":"declined","computed":false}));
+        assert_eq!(
+            verdicts(HostileCase::HugeExponent, &declined, false),
+            [Primary::WrongOutcome]
+        );
+    }
+
+    #[test]
     fn stdin_close_cases_judge_the_reply_and_the_exit() {
         let mut computed = played(vec![frame(
             8,
@@ -640,5 +865,239 @@ mod tests {
                 "exit code 1, expected 0"
             ]
         );
+    }
+
+    /// The verdict of each finding of `case` on `played`, in order.
+    fn verdicts(case: HostileCase, played: &Played, exact: bool) -> Vec<Primary> {
+        findings(case, played, exact)
+            .into_iter()
+            .map(|found| found.verdict)
+            .collect()
+    }
+
+    fn calculated(id: u64, value: i64) -> Value {
+        result(
+            id,
+            json!({"status":"calculated","computed":true,"value":value}),
+        )
+    }
+
+    #[test]
+    fn each_failed_check_carries_the_verdict_it_shows() {
+        use Primary::*;
+        let elicit = json!({"jsonrpc":"2.0","id":0,"method":"elicitation/create"});
+        let initialized = json!({"jsonrpc":"2.0","method":"notifications/initialized"});
+        // Before initialized: the early elicitation, call 1 computed, no call 2.
+        let early = played(vec![
+            frame(3, Side::Server, elicit),
+            frame(4, Side::Client, initialized),
+            frame(5, Side::Server, calculated(1, 21)),
+        ]);
+        assert_eq!(
+            verdicts(HostileCase::CallBeforeInitialized, &early, false),
+            [ElicitedBeforeInitialized, ComputedOnRefusal, Hung]
+        );
+        // Call 2 refused with a JSON-RPC error: a wrong outcome, not a hang.
+        let refused = played(vec![frame(
+            5,
+            Side::Server,
+            json!({"jsonrpc":"2.0","id":2,"error":{"code":-32600}}),
+        )]);
+        assert_eq!(
+            findings(HostileCase::CallBeforeInitialized, &refused, false),
+            [Finding::new(
+                WrongOutcome,
+                r#"tools/call id 2 after the call after notifications/initialized: reply {"jsonrpc":"2.0","id":2,"error":{"code":-32600}}, expected status "calculated""#
+            )]
+        );
+        let computed = played(vec![frame(5, Side::Server, calculated(1, 21))]);
+        assert_eq!(
+            verdicts(HostileCase::ReplyIdMistyped, &computed, false),
+            [ComputedOnRefusal]
+        );
+        assert_eq!(
+            verdicts(HostileCase::ActionReject, &computed, false),
+            [ComputedOnInvalid]
+        );
+        assert_eq!(
+            verdicts(HostileCase::HugeExponent, &computed, false),
+            [ComputedOnInvalid, Hung]
+        );
+        assert_eq!(
+            verdicts(HostileCase::EofWhileElicitationPending, &computed, false),
+            [ComputedOnRefusal]
+        );
+        assert_eq!(
+            verdicts(HostileCase::LateAnswerAfterTimeout, &computed, false),
+            [ComputedOnRefusal, ContractFailure, Hung]
+        );
+        // A wrong status without computing, and a next call with another value,
+        // are wrong outcomes.
+        let wrong = played(vec![
+            frame(
+                5,
+                Side::Server,
+                result(1, json!({"status":"cancelled","computed":false})),
+            ),
+            frame(9, Side::Server, calculated(2, 20)),
+        ]);
+        assert_eq!(
+            verdicts(HostileCase::ReplyIdUnknown, &wrong, false),
+            [WrongOutcome]
+        );
+        assert_eq!(
+            verdicts(HostileCase::DuplicateKeys, &wrong, false),
+            [WrongOutcome, WrongOutcome]
+        );
+        let mut nothing = played(Vec::new());
+        assert_eq!(
+            verdicts(HostileCase::NotJsonAndNoMethod, &nothing, false),
+            [NoErrorReply, NoErrorReply, Hung]
+        );
+        assert_eq!(
+            verdicts(HostileCase::InvalidUtf8, &nothing, false),
+            [NoErrorReply, Hung]
+        );
+        assert_eq!(
+            findings(HostileCase::EofRightAfterRequest, &nothing, false),
+            [Finding::new(
+                DroppedRequest,
+                "tools/list id 1: no result before exit; a request read before stdin closed must be answered"
+            )]
+        );
+        nothing.timeouts.push("no awaited frame within 1s".into());
+        nothing.exit.forced_kill = true;
+        nothing.recording.stray_stdout.push(StrayLine {
+            seq: 2,
+            line: "hi".into(),
+            bytes: 2,
+        });
+        assert_eq!(
+            verdicts(HostileCase::EofWhileElicitationPending, &nothing, false),
+            [Hung, IgnoredStdinClose, StdoutNotJsonRpc]
+        );
+        nothing.exit.forced_kill = false;
+        nothing.exit.code = None;
+        assert_eq!(
+            findings(HostileCase::EofWhileElicitationPending, &nothing, false)[1],
+            Finding::new(Crashed, "ended by a signal, expected exit code 0")
+        );
+    }
+
+    /// `played` with a result to `initialize` first: the session started.
+    fn started_with(mut wire: Vec<Frame>) -> Played {
+        wire.insert(
+            0,
+            frame(1, Side::Server, json!({"jsonrpc":"2.0","id":0,"result":{}})),
+        );
+        played(wire)
+    }
+
+    #[test]
+    fn the_primary_verdict_is_the_start_then_stray_stdout_then_the_cases_own_check() {
+        let none = played(Vec::new());
+        assert_eq!(
+            primary(&none, &[]),
+            Finding::new(Primary::Passed, "every check held")
+        );
+        let hung = Finding::new(Primary::Hung, "no reply: x");
+        let own = Finding::new(Primary::NoErrorReply, "no -32700");
+        let stray = Finding::new(Primary::StdoutNotJsonRpc, "stray");
+        let killed = Finding::new(Primary::IgnoredStdinClose, "killed");
+        let crashed = Finding::new(Primary::Crashed, "exit code 1, expected 0");
+        // Not started: an initialize error reply is no result either.
+        let mut refused = played(vec![frame(
+            1,
+            Side::Server,
+            json!({"jsonrpc":"2.0","id":0,"error":{"code":-1}}),
+        )]);
+        assert!(!started(&refused));
+        assert_eq!(
+            primary(&refused, std::slice::from_ref(&own)),
+            Finding::new(
+                Primary::NoInitializeReply,
+                "no reply to initialize within the startup bound"
+            )
+        );
+        assert_eq!(primary(&refused, &[own.clone(), stray.clone()]), stray);
+        refused
+            .timeouts
+            .push("stdout closed before the awaited frame".into());
+        refused.exit.code = Some(3);
+        assert_eq!(
+            primary(&refused, std::slice::from_ref(&own)),
+            Finding::new(
+                Primary::DidNotStart,
+                "stdout closed before a reply to initialize (exit code 3)"
+            )
+        );
+        let mut up = started_with(Vec::new());
+        assert!(started(&up));
+        assert_eq!(
+            primary(&up, &[hung.clone(), own.clone(), stray.clone()]),
+            stray
+        );
+        assert_eq!(
+            primary(
+                &up,
+                &[hung.clone(), killed.clone(), crashed.clone(), own.clone()]
+            ),
+            own
+        );
+        assert_eq!(primary(&up, &[killed.clone(), hung.clone()]), hung);
+        assert_eq!(primary(&up, &[killed.clone(), crashed.clone()]), killed);
+        assert_eq!(primary(&up, std::slice::from_ref(&crashed)), crashed);
+        // A missing reply after stdout closed on its own is a crash.
+        up.timeouts
+            .push("stdout closed before the awaited frame".into());
+        up.exit.code = Some(1);
+        assert_eq!(
+            primary(&up, &[hung.clone(), crashed.clone()]),
+            Finding::new(
+                Primary::Crashed,
+                "exit code 1 before its last reply (no reply: x)"
+            )
+        );
+        up.exit.code = None;
+        assert_eq!(
+            primary(&up, std::slice::from_ref(&hung)).evidence,
+            "no exit code: ended by a signal before its last reply (no reply: x)"
+        );
+        up.exit.forced_kill = true;
+        assert_eq!(primary(&up, &[hung.clone(), killed.clone()]), hung);
+        up.timeouts = vec!["no awaited frame within 1s".into()];
+        up.exit.forced_kill = false;
+        assert_eq!(primary(&up, std::slice::from_ref(&hung)), hung);
+    }
+
+    #[test]
+    fn exits_are_said_in_the_protocols_words() {
+        let mut ended = played(Vec::new());
+        assert_eq!(describe_exit(&ended), "exit code 0");
+        ended.exit.code = None;
+        assert_eq!(describe_exit(&ended), "no exit code: ended by a signal");
+        ended.exit.forced_kill = true;
+        assert_eq!(
+            describe_exit(&ended),
+            "no exit code: killed after the shutdown grace"
+        );
+    }
+
+    #[test]
+    fn every_case_says_what_it_expects() {
+        assert_eq!(
+            expected(HostileCase::ActionEmpty),
+            "invalid_response, nothing computed"
+        );
+        assert_eq!(
+            expected(HostileCase::OversizedAnswer),
+            "invalid_content, nothing computed; the next call calculated 21"
+        );
+        let texts: std::collections::BTreeSet<&str> = HostileCase::ALL
+            .iter()
+            .map(|case| expected(*case))
+            .collect();
+        assert_eq!(texts.len(), 9, "{texts:?}");
+        assert!(expected(HostileCase::LateAnswerAfterTimeout).starts_with("timed_out"));
     }
 }

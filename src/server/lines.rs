@@ -349,17 +349,20 @@ pub async fn merge_outbound(
     let mut lines = BufReader::new(from).lines();
     let mut errors_open = true;
     loop {
+        // Error replies first: each was queued before the filter passed any later
+        // line to rmcp, so it goes out before rmcp's replies to those lines.
         let line = tokio::select! {
-            line = lines.next_line() => match line {
-                Ok(Some(line)) => line,
-                _ => break,
-            },
+            biased;
             reply = errors.recv(), if errors_open => match reply {
                 Some(reply) => reply.to_string(),
                 None => {
                     errors_open = false;
                     continue;
                 }
+            },
+            line = lines.next_line() => match line {
+                Ok(Some(line)) => line,
+                _ => break,
             },
         };
         let message = serde_json::from_str::<Value>(&line).unwrap_or_default();
