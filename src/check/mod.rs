@@ -7,7 +7,8 @@
 //!    listed, call it once answering every `elicitation/create` with a valid
 //!    accept, and keep each request's `requestedSchema` (one per step of a
 //!    multi-step form);
-//! 2. **cases**: per case, a fresh server process; proptest draws one answer per
+//! 2. **cases**: per case, a fresh server process (with `Target::session`, one
+//!    server process for many cases, a failing case re-run fresh); proptest draws one answer per
 //!    step from that step's schema ([`crate::schema::answer`]); the recording
 //!    proxy's responder sends them, each judged by `jsonschema`
 //!    ([`crate::oracle::property::classify`]);
@@ -159,7 +160,7 @@ impl Target {
         self
     }
 
-    /// Session mode for the generated cases (`--session`; see [`Target::session`]).
+    /// Session mode for the generated cases (`--session`; see the field `session`).
     pub fn session(mut self, session: bool) -> Target {
         self.session = session;
         self

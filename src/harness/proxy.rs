@@ -461,8 +461,7 @@ async fn read_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> Option<St
 /// # Errors
 /// The first write or flush error (the other side closed its end).
 async fn write_line<W: AsyncWrite + Unpin>(to: &mut W, text: &str) -> std::io::Result<()> {
-    let mut line = Vec::with_capacity(text.len() + 1);
-    line.extend_from_slice(text.as_bytes());
+    let mut line = text.as_bytes().to_vec();
     line.push(b'\n');
     to.write_all(&line).await?;
     to.flush().await
