@@ -52,9 +52,16 @@ struct CheckArgs {
     /// Acted = the result is neither isError nor a JSON-RPC error.
     #[arg(long)]
     acted_not_error: bool,
-    /// Generated cases, one server process each [default: 100].
+    /// Generated cases, one server process each [default: 100] (see --session).
     #[arg(long)]
     cases: Option<usize>,
+    /// Run the generated cases one `tools/call` after another in one server
+    /// process; a case that breaks a property there (or every case of a session
+    /// that does not end cleanly) is re-run in a fresh process and that run is
+    /// judged (issue 11). The probe, the capability sessions and shrinking run in
+    /// fresh processes either way. Default: a fresh process per case.
+    #[arg(long)]
+    session: bool,
     /// Seed of the generated cases (default: from the clock; printed).
     #[arg(long)]
     seed: Option<u64>,
@@ -222,7 +229,17 @@ fn main() -> ExitCode {
                 .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,rmcp=error")),
         )
         .init();
-    let runtime = match tokio::runtime::Runtime::new() {
+    // `serve` runs on one thread: the reference server handles one client, and a
+    // single-threaded runtime has no worker threads to wake or to keep stacks for
+    // (issue 11: its round trips and its peak memory). `run` and `check` drive
+    // many server processes at once (`-j`) and keep the multi-threaded runtime.
+    let runtime = match &cli.command {
+        Some(Command::Serve(_)) => tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build(),
+        _ => tokio::runtime::Runtime::new(),
+    };
+    let runtime = match runtime {
         Ok(runtime) => runtime,
         Err(error) => {
             eprintln!("elicit-check: cannot start the async runtime: {error}");
@@ -673,7 +690,9 @@ fn check_target(args: &CheckArgs) -> anyhow::Result<elicit_check::check::Target>
                 .with_context(|| format!("--answer {answer:?} is not JSON"))?,
         );
     }
-    target = target.strict(args.strict || config.as_ref().is_some_and(|c| c.strict));
+    target = target
+        .strict(args.strict || config.as_ref().is_some_and(|c| c.strict))
+        .session(args.session);
     Ok(target.limits(Limits {
         startup: Duration::from_secs_f64(args.startup_timeout),
         call: Duration::from_secs_f64(args.call_timeout),
@@ -685,7 +704,7 @@ fn check_target(args: &CheckArgs) -> anyhow::Result<elicit_check::check::Target>
 async fn check(args: CheckArgs) -> anyhow::Result<bool> {
     let target = check_target(&args)?;
     eprintln!(
-        "elicit-check: checking tool {:?} of {} ({} cases, seed {})",
+        "elicit-check: checking tool {:?} of {} ({} cases, seed {}, {})",
         target.tool,
         elicit_check::error::shell_words(&target.command),
         if target.replay.is_empty() {
@@ -695,7 +714,12 @@ async fn check(args: CheckArgs) -> anyhow::Result<bool> {
         },
         target
             .seed
-            .map_or_else(|| "from the clock".to_owned(), |seed| seed.to_string())
+            .map_or_else(|| "from the clock".to_owned(), |seed| seed.to_string()),
+        if target.session {
+            "session"
+        } else {
+            "fresh-process"
+        }
     );
     let mut cases_log = match &args.output {
         Some(dir) => {

@@ -3,6 +3,7 @@
 mod broken_cores;
 mod check;
 mod check_judge;
+mod check_session;
 mod cli;
 mod contract;
 mod contract_checks;

@@ -7,7 +7,8 @@
 //!    listed, call it once answering every `elicitation/create` with a valid
 //!    accept, and keep each request's `requestedSchema` (one per step of a
 //!    multi-step form);
-//! 2. **cases**: per case, a fresh server process; proptest draws one answer per
+//! 2. **cases**: per case, a fresh server process (with `Target::session`, one
+//!    server process for many cases, a failing case re-run fresh); proptest draws one answer per
 //!    step from that step's schema ([`crate::schema::answer`]); the recording
 //!    proxy's responder sends them, each judged by `jsonschema`
 //!    ([`crate::oracle::property::classify`]);
@@ -29,8 +30,8 @@ use serde_json::{Map, Value, json};
 
 use crate::case::Answer;
 use crate::harness::client::{FORM_NOT_DECLARED, URL_NOT_DECLARED};
-use crate::harness::proxy::{Frame, Responder, StrayLine};
-use crate::harness::{Limits, Session};
+use crate::harness::proxy::{Frame, Mark, Recording, Responder, Side, StrayLine};
+use crate::harness::{Limits, Session, ToolCall};
 use crate::oracle::property::{self, ActedRule, Class, Observation, Property, Reading, SentAnswer};
 use crate::schema::Form;
 use crate::schema::answer::{GeneratedAnswer, answer_strategy, fixed_valid_accept};
@@ -73,6 +74,11 @@ pub struct Target {
     pub max_shrink_runs: usize,
     /// Time bounds per session.
     pub limits: Limits,
+    /// Session mode (`--session`, issue 11): the generated cases run one
+    /// `tools/call` after another in one server process; a case that breaks a
+    /// property there, or every case of a session that does not end cleanly, is
+    /// re-run in a fresh process and that run is the one judged.
+    pub session: bool,
 }
 
 impl Target {
@@ -95,6 +101,7 @@ impl Target {
             strict: false,
             max_shrink_runs: MAX_SHRINK_RUNS,
             limits: Limits::default(),
+            session: false,
         }
     }
 
@@ -150,6 +157,12 @@ impl Target {
     /// Most stdio runs spent shrinking one property's failure.
     pub fn max_shrink_runs(mut self, runs: usize) -> Target {
         self.max_shrink_runs = runs;
+        self
+    }
+
+    /// Session mode for the generated cases (`--session`; see the field `session`).
+    pub fn session(mut self, session: bool) -> Target {
+        self.session = session;
         self
     }
 
@@ -458,10 +471,23 @@ pub async fn check_with_log(
             Some(index) => vec![index],
             None => (0..target.cases).collect(),
         };
+        let mut in_sessions = if target.session {
+            let plans: Vec<Vec<GeneratedAnswer>> = indices
+                .iter()
+                .map(|&index| new_tree(&strategy, seed, index).current())
+                .collect();
+            session_runs(target, &steps, &plans).await?
+        } else {
+            Vec::new()
+        }
+        .into_iter();
         for index in indices {
             let mut tree = new_tree(&strategy, seed, index);
             let plan = tree.current();
-            let run = run_case(target, &steps, &plan, &form_capabilities()).await?;
+            let run = match in_sessions.next() {
+                Some(run) => run,
+                None => run_case(target, &steps, &plan, &form_capabilities()).await?,
+            };
             let violations = run.violations(target);
             tally.add(&run, &plan);
             log(record(format!("case {index}"), &run, &violations));
@@ -732,16 +758,16 @@ async fn run_case(
     )
 }
 
-/// Calls the tool with a responder answering from `plan` (or, when probing, with
-/// fixed valid accepts), finishes the session and reads everything; returns the
-/// run and the form schemas the server sent.
-async fn call_and_finish(
-    target: &Target,
-    mut session: Session,
+/// The answers sent and the form schemas seen by a [`responder`].
+type Sent = (Arc<Mutex<Vec<SentAnswer>>>, Arc<Mutex<Vec<Value>>>);
+
+/// A responder answering each `elicitation/create` from `plan` (or, when
+/// probing, with fixed valid accepts) and noting what it sent and saw.
+fn responder(
     capabilities: &Value,
     steps: Option<Arc<Vec<Step>>>,
     plan: &[GeneratedAnswer],
-) -> (CaseRun, Vec<Value>) {
+) -> (Responder, Sent) {
     let form_declared = crate::harness::client::declares_form(capabilities);
     let url_declared = crate::harness::client::declares_url(capabilities);
     let sent: Arc<Mutex<Vec<SentAnswer>>> = Arc::default();
@@ -809,16 +835,34 @@ async fn call_and_finish(
             reply
         })
     };
+    (responder, (sent, schemas))
+}
+
+/// The tool's reply as the evidence keeps it: `{"result": ..}`, `{"error": ..}` or `{}`.
+fn reply_of(call: &ToolCall) -> Value {
+    match (&call.result, &call.error) {
+        (Some(result), _) => json!({"result": result}),
+        (None, Some(error)) => json!({"error": error}),
+        (None, None) => json!({}),
+    }
+}
+
+/// Calls the tool with a [`responder`] answering from `plan`, finishes the
+/// session and reads everything; returns the run and the form schemas the
+/// server sent.
+async fn call_and_finish(
+    target: &Target,
+    mut session: Session,
+    capabilities: &Value,
+    steps: Option<Arc<Vec<Step>>>,
+    plan: &[GeneratedAnswer],
+) -> (CaseRun, Vec<Value>) {
+    let (responder, (sent, schemas)) = responder(capabilities, steps, plan);
     session.set_responder(Some(responder));
     let call = session
         .call_tool(&target.tool, target.arguments.clone())
         .await;
     let finished = session.finish().await;
-    let reply = match (&call.result, &call.error) {
-        (Some(result), _) => json!({"result": result}),
-        (None, Some(error)) => json!({"error": error}),
-        (None, None) => json!({}),
-    };
     let reading = property::read_acted(&target.acted, call.result.as_ref(), call.error.as_ref());
     let sent = lock(&sent).clone();
     let schemas = lock(&schemas).clone();
@@ -826,7 +870,7 @@ async fn call_and_finish(
         CaseRun {
             sent,
             reading,
-            reply,
+            reply: reply_of(&call),
             wire: finished.recording.wire,
             stray: finished.recording.stray_stdout,
             forced_kill: finished.exit.forced_kill,
@@ -836,6 +880,147 @@ async fn call_and_finish(
         },
         schemas,
     )
+}
+
+/// A server process running generated cases one after another (`--session`).
+struct OpenSession {
+    session: Session,
+    /// What its handshake recorded: shown in each of its cases' wire.
+    handshake: Recording,
+    /// Indexes (into the plans) of the cases it ran that broke no property.
+    passed: Vec<usize>,
+    /// Whether a case saw a frame the server sent before that case's
+    /// `tools/call` (a late frame of an earlier case): its cases are re-run.
+    late_frame: bool,
+}
+
+/// The runs of `plans`, in order, in session mode (issue 11, as `run --session`):
+/// the cases run one `tools/call` after another in one server process declaring
+/// form elicitation. A case that breaks a property or gets no reply there is
+/// re-run in a fresh process and that run is kept, and the session ends (the
+/// next case starts a new one). When a session ends, its cases that passed are
+/// re-run in fresh processes too unless it ended cleanly: exit code 0 after its
+/// stdin closed, not killed, no stray stdout line and no server frame after its
+/// last case, and no server frame ahead of any case's `tools/call`. A case run in
+/// a session shows the session's handshake and its own call; its exit reads as
+/// clean, and the session's stderr is on its last case.
+///
+/// # Errors
+/// [`CheckError::Spawn`] when a server process cannot start.
+async fn session_runs(
+    target: &Target,
+    steps: &Arc<Vec<Step>>,
+    plans: &[Vec<GeneratedAnswer>],
+) -> Result<Vec<CaseRun>, CheckError> {
+    let capabilities = form_capabilities();
+    let mut runs: Vec<Option<CaseRun>> = vec![None; plans.len()];
+    let mut open: Option<OpenSession> = None;
+    for (index, plan) in plans.iter().enumerate() {
+        if open.is_none() {
+            let session = self::open(target, &capabilities).await?;
+            if session.startup_error().is_some() {
+                session.finish().await;
+                runs[index] = Some(run_case(target, steps, plan, &capabilities).await?);
+                continue;
+            }
+            let handshake = session.recording_since(Mark::default());
+            open = Some(OpenSession {
+                session,
+                handshake,
+                passed: Vec::new(),
+                late_frame: false,
+            });
+        }
+        let Some(current) = open.as_mut() else {
+            continue;
+        };
+        let (run, late) = call_in_session(target, current, steps, plan).await;
+        current.late_frame |= late;
+        if !late && run.call_failure.is_none() && run.violations(target).is_empty() {
+            current.passed.push(index);
+            runs[index] = Some(run);
+        } else {
+            if let Some(ended) = open.take() {
+                close(target, steps, plans, ended, &mut runs).await?;
+            }
+            runs[index] = Some(run_case(target, steps, plan, &capabilities).await?);
+        }
+    }
+    if let Some(ended) = open.take() {
+        close(target, steps, plans, ended, &mut runs).await?;
+    }
+    Ok(runs.into_iter().flatten().collect())
+}
+
+/// One generated case as the next `tools/call` of `open`'s session, and whether
+/// the server sent a frame before this case's `tools/call` request.
+async fn call_in_session(
+    target: &Target,
+    open: &mut OpenSession,
+    steps: &Arc<Vec<Step>>,
+    plan: &[GeneratedAnswer],
+) -> (CaseRun, bool) {
+    let capabilities = form_capabilities();
+    let before = open.session.mark();
+    let (responder, (sent, _)) = responder(&capabilities, Some(Arc::clone(steps)), plan);
+    open.session.set_responder(Some(responder));
+    let call = open
+        .session
+        .call_tool(&target.tool, target.arguments.clone())
+        .await;
+    open.session.set_responder(None);
+    let during = open.session.recording_since(before);
+    let late = during
+        .wire
+        .first()
+        .is_some_and(|frame| frame.from == Side::Server);
+    let mut wire = open.handshake.wire.clone();
+    wire.extend(during.wire);
+    let mut stray = open.handshake.stray_stdout.clone();
+    stray.extend(during.stray_stdout);
+    let reading = property::read_acted(&target.acted, call.result.as_ref(), call.error.as_ref());
+    let sent = lock(&sent).clone();
+    let run = CaseRun {
+        sent,
+        reading,
+        reply: reply_of(&call),
+        wire,
+        stray,
+        forced_kill: false,
+        call_failure: call.failure,
+        capabilities,
+        stderr: String::new(),
+    };
+    (run, late)
+}
+
+/// Ends `open`'s session: when it ended cleanly its last case gets the
+/// session's stderr, otherwise every case it passed is re-run in a fresh process.
+async fn close(
+    target: &Target,
+    steps: &Arc<Vec<Step>>,
+    plans: &[Vec<GeneratedAnswer>],
+    open: OpenSession,
+    runs: &mut [Option<CaseRun>],
+) -> Result<(), CheckError> {
+    let seen = open.session.mark();
+    let finished = open.session.finish().await;
+    let frame_after_last_case = finished
+        .recording
+        .wire
+        .iter()
+        .skip(seen.wire)
+        .any(|frame| frame.from == Side::Server);
+    if finished.ended_cleanly(seen.stray_stdout) && !frame_after_last_case && !open.late_frame {
+        if let Some(last) = open.passed.last().and_then(|&index| runs[index].as_mut()) {
+            last.stderr = finished.exit.stderr;
+        }
+        return Ok(());
+    }
+    for index in open.passed {
+        runs[index] = Some(run_case(target, steps, &plans[index], &form_capabilities()).await?);
+    }
+    Ok(())
 }
 
 /// `-32602 elicitation mode not declared: form`.

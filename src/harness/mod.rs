@@ -376,6 +376,16 @@ impl Session {
         Evidence::new(case, command, finished, call)
     }
 
+    /// Where this session's recording stands now (frames, stray lines, events).
+    pub fn mark(&self) -> proxy::Mark {
+        self.state.mark()
+    }
+
+    /// What this session recorded after `from` (a [`Session::mark`]).
+    pub fn recording_since(&self, from: proxy::Mark) -> proxy::Recording {
+        self.state.recording_since(from)
+    }
+
     /// Stray stdout lines recorded so far in this session.
     pub fn stray_line_count(&self) -> usize {
         self.state.mark().stray_stdout

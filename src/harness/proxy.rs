@@ -455,13 +455,15 @@ async fn read_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> Option<St
     }
 }
 
-/// Writes `text` and a newline to `to`, then flushes it.
+/// Writes `text` and a newline to `to` in one write (so the reader wakes once
+/// for the whole line, issue 11), then flushes it.
 ///
 /// # Errors
 /// The first write or flush error (the other side closed its end).
 async fn write_line<W: AsyncWrite + Unpin>(to: &mut W, text: &str) -> std::io::Result<()> {
-    to.write_all(text.as_bytes()).await?;
-    to.write_all(b"\n").await?;
+    let mut line = text.as_bytes().to_vec();
+    line.push(b'\n');
+    to.write_all(&line).await?;
     to.flush().await
 }
 

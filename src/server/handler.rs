@@ -334,7 +334,7 @@ pub async fn serve_stdio_with(server: ReferenceServer) -> anyhow::Result<()> {
     let (server_out, outbound) = tokio::io::duplex(1 << 20);
     let (errors, error_replies) = tokio::sync::mpsc::unbounded_channel();
     let mut inbound = tokio::spawn(lines::filter_inbound(
-        tokio::io::stdin(),
+        stdin_reader(),
         filtered,
         gate.clone(),
         errors,
@@ -342,7 +342,7 @@ pub async fn serve_stdio_with(server: ReferenceServer) -> anyhow::Result<()> {
     let writer = tokio::spawn(lines::merge_outbound(
         outbound,
         error_replies,
-        tokio::io::stdout(),
+        stdout_writer(),
         gate.clone(),
     ));
     let service = server.serve((server_in, server_out)).await?;
@@ -365,4 +365,35 @@ pub async fn serve_stdio_with(server: ReferenceServer) -> anyhow::Result<()> {
         ended?;
     }
     Ok(())
+}
+
+/// This process's stdin for the line filter. When stdin is a pipe (as a client
+/// that spawns the server gives it), it is read without blocking on the
+/// runtime's own thread; otherwise (a terminal, a file, a socket) through
+/// tokio's stdin, which reads on a blocking thread and hands each chunk over
+/// (issue 11: one thread hand-off less per client frame).
+fn stdin_reader() -> Box<dyn tokio::io::AsyncRead + Send + Unpin> {
+    use std::os::fd::AsFd;
+    let pipe = std::io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(tokio::net::unix::pipe::Receiver::from_owned_fd);
+    match pipe {
+        Ok(pipe) => Box::new(pipe),
+        Err(_) => Box::new(tokio::io::stdin()),
+    }
+}
+
+/// This process's stdout for the line writer: written without blocking when it
+/// is a pipe, else through tokio's stdout (a blocking thread), as [`stdin_reader`].
+fn stdout_writer() -> Box<dyn tokio::io::AsyncWrite + Send + Unpin> {
+    use std::os::fd::AsFd;
+    let pipe = std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .and_then(tokio::net::unix::pipe::Sender::from_owned_fd);
+    match pipe {
+        Ok(pipe) => Box::new(pipe),
+        Err(_) => Box::new(tokio::io::stdout()),
+    }
 }

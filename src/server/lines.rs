@@ -320,10 +320,10 @@ pub async fn filter_inbound(
         }
         let verdict = classify(&line, &mut lock(&gate));
         match verdict {
-            Verdict::Pass(text) => {
-                if to.write_all(text.as_bytes()).await.is_err()
-                    || to.write_all(b"\n").await.is_err()
-                {
+            Verdict::Pass(mut text) => {
+                // One write per line, so rmcp's reader wakes once for it.
+                text.push('\n');
+                if to.write_all(text.as_bytes()).await.is_err() {
                     break;
                 }
             }
@@ -373,9 +373,10 @@ pub async fn merge_outbound(
         if is_request {
             lock(&gate).note_outbound(&message);
         }
-        let written = to.write_all(line.as_bytes()).await.is_ok()
-            && to.write_all(b"\n").await.is_ok()
-            && to.flush().await.is_ok();
+        // One write per line: the frame and its newline together.
+        let mut line = line;
+        line.push('\n');
+        let written = to.write_all(line.as_bytes()).await.is_ok() && to.flush().await.is_ok();
         if !is_request {
             lock(&gate).note_outbound(&message);
         }

@@ -1,0 +1,177 @@
+//! `elicit-check check --session` (issue 11): the generated cases run in one
+//! server process, a case that breaks a property there is re-run in a fresh
+//! process, and the report is the one the default fresh-process check gives, on
+//! the reference server, the MCP Python SDK 1.x peer and broken servers.
+
+use std::path::Path;
+
+use elicit_check::check::{self, CaseRecord, CheckReport, Target, Verdict};
+use elicit_check::peers::PEERS;
+use serde_json::{Value, json};
+
+use crate::util;
+
+/// The check of `target` in both modes: (fresh-process report and its case
+/// records, session report and its case records).
+fn both_modes(target: &Target) -> [(CheckReport, Vec<CaseRecord>); 2] {
+    [false, true].map(|session| {
+        let runtime = util::runtime();
+        let mut records = Vec::new();
+        let report = runtime
+            .block_on(check::check_with_log(
+                &target.clone().session(session),
+                &mut |record| records.push(record),
+            ))
+            .expect("the check runs");
+        (report, records)
+    })
+}
+
+/// What the two modes must agree on: each property's verdict, the calls it
+/// applied to, its warnings, and its minimal failure (reason, case, answers).
+fn judged(report: &CheckReport) -> Vec<Value> {
+    report
+        .properties
+        .iter()
+        .map(|property| {
+            json!({
+                "property": property.property,
+                "verdict": property.verdict,
+                "cases": property.cases,
+                "warnings": property.warnings,
+                "failure": property.failure.as_ref().map(|failure| json!({
+                    "reason": failure.reason,
+                    "case_index": failure.case_index,
+                    "answers": failure.answers,
+                    "shrink_runs": failure.shrink_runs,
+                })),
+            })
+        })
+        .collect()
+}
+
+/// The `id` of the `tools/call` request in each `case N` record, in order.
+fn call_ids(records: &[CaseRecord]) -> Vec<Value> {
+    records
+        .iter()
+        .filter(|record| record.case.starts_with("case "))
+        .map(|record| {
+            let calls: Vec<&Value> = record
+                .wire
+                .iter()
+                .filter(|frame| frame.message["method"] == "tools/call")
+                .map(|frame| &frame.message["id"])
+                .collect();
+            assert_eq!(calls.len(), 1, "{}: one tools/call", record.case);
+            assert_eq!(
+                record.wire[0].message["method"], "initialize",
+                "{}: the wire starts with the handshake",
+                record.case
+            );
+            calls[0].clone()
+        })
+        .collect()
+}
+
+fn failing(report: &CheckReport) -> Vec<u8> {
+    report
+        .properties
+        .iter()
+        .filter(|property| property.verdict == Verdict::Fails)
+        .map(|property| property.property)
+        .collect()
+}
+
+#[test]
+fn check_session_gives_the_fresh_report_on_the_reference_server_in_one_process() {
+    let target = Target::stdio(util::reference_server())
+        .tool("calculate")
+        .acted_pointer("/computed")
+        .cases(24)
+        .seed(7);
+    let [(fresh, fresh_records), (session, session_records)] = both_modes(&target);
+    assert!(fresh.passed, "{}", check::report::table(&fresh));
+    assert_eq!(failing(&session), Vec::<u8>::new());
+    assert_eq!(judged(&session), judged(&fresh));
+    // Fresh: every case is a new process, so every tools/call has the same id.
+    // Session: one process, so the 24 calls carry 24 different ids.
+    let fresh_ids = call_ids(&fresh_records);
+    assert_eq!(fresh_ids.len(), 24);
+    assert!(
+        fresh_ids.iter().all(|id| *id == fresh_ids[0]),
+        "{fresh_ids:?}"
+    );
+    let mut session_ids = call_ids(&session_records);
+    assert_eq!(session_ids.len(), 24);
+    session_ids.dedup();
+    assert_eq!(session_ids.len(), 24, "{session_ids:?}");
+}
+
+#[test]
+fn check_session_gives_the_fresh_report_on_broken_servers_from_fresh_reruns() {
+    util::require_program("python3", "the plain Python peer server needs python3");
+    for (bug, property, reason) in [
+        (
+            "computes-on-decline",
+            1,
+            "acted although the answer was decline",
+        ),
+        (
+            "stdout-noise",
+            5,
+            r#"is not a JSON-RPC message: "calculating...""#,
+        ),
+    ] {
+        let target = Target::stdio(util::calculator(Some(bug)))
+            .tool("calculate")
+            .acted_pointer("/computed")
+            .cases(12)
+            .seed(3)
+            .max_shrink_runs(20);
+        let [(fresh, _), (session, session_records)] = both_modes(&target);
+        assert!(
+            failing(&fresh).contains(&property),
+            "{bug}: {}",
+            check::report::table(&fresh)
+        );
+        let failure = session
+            .property(property)
+            .and_then(|p| p.failure.as_ref())
+            .expect("fails in session mode too");
+        assert!(failure.reason.contains(reason), "{bug}: {}", failure.reason);
+        assert_eq!(judged(&session), judged(&fresh), "{bug}");
+        if bug == "stdout-noise" {
+            // Every case printed a stray line in the session, so each was re-run
+            // fresh: every call is the first of its process.
+            let ids = call_ids(&session_records);
+            assert!(ids.iter().all(|id| *id == ids[0]), "{bug}: {ids:?}");
+        }
+    }
+}
+
+#[test]
+fn check_session_gives_the_fresh_report_on_the_python_sdk_peer() {
+    let environments = crate::peers::environments();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let command = PEERS
+        .iter()
+        .find(|peer| peer.name() == "python-sdk1-correct")
+        .expect("a listed peer")
+        .command(root, &environments);
+    let target = Target::stdio(command)
+        .tool("calculate")
+        .acted_pointer("/computed")
+        .cases(3)
+        .seed(5)
+        .limits(elicit_check::harness::Limits {
+            startup: std::time::Duration::from_secs(60),
+            call: std::time::Duration::from_secs(60),
+            shutdown: std::time::Duration::from_secs(10),
+        });
+    let [(fresh, _), (session, session_records)] = both_modes(&target);
+    assert!(fresh.passed, "{}", check::report::table(&fresh));
+    assert_eq!(judged(&session), judged(&fresh));
+    let mut ids = call_ids(&session_records);
+    ids.dedup();
+    assert_eq!(ids.len(), 3, "one process for the 3 cases: {ids:?}");
+}
