@@ -755,6 +755,12 @@ mod tests {
                 r#"tools/call id 1 after an accept naming units twice: outcome {"status":"calculated","computed":true,"value":21}, expected status "invalid_response", computed false"#
             ]
         );
+        assert_eq!(
+            judge(HostileCase::HugeExponent, &bad, true),
+            vec![
+                r#"tools/call id 1 after an accept with units 1e400: outcome {"status":"calculated","computed":true,"value":21}, expected status "invalid_response", computed false"#
+            ]
+        );
         let invalid = frame(
             5,
             Side::Server,
