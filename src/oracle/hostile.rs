@@ -695,6 +695,17 @@ mod tests {
             next.clone(),
         ]);
         assert!(judge(HostileCase::LateAnswerAfterTimeout, &good, true).is_empty());
+        // The cancelled request is the elicitation/create, not the first server
+        // frame: a reply under id 7 before it changes nothing.
+        let earlier_reply = frame(2, Side::Server, json!({"jsonrpc":"2.0","id":7,"result":{}}));
+        let after_a_reply = played(vec![
+            earlier_reply,
+            elicit.clone(),
+            cancel.clone(),
+            timed_out.clone(),
+            next.clone(),
+        ]);
+        assert!(judge(HostileCase::LateAnswerAfterTimeout, &after_a_reply, true).is_empty());
         let mut other_cancel = cancel.clone();
         other_cancel.message["params"]["requestId"] = json!("0");
         let second_reply = frame(
