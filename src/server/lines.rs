@@ -559,6 +559,16 @@ mod tests {
             answered(deep_request.as_bytes(), &mut Gate::default())["error"]["code"],
             json!(-32700)
         );
+        // Unreadable and neither request nor reply (no method, no result, no
+        // error) under a pending id: a parse error, not an answer to the elicitation.
+        let mut gate = Gate::default();
+        gate.note_outbound(&json!({"id":0,"method":"elicitation/create"}));
+        let neither = r#"{"jsonrpc":"2.0","id":0,"content":{"units":1e400}}"#;
+        assert_eq!(
+            answered(neither.as_bytes(), &mut gate)["error"]["code"],
+            json!(-32700)
+        );
+        assert_eq!(gate.pending, [json!(0)]);
         // Unique names at every depth pass as sent.
         let mut gate = Gate::default();
         gate.note_outbound(&json!({"id":0,"method":"elicitation/create"}));
