@@ -238,14 +238,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    fn frame(seq: u64, from: Side, message: Value) -> Frame {
-        Frame {
-            seq,
-            from,
-            message,
-            text: None,
-        }
-    }
+    use crate::harness::proxy::frame;
 
     #[test]
     fn responses_name_the_request_they_answer_by_direction_and_id() {

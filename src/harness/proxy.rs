@@ -47,6 +47,18 @@ pub struct Frame {
     pub text: Option<String>,
 }
 
+/// A frame whose line is `message` serialized, as the unit tests' evidence
+/// builds them by hand.
+#[cfg(test)]
+pub(crate) fn frame(seq: u64, from: Side, message: Value) -> Frame {
+    Frame {
+        seq,
+        from,
+        message,
+        text: None,
+    }
+}
+
 /// Most bytes of one stray stdout line kept in the evidence.
 pub const MAX_STRAY_BYTES: usize = 64 * 1024;
 

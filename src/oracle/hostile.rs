@@ -503,14 +503,7 @@ mod tests {
     use crate::harness::child::Exit;
     use crate::harness::proxy::{Recording, StrayLine};
 
-    fn frame(seq: u64, from: Side, message: Value) -> Frame {
-        Frame {
-            seq,
-            from,
-            message,
-            text: None,
-        }
-    }
+    use crate::harness::proxy::frame;
 
     fn played(wire: Vec<Frame>) -> Played {
         Played {

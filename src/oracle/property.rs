@@ -621,14 +621,7 @@ mod tests {
         );
     }
 
-    fn frame(seq: u64, from: Side, message: Value) -> Frame {
-        Frame {
-            seq,
-            from,
-            message,
-            text: None,
-        }
-    }
+    use crate::harness::proxy::frame;
 
     /// A clean session: initialize #0 and its result #1, tools/call #3,
     /// elicitation/create #4, its answer #5, the reply #6.

@@ -220,7 +220,7 @@ mod tests {
 
     use super::*;
     use crate::harness::child::Exit;
-    use crate::harness::proxy::{Frame, Recording, Side};
+    use crate::harness::proxy::{Recording, Side};
     use crate::verdict::Primary;
 
     fn names(names: &[&str]) -> Vec<String> {
@@ -244,14 +244,7 @@ mod tests {
         );
     }
 
-    fn frame(seq: u64, from: Side, message: Value) -> Frame {
-        Frame {
-            seq,
-            from,
-            message,
-            text: None,
-        }
-    }
+    use crate::harness::proxy::frame;
 
     /// A session that started and replied to call `id` with `reply`.
     fn played(id: u64, reply: Value) -> Played {
