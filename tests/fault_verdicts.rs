@@ -156,6 +156,73 @@ fn a_server_that_exits_at_once_did_not_start_with_its_exit_code_and_stderr() {
     );
 }
 
+/// Only the run's first case decides that the server did not start: a server
+/// that starts for case 1 and then exits at once gets `did_not_start` on
+/// cases 2 and 3, each in its row, and the run goes on to its end (exit 1,
+/// `finished`), with the three verdicts in case order.
+#[test]
+fn a_server_that_stops_starting_after_the_first_case_fails_those_cases_and_the_run_goes_on() {
+    let dir = OutputDir::new("starts-once");
+    let marker = dir.0.with_extension("started");
+    let _ = std::fs::remove_dir_all(&marker);
+    let script = "if mkdir \"$1\" 2>/dev/null; then exec \"$2\" serve; \
+                  else echo 'gone after one start' >&2; exit 3; fi";
+    let mut args: Vec<String> = [
+        "--case",
+        "accept_valid",
+        "--case",
+        "decline",
+        "--case",
+        "cancel",
+        "-j",
+        "1",
+        "--output",
+        &dir.text(),
+        "--",
+        "sh",
+        "-c",
+        script,
+        "sh",
+    ]
+    .iter()
+    .map(|arg| (*arg).to_owned())
+    .collect();
+    args.push(marker.to_string_lossy().into_owned());
+    args.push(env!("CARGO_BIN_EXE_elicit-check").to_owned());
+    let output = run(&args);
+    let _ = std::fs::remove_dir_all(&marker);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let verdicts = dir.json("results.json");
+    let rows: Vec<(&str, &str)> = verdicts
+        .as_array()
+        .expect("an array")
+        .iter()
+        .map(|verdict| {
+            (
+                verdict["case"].as_str().expect("a case name"),
+                verdict["verdict"].as_str().unwrap_or("passed"),
+            )
+        })
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("accept_valid", "passed"),
+            ("decline", "did_not_start"),
+            ("cancel", "did_not_start"),
+        ],
+        "{stdout}"
+    );
+    let summary = dir.json("run.json");
+    assert_eq!(summary["status"], "finished", "{stdout}");
+    assert_eq!(
+        summary["verdicts"],
+        json!({ "did_not_start": 2 }),
+        "{stdout}"
+    );
+}
+
 #[test]
 fn a_server_that_never_answers_initialize_is_named_so_without_an_empty_stderr_banner() {
     let shown = assert_verdict(
