@@ -100,9 +100,6 @@ const PROGRAM: &str = "elicit-check";
 /// deterministic, so `--case generated_0042 --seed S` replays exactly its
 /// answer), and `--protocol` for a case of the 2026-07-28 era.
 pub fn reproduction(verdict: &Verdict) -> String {
-    let quote = |word: &str| {
-        shlex::try_quote(word).map_or_else(|_| word.to_owned(), std::borrow::Cow::into_owned)
-    };
     let (name, protocol) = match verdict.case.split_once('@') {
         Some((name, _)) => (name, Some("both")),
         None => (
@@ -111,10 +108,30 @@ pub fn reproduction(verdict: &Verdict) -> String {
                 .then_some("2026-07-28"),
         ),
     };
+    let option = protocol.map(|protocol| ["--protocol", protocol]);
+    command_line(
+        verdict,
+        name,
+        option.as_ref().map_or(&[][..], |words| &words[..]),
+    )
+}
+
+/// The copy-paste command that runs one hostile-client case again (issue 10,
+/// section 2): `elicit-check run --hostile --case NAME -- SERVER`. Hostile
+/// cases speak 2025-11-25 only (`--hostile` refuses `--protocol`), so no
+/// `--protocol` is added whatever version the server answered.
+pub fn hostile_reproduction(verdict: &Verdict) -> String {
+    command_line(verdict, &verdict.case, &["--hostile"])
+}
+
+/// `elicit-check run OPTIONS --case NAME [--seed S] [-- SERVER]`, each word
+/// shell-quoted where it needs it.
+fn command_line(verdict: &Verdict, name: &str, options: &[&str]) -> String {
+    let quote = |word: &str| {
+        shlex::try_quote(word).map_or_else(|_| word.to_owned(), std::borrow::Cow::into_owned)
+    };
     let mut words = vec![PROGRAM.to_owned(), "run".to_owned()];
-    if let Some(protocol) = protocol {
-        words.extend(["--protocol".to_owned(), protocol.to_owned()]);
-    }
+    words.extend(options.iter().map(|option| (*option).to_owned()));
     words.extend(["--case".to_owned(), quote(name)]);
     if let Some(seed) = verdict.seed {
         words.extend(["--seed".to_owned(), seed.to_string()]);

@@ -479,9 +479,10 @@ fn json_type(value: &Value) -> &'static str {
 /// The failures worth printing below `finding`: those that add information
 /// beyond it. When the session broke (did not start, hung, crashed, a reply
 /// under a wrong id, or `started` is false: stdout noise before `initialize`
-/// was answered), the missing outcome, the reply counts, the protocol version
-/// and the exit code are its consequences and are left out (so a crash's exit
-/// code is not said twice); the failure the finding restates is left out too.
+/// was answered), the missing outcome, the reply counts, calls left without a
+/// reply, the protocol version and the exit code are its consequences and are
+/// left out (so a crash's exit code is not said twice); the failure the finding
+/// restates is left out too.
 /// `results.json` keeps them all.
 pub fn secondary<'a>(finding: &Finding, started: bool, failures: &'a [String]) -> Vec<&'a str> {
     let broke = finding.verdict.session_broke() || !started;
@@ -517,6 +518,10 @@ fn is_consequence(failure: &str) -> bool {
         || failure.starts_with("no exit code")
         || failure.starts_with("the server did not exit after stdin closed")
         || failure.ends_with("elicitation/create requests, expected 1")
+        // The hostile-client oracle's (oracle/hostile.rs): a wait that ran out,
+        // and a call of the case's script that got no reply.
+        || failure.starts_with("no reply: ")
+        || failure.contains(": no reply, expected ")
 }
 
 #[cfg(test)]
@@ -892,6 +897,8 @@ mod tests {
             "no exit code: killed by a signal",
             "the server did not exit after stdin closed and was killed",
             "0 elicitation/create requests, expected 1",
+            "no reply: stdout closed before the awaited frame (after 1 frames)",
+            "tools/call id 2 after the next call: no reply, expected status \"calculated\"",
             "requestedSchema $.x: unexpected key",
             // Two replies to one call is news even when the session then hung.
             "tools/call id 1: 2 replies, expected exactly 1",

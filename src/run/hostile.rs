@@ -15,7 +15,7 @@ use crate::harness::Evidence;
 use crate::harness::evidence::RMCP_VERSION;
 use crate::harness::hostile::{CAPABILITIES, HostileCase, Played};
 use crate::oracle::hostile;
-use crate::report::{EvidenceLog, Verdict, reproduction};
+use crate::report::{EvidenceLog, Verdict, hostile_reproduction};
 
 /// The hostile-client case named `name` (its [`HostileCase::name`]), among [`HostileCase::ALL`].
 pub fn case_named(name: &str) -> Option<HostileCase> {
@@ -121,8 +121,7 @@ pub fn verdict(
     let mut verdict = Verdict::new(Value::from(hostile::expected(case)), failures, evidence);
     verdict.verdict = finding.verdict;
     verdict.primary = finding.evidence;
-    verdict.reproduce =
-        (!verdict.passed).then(|| reproduction(&verdict).replacen(" run ", " run --hostile ", 1));
+    verdict.reproduce = (!verdict.passed).then(|| hostile_reproduction(&verdict));
     verdict
 }
 
@@ -326,6 +325,35 @@ mod tests {
         assert_eq!(
             evidence.input.capabilities,
             json!({"elicitation":{"form":{}}})
+        );
+    }
+
+    /// `--hostile` refuses `--protocol`, so a server that answers `initialize`
+    /// with 2026-07-28 still gets a reproduction line that runs.
+    #[test]
+    fn the_reproduction_of_a_server_answering_2026_07_28_has_no_protocol_option() {
+        let computed =
+            json!({"structuredContent":{"status":"calculated","computed":true,"value":21}});
+        let mut newer = played(1, computed);
+        newer.recording.wire[0] = frame(
+            1,
+            Side::Server,
+            json!({"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2026-07-28"}}),
+        );
+        let verdict = super::verdict(
+            HostileCase::ActionEmpty,
+            &names(&["node", "server.js"]),
+            newer,
+            false,
+            5.0,
+        );
+        assert_eq!(
+            verdict.evidence.protocol_version.as_deref(),
+            Some("2026-07-28")
+        );
+        assert_eq!(
+            verdict.reproduce.as_deref(),
+            Some("elicit-check run --hostile --case action_empty -- node server.js")
         );
     }
 
