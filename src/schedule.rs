@@ -15,7 +15,10 @@
 //!   each of them would have seen that ending. In session mode a case's evidence
 //!   shows the session's handshake and its own call; the session's stderr is on
 //!   the last case the session ran. With `-j N`, N groups of cases each run their
-//!   own sessions at once. Protocol 2026-07-28 cases run in a fresh process each
+//!   own sessions at once. A group starts the sessions of all its capability
+//!   sets at once, before its first case, so their start-up times overlap. A
+//!   group stops after [`run::MAX_CONSECUTIVE_HUNG`] consecutive `hung` cases
+//!   (unless `--keep-going`), as the run does. Protocol 2026-07-28 cases run in a fresh process each
 //!   in both modes (its session has no `initialize` to share; not done yet).
 //!
 //! The contract run's first case runs alone before the others (in session
@@ -36,11 +39,14 @@ use crate::harness::{self, Evidence, Session};
 use crate::oracle::contract;
 use crate::report::Verdict;
 use crate::run::{self, Settings};
+use crate::verdict::{self, Primary};
 
 /// Most cases one group of sessions runs before its sessions are ended (their
 /// verdicts wait until then, since a session that ends badly sends its cases to
-/// fresh processes).
-pub const SESSION_BATCH: usize = 128;
+/// fresh processes). A case's evidence is a few KiB, so a batch holds a few MiB;
+/// each batch costs one server start per capability set, so a bigger batch means
+/// fewer starts (issue 11: a Python server takes 0.5–1 s to start).
+pub const SESSION_BATCH: usize = 1024;
 
 /// Cases started ahead per parallel job in fresh-process mode.
 const FRESH_AHEAD: usize = 4;
@@ -123,7 +129,10 @@ impl Default for Schedule {
 
 /// Judges `cases` (each with its expected 2025-11-25 outcome, `None` when there
 /// is none) under `settings.schedule`; returns each case's verdicts (one per era)
-/// in case order.
+/// in case order. In session mode the list stops early after
+/// [`run::MAX_CONSECUTIVE_HUNG`] consecutive `hung` cases (unless
+/// `settings.keep_going`), where the run stops anyway, so a server that hangs on
+/// every call costs two cases' bounds, not a batch's.
 ///
 /// # Errors
 /// [`Error::Spawn`] when a server cannot start.
@@ -155,7 +164,17 @@ pub async fn judge_window(
         Ok::<_, Error>(verdicts)
     });
     let judged = futures::future::try_join_all(groups).await?;
-    Ok(judged.into_iter().flatten().collect())
+    // A group that stopped at its hung cases (session_evidence) is the last one
+    // whose verdicts count: the run stops there, in case order.
+    let mut verdicts = Vec::with_capacity(cases.len());
+    for (chunk, judged) in cases.chunks(group).zip(judged) {
+        let stopped = judged.len() < chunk.len();
+        verdicts.extend(judged);
+        if stopped {
+            break;
+        }
+    }
+    Ok(verdicts)
 }
 
 /// A running session and the cases it passed so far (indexes into the group).
@@ -175,9 +194,16 @@ async fn session_evidence(
 ) -> Result<Vec<Evidence>, Error> {
     let limits = settings.limits;
     let mut evidence: Vec<Option<Evidence>> = vec![None; cases.len()];
-    let mut open: Vec<Open> = Vec::new();
+    let mut open = start_sessions(command, cases, limits).await?;
+    let mut hung = 0;
     for (index, (case, expected)) in cases.iter().enumerate() {
-        let capabilities = serde_json::to_string(&case.capabilities).unwrap_or_default();
+        if hung >= run::MAX_CONSECUTIVE_HUNG && !settings.keep_going {
+            // The run stops at this many hung cases in a row (run::HungWatch):
+            // the rest of the group would cost a call bound each for nothing.
+            evidence.truncate(index);
+            break;
+        }
+        let capabilities = capability_key(&case.capabilities);
         let position = match open
             .iter()
             .position(|open| open.capabilities == capabilities)
@@ -214,8 +240,16 @@ async fn session_evidence(
                 &mut evidence,
             )
             .await?;
-            evidence[index] = Some(harness::run_case(command, case, limits, None).await?);
+            let fresh = harness::run_case(command, case, limits, None).await?;
+            hung = if is_hung(case, expected.as_ref(), &fresh, settings) {
+                hung + 1
+            } else {
+                0
+            };
+            evidence[index] = Some(fresh);
+            continue;
         }
+        hung = 0;
     }
     for session in open {
         close(command, cases, session, settings, &mut evidence).await?;
@@ -224,6 +258,53 @@ async fn session_evidence(
         .into_iter()
         .map(|evidence| evidence.expect("every case of the group ran"))
         .collect())
+}
+
+/// The key a session is shared under: the capabilities as sent at `initialize`.
+fn capability_key(capabilities: &Value) -> String {
+    serde_json::to_string(capabilities).unwrap_or_default()
+}
+
+/// One session per capability set of `cases` (in order of first appearance),
+/// started at once, so each server's start overlaps the others' instead of
+/// waiting for the cases before it (issue 11: most of a Python server's session
+/// run was its starts, one after another).
+///
+/// # Errors
+/// [`Error::Spawn`] when a server cannot start.
+async fn start_sessions(
+    command: &[String],
+    cases: &[(Case, Option<Value>)],
+    limits: harness::Limits,
+) -> Result<Vec<Open>, Error> {
+    let mut sets: Vec<(String, &Value)> = Vec::new();
+    for (case, _) in cases {
+        let key = capability_key(&case.capabilities);
+        if !sets.iter().any(|(seen, _)| *seen == key) {
+            sets.push((key, &case.capabilities));
+        }
+    }
+    futures::future::try_join_all(sets.into_iter().map(|(key, capabilities)| async move {
+        Ok::<_, Error>(Open {
+            capabilities: key,
+            session: Session::start(command, capabilities, limits, None).await?,
+            passed: Vec::new(),
+        })
+    }))
+    .await
+}
+
+/// Whether `evidence`, a case's fresh run, is judged `hung` (no reply to its
+/// `tools/call` within the bound), as the run's verdict will say.
+fn is_hung(
+    case: &Case,
+    expected: Option<&Value>,
+    evidence: &Evidence,
+    settings: &Settings,
+) -> bool {
+    let expected = expected.cloned().unwrap_or(Value::Null);
+    let failures = contract::judge(case, &expected, evidence, settings.judging).failures;
+    verdict::classify(evidence, &expected, &failures).verdict == Primary::Hung
 }
 
 /// Ends `open`'s session. When it ended cleanly, its last case gets the

@@ -330,6 +330,71 @@ fn session_and_parallel_runs_give_the_serial_verdicts_on_the_python_sdk_peer() {
     }
 }
 
+/// A server that hangs on every `tools/call`, started through `sh` so that each
+/// start appends a line to `starts`.
+fn counted_hanging_server(starts: &Path) -> Vec<String> {
+    util::require_program("python3", "the misbehaving server needs python3");
+    let script = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/servers/misbehaving.py"
+    );
+    vec![
+        "sh".to_owned(),
+        "-c".to_owned(),
+        r#"echo start >> "$1"; exec python3 "$2" --fault hang-on-call"#.to_owned(),
+        "sh".to_owned(),
+        starts.display().to_string(),
+        script.to_owned(),
+    ]
+}
+
+#[test]
+fn a_session_run_stops_at_two_hung_cases_without_running_the_rest_of_its_batch() {
+    let starts = std::env::temp_dir().join(format!(
+        "elicit-check-{}-schedule-hung-starts",
+        std::process::id()
+    ));
+    let _ = std::fs::remove_file(&starts);
+    let server = counted_hanging_server(&starts);
+    let dir =
+        std::env::temp_dir().join(format!("elicit-check-{}-schedule-hung", std::process::id()));
+    let output = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+        .args(["run", "--cases", "0", "--session", "-j", "1"])
+        .args(["--call-timeout", "0.5", "--shutdown-grace", "1", "--output"])
+        .arg(&dir)
+        .arg("--")
+        .args(&server)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("elicit-check runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line.starts_with("stopped (hung): 0 passed, 2 failed in ")),
+        "{stdout}"
+    );
+    let results: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("results.json")).expect("results.json"),
+    )
+    .expect("JSON");
+    let verdicts: Vec<&Value> = results.as_array().expect("an array").iter().collect();
+    assert_eq!(verdicts.len(), 2);
+    assert!(verdicts.iter().all(|verdict| verdict["verdict"] == "hung"));
+    // Server starts, by the schedule's rules: the first case alone (its session,
+    // then its fresh re-run: 2); the other 18 contract cases' window starts one
+    // session per capability set at once (form, {}, {"elicitation":{}}, url: 4);
+    // its first case hangs in its session and in its fresh re-run (1), the next
+    // case of that set gets a new session and a fresh re-run (2), and the window
+    // stops at its second hung case in a row: 9. Without the stop, each of the 18
+    // cases would cost a session and a fresh run (more than 30 starts).
+    let started = std::fs::read_to_string(&starts).expect("the start log");
+    assert_eq!(started.lines().count(), 9, "{started}");
+    let _ = std::fs::remove_file(&starts);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_case_in_a_session_shows_the_handshake_and_only_its_own_call() {
     let runtime = util::runtime();
@@ -427,8 +492,8 @@ fn the_schedule_window_is_one_case_when_serial_and_a_batch_per_job_in_sessions()
     assert_eq!(window(Mode::FreshProcess, 0), 1);
     assert_eq!(window(Mode::FreshProcess, 2), 8);
     assert_eq!(window(Mode::FreshProcess, 3), 12);
-    assert_eq!(window(Mode::Session, 1), 128);
-    assert_eq!(window(Mode::Session, 2), 256);
+    assert_eq!(window(Mode::Session, 1), 1024);
+    assert_eq!(window(Mode::Session, 2), 2048);
     assert_eq!(Mode::FreshProcess.to_string(), "fresh-process");
     assert_eq!(Mode::Session.to_string(), "session");
     assert!(Schedule::cores() >= 1);
