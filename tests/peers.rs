@@ -67,6 +67,20 @@ fn run(name: &str, command: &[String], cases: usize) -> Run {
     )
 }
 
+/// The run of `peer`: a correct peer in session mode (`--session -j 1`: a
+/// server per capability set instead of one per case, about a fifth of the
+/// starts; `tests/schedule.rs` shows session mode gives the serial fresh-process
+/// verdicts on the Python SDK peers), a naive one in a fresh process per case
+/// (most of its cases fail, and each failure is re-run fresh anyway).
+fn peer_run(peer: &Peer, command: &[String]) -> Run {
+    let cases = generated_cases(peer).to_string();
+    let mut args = vec!["--seed", SEED, "--cases", &cases];
+    if peer.variant == Variant::Correct {
+        args.extend(["--session", "-j", "1"]);
+    }
+    run_with(&peer.name(), &args, command)
+}
+
 /// Runs `elicit-check run ARGS -- command` in a fresh output folder.
 fn run_with(name: &str, args: &[&str], command: &[String]) -> Run {
     let dir = std::env::temp_dir().join(format!("elicit-check-{}-{name}", std::process::id()));
@@ -178,8 +192,7 @@ fn sdk_peers_pass_run_when_correct_and_fail_it_when_naive_and_the_table_holds() 
             .iter()
             .map(|peer| {
                 let command = peer.command(Path::new(ROOT), &environments);
-                let cases = generated_cases(peer);
-                scope.spawn(move || (*peer, run(&peer.name(), &command, cases)))
+                scope.spawn(move || (*peer, peer_run(peer, &command)))
             })
             .collect();
         handles
@@ -194,6 +207,7 @@ fn sdk_peers_pass_run_when_correct_and_fail_it_when_naive_and_the_table_holds() 
         match peer.variant {
             Variant::Correct => {
                 assert_eq!(run.code, Some(0), "{name} fails:\n{}", run.stdout);
+                assert_eq!(run.summary["mode"], "session", "{name}");
                 let summary = format!("{cases} passed, 0 failed in ");
                 assert!(
                     run.stdout.lines().any(|line| line.starts_with(&summary)),
