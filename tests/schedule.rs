@@ -29,13 +29,18 @@ struct Run {
 /// Runs `elicit-check run --cases CASES --seed 5 FLAGS -- server` in a fresh
 /// output folder (removed afterwards).
 fn run(test: &str, flags: &[&str], cases: usize, server: &[String]) -> Run {
+    run_seeded(test, "5", flags, cases, server)
+}
+
+/// [`run`] with `--seed SEED`.
+fn run_seeded(test: &str, seed: &str, flags: &[&str], cases: usize, server: &[String]) -> Run {
     let dir = std::env::temp_dir().join(format!(
         "elicit-check-{}-schedule-{test}-{}",
         std::process::id(),
         flags.join("")
     ));
     let output = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
-        .args(["run", "--seed", "5", "--cases", &cases.to_string()])
+        .args(["run", "--seed", seed, "--cases", &cases.to_string()])
         .args(["--startup-timeout", "60", "--call-timeout", "60"])
         .args(flags)
         .arg("--output")
@@ -67,7 +72,8 @@ fn run(test: &str, flags: &[&str], cases: usize, server: &[String]) -> Run {
 }
 
 /// What a verdict judged, without what depends on the process it ran in: the
-/// case, pass or fail, every failure and the outcome.
+/// case, pass or fail, the primary verdict and its evidence, every failure and
+/// warning, and the outcome.
 fn judged(run: &Run) -> Vec<Value> {
     run.verdicts
         .iter()
@@ -75,7 +81,10 @@ fn judged(run: &Run) -> Vec<Value> {
             json!({
                 "case": verdict["case"],
                 "passed": verdict["passed"],
+                "verdict": verdict["verdict"],
+                "primary": verdict["primary"],
                 "failures": verdict["failures"],
+                "warnings": verdict["warnings"],
                 "outcome": verdict["evidence"]["outcome"],
             })
         })
@@ -229,6 +238,29 @@ fn session_and_parallel_runs_give_the_serial_verdicts_on_a_broken_server() {
         assert_eq!(cases_per_pid[&pid(verdict)], 1, "{}", verdict["case"]);
     }
     assert!(cases_per_pid.values().any(|&cases| cases > 1));
+}
+
+/// Generated cases on a broken server: the same verdicts, and the same minimal
+/// failure (shrinking runs in fresh processes in both modes). Seed 1's 12
+/// generated cases hold one decline with content, which `computes-on-decline`
+/// computes on.
+#[test]
+fn a_session_run_shrinks_a_generated_failure_to_the_serial_minimal_failure() {
+    let server = util::calculator(Some("computes-on-decline"));
+    let serial = run_seeded("shrink", "1", &["-j", "1"], 12, &server);
+    let session = run_seeded("shrink", "1", &["--session", "-j", "2"], 12, &server);
+    assert_eq!(judged(&session), judged(&serial), "{}", session.stdout);
+    assert_eq!(session.code, Some(1), "{}", session.stdout);
+    let generated_failures = serial
+        .verdicts
+        .iter()
+        .filter(|verdict| verdict["passed"] == false && verdict.get("reason").is_some())
+        .count();
+    assert_eq!(generated_failures, 1, "{}", serial.stdout);
+    let minimal = &serial.summary["minimal_failure"];
+    assert_eq!(minimal["case"]["answer"]["result"]["action"], "decline");
+    assert_eq!(minimal["outcome"]["computed"], true);
+    assert_eq!(&session.summary["minimal_failure"], minimal);
 }
 
 #[test]
