@@ -1,5 +1,6 @@
 //! The `elicit-check` command: `serve` the reference server, or `run` the checks.
 
+use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -172,6 +173,11 @@ struct RunArgs {
     /// server process [default: the number of cores]. Output stays in case order.
     #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
+    /// Print one JSON document on stdout instead of the table: the members of
+    /// run.json and `results`, each case's name, `passed`, verdict name,
+    /// primary evidence and reproduction (shape: schemas/run-report.schema.json).
+    #[arg(long)]
+    json: bool,
     /// The server command to test, after `--` (e.g. `-- python3 server.py`).
     #[arg(last = true)]
     server: Vec<String>,
@@ -361,20 +367,22 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         }
     };
     let tallies = log.tallies();
-    let mut stdout = std::io::stdout().lock();
+    // The closing lines for people: on stdout, or on stderr under --json (stdout
+    // then holds the one JSON document only).
+    let mut closing = String::new();
     let generated: Vec<report::Tally> = tallies.iter().filter(|t| t.generated).cloned().collect();
     if !generated.is_empty() {
-        writeln!(stdout, "generated: {}", report::tally_summary(&generated))?;
+        writeln!(closing, "generated: {}", report::tally_summary(&generated))?;
     }
     if let Some(minimal) = &minimal {
         writeln!(
-            stdout,
+            closing,
             "{}:{}",
             minimal.heading(),
             report::explain(&minimal.generated, &minimal.outcome)
         )?;
         for failure in &minimal.failures {
-            writeln!(stdout, "    {failure}")?;
+            writeln!(closing, "    {failure}")?;
         }
     }
     let hung = stopped.as_ref().is_some_and(|error| {
@@ -403,9 +411,9 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         mode_line(schedule)
     );
     match (status, tallies.last()) {
-        ("finished", _) => writeln!(stdout, "{counts}")?,
-        ("stopped", Some(last)) => writeln!(stdout, "stopped ({}): {counts}", last.verdict)?,
-        (other, _) => writeln!(stdout, "{other} after {} cases: {counts}", tallies.len())?,
+        ("finished", _) => writeln!(closing, "{counts}")?,
+        ("stopped", Some(last)) => writeln!(closing, "stopped ({}): {counts}", last.verdict)?,
+        (other, _) => writeln!(closing, "{other} after {} cases: {counts}", tallies.len())?,
     }
     let mut summary = run_info;
     let members = summary
@@ -437,6 +445,14 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         }))),
     );
     let results = log.finish(&summary, status)?;
+    if args.json {
+        eprint!("{closing}");
+        let document = report::run_document(&summary, status, log.case_lines()?);
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&document)?)?;
+    } else {
+        print!("{closing}");
+    }
     eprintln!("elicit-check: evidence in {}", results.display());
     if let Some(signal) = interrupted {
         anyhow::bail!("{signal} after {} cases", tallies.len());
@@ -502,9 +518,14 @@ async fn run_all(
         keep_going: args.keep_going,
         schedule: args.schedule(),
     };
-    report::write_header(&mut std::io::stdout())?;
+    // Under --json stdout holds the one document printed at the end: no table.
+    if !args.json {
+        report::write_header(&mut std::io::stdout())?;
+    }
     let mut print_row = |verdict: &report::Verdict| {
-        let _ = report::write_row(&mut std::io::stdout(), verdict);
+        if !args.json {
+            let _ = report::write_row(&mut std::io::stdout(), verdict);
+        }
     };
     if args.hostile {
         return Ok(elicit_check::run::hostile::run_hostile(

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::Error;
@@ -319,6 +319,52 @@ pub fn verdict_counts(tallies: &[Tally]) -> Value {
     Value::Object(counts)
 }
 
+/// One case in the document of `run --json` ([`run_document`]): the members of
+/// its verdict in `results.json` that a CI system groups and reports by, without
+/// the evidence (issue 10, section 1: "`run.json` and `--json` carry the verdict
+/// name").
+///
+/// JSON shape: `{"case": "accept_valid", "passed": false, "verdict": "crashed",
+/// "primary": "exit code 3 before replying to tools/call", "reproduce":
+/// "elicit-check run --case accept_valid -- ..."}` (`reproduce` only for a
+/// failed case).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaseLine {
+    /// The case's name.
+    pub case: String,
+    /// Whether it passed.
+    pub passed: bool,
+    /// Its primary verdict's name (`passed`, `crashed`, `hung`, ...).
+    pub verdict: String,
+    /// The evidence line of that verdict.
+    pub primary: String,
+    /// A failed case's reproduction command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reproduce: Option<String>,
+}
+
+/// The one JSON document `elicit-check run --json` prints on stdout: the members
+/// of `run.json` (`summary` with `"status": status` first) and `results`, one
+/// [`CaseLine`] per case in case order. Shape: `schemas/run-report.schema.json`
+/// (issue 10, section 1; the conventions of `check --json`: one pretty-printed
+/// document, nothing else on stdout).
+pub fn run_document(summary: &Value, status: &str, results: Vec<CaseLine>) -> Value {
+    let mut document = match with_status(summary, status) {
+        Value::Object(members) => members,
+        _ => serde_json::Map::new(),
+    };
+    document.insert(
+        "results".to_owned(),
+        Value::Array(
+            results
+                .into_iter()
+                .map(|line| serde_json::to_value(line).unwrap_or(Value::Null))
+                .collect(),
+        ),
+    );
+    Value::Object(document)
+}
+
 /// The evidence folder of one run. The three files always describe the same run:
 /// - `run.json`: the run's summary (server command, seed, counts, minimal
 ///   failure) and its `status`: `in_progress` from the moment the folder is
@@ -447,6 +493,31 @@ impl EvidenceLog {
                 })
             })
             .collect()
+    }
+
+    /// The [`CaseLine`] of every verdict recorded so far, read back from
+    /// `results.jsonl` line by line (only these few members are kept, so the
+    /// evidence is never all in memory).
+    ///
+    /// # Errors
+    /// [`Error::Io`] or [`Error::Json`] when the file cannot be read back.
+    pub fn case_lines(&self) -> Result<Vec<CaseLine>, Error> {
+        use std::io::BufRead;
+        let _state = self.state();
+        let path = self.dir.join("results.jsonl");
+        let file = std::fs::File::open(&path).map_err(io_error(&path))?;
+        let mut lines = Vec::new();
+        for line in std::io::BufReader::new(file).lines() {
+            let line = line.map_err(io_error(&path))?;
+            if line.is_empty() {
+                continue;
+            }
+            lines.push(serde_json::from_str(&line).map_err(|source| Error::Json {
+                path: path.clone(),
+                source,
+            })?);
+        }
+        Ok(lines)
     }
 
     /// Writes the final `results.json` and `run.json` (`summary`'s members with
