@@ -423,6 +423,12 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
     if let Some(error) = &stopped {
         members.insert("stopped_because".into(), format!("{error:#}").into());
     }
+    if let Some(signal) = interrupted {
+        members.insert(
+            "stopped_because".into(),
+            format!("{signal} by {}", StopSignals::name(signal)).into(),
+        );
+    }
     members.insert("mode".into(), schedule.mode.to_string().into());
     members.insert("jobs".into(), schedule.jobs.into());
     members.insert("seconds".into(), seconds.into());
@@ -592,6 +598,16 @@ impl StopSignals {
         StopSignals {
             interrupt: signal(SignalKind::interrupt()).ok(),
             terminate: signal(SignalKind::terminate()).ok(),
+        }
+    }
+
+    /// The signal that `word` ([`StopSignals::recv`]) stands for: `SIGTERM` for
+    /// `terminated`, `SIGINT` (Ctrl-C) for `interrupted`.
+    fn name(word: &str) -> &'static str {
+        if word == "terminated" {
+            "SIGTERM"
+        } else {
+            "SIGINT"
         }
     }
 

@@ -343,6 +343,33 @@ pub struct CaseLine {
     pub reproduce: Option<String>,
 }
 
+/// The last record of `results.jsonl` (and so the last element of
+/// `results.json`) of a run that did not finish: how it ended, in the words of
+/// `run.json`'s `status`, `cases` and `stopped_because` (issue 10, section 1b:
+/// "an aborted run says so in all three"). A finished run has none.
+///
+/// JSON shape: `{"run_status": "stopped", "cases": 2, "stopped_because":
+/// "stopped after 2 consecutive hung cases ..."}`. It has no `case` member, which
+/// is how a reader of verdicts tells it apart (README "The evidence folder").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunEnd {
+    /// `stopped`, `interrupted` or `aborted`.
+    pub run_status: String,
+    /// The verdicts recorded before it.
+    pub cases: usize,
+    /// Why the run ended early, as in `run.json`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_because: Option<String>,
+}
+
+/// One line of `results.jsonl`: a case's verdict, or the run's [`RunEnd`].
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Record {
+    Case(CaseLine),
+    End(#[allow(dead_code)] RunEnd),
+}
+
 /// The one JSON document `elicit-check run --json` prints on stdout: the members
 /// of `run.json` (`summary` with `"status": status` first) and `results`, one
 /// [`CaseLine`] per case in case order. Shape: `schemas/run-report.schema.json`
@@ -370,7 +397,8 @@ pub fn run_document(summary: &Value, status: &str, results: Vec<CaseLine>) -> Va
 ///   failure) and its `status`: `in_progress` from the moment the folder is
 ///   created, then `finished`, `interrupted`, `stopped` (a bound hit: the server
 ///   did not start or hung) or `aborted` (an error);
-/// - `results.jsonl`: one verdict per line, appended and flushed as each case ends;
+/// - `results.jsonl`: one verdict per line, appended and flushed as each case
+///   ends; when the run did not finish, a last [`RunEnd`] line says how it ended;
 /// - `results.json`: the array of all verdicts, rebuilt from `results.jsonl` and
 ///   replaced atomically (write, then rename) at checkpoints (see
 ///   [`CHECKPOINT_INTERVAL`]) and at [`EvidenceLog::finish`], so it is never
@@ -497,7 +525,7 @@ impl EvidenceLog {
 
     /// The [`CaseLine`] of every verdict recorded so far, read back from
     /// `results.jsonl` line by line (only these few members are kept, so the
-    /// evidence is never all in memory).
+    /// evidence is never all in memory); a [`RunEnd`] record is no case.
     ///
     /// # Errors
     /// [`Error::Io`] or [`Error::Json`] when the file cannot be read back.
@@ -512,21 +540,44 @@ impl EvidenceLog {
             if line.is_empty() {
                 continue;
             }
-            lines.push(serde_json::from_str(&line).map_err(|source| Error::Json {
+            let record = serde_json::from_str(&line).map_err(|source| Error::Json {
                 path: path.clone(),
                 source,
-            })?);
+            })?;
+            if let Record::Case(case) = record {
+                lines.push(case);
+            }
         }
         Ok(lines)
     }
 
     /// Writes the final `results.json` and `run.json` (`summary`'s members with
-    /// `"status": status`); returns the path of `results.json`.
+    /// `"status": status`); returns the path of `results.json`. A run that did
+    /// not finish (`status` other than `finished`) first gets its [`RunEnd`]
+    /// record appended to `results.jsonl`, so all three files say how it ended.
     ///
     /// # Errors
     /// [`Error::Io`] when a file cannot be written.
     pub fn finish(&self, summary: &Value, status: &str) -> Result<PathBuf, Error> {
-        let _state = self.state();
+        let mut state = self.state();
+        if status != "finished" {
+            let end = RunEnd {
+                run_status: status.to_owned(),
+                cases: state.tallies.len(),
+                stopped_because: summary
+                    .get("stopped_because")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+            };
+            let path = self.dir.join("results.jsonl");
+            let line = serde_json::to_string(&end).map_err(|source| Error::Json {
+                path: path.clone(),
+                source,
+            })?;
+            writeln!(state.lines, "{line}")
+                .and_then(|()| state.lines.flush())
+                .map_err(io_error(&path))?;
+        }
         let results = self.write_results()?;
         self.write_json("run.json", &with_status(summary, status))?;
         Ok(results)
@@ -603,4 +654,133 @@ pub fn explain(generated: &GeneratedCase, outcome: &Value) -> String {
         outcome,
         generated.expected
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::case::Case;
+
+    /// The evidence of a case named `name` of `command` that ran and passed.
+    fn evidence(name: &str, command: &[&str]) -> Evidence {
+        Evidence {
+            case: name.to_owned(),
+            input: Case {
+                name: name.to_owned(),
+                policy: "validated".to_owned(),
+                capabilities: json!({"elicitation": {"form": {}}}),
+                answer: None,
+                answer_text: None,
+            },
+            elicit_check_version: env!("CARGO_PKG_VERSION"),
+            rmcp_version: crate::harness::evidence::RMCP_VERSION,
+            server_command: command.iter().map(|word| (*word).to_owned()).collect(),
+            pid: Some(7),
+            protocol_version: Some("2025-11-25".to_owned()),
+            wire: Vec::new(),
+            timeline: Vec::new(),
+            callbacks: 1,
+            stray_stdout: Vec::new(),
+            stderr: String::new(),
+            exit_code: Some(0),
+            forced_kill: false,
+            shutdown_grace_secs: 5.0,
+            group_left_running: false,
+            outcome: Some(json!({"status": "declined", "computed": false})),
+            text_outcome: None,
+            error: None,
+            started: true,
+            rpc_error: None,
+        }
+    }
+
+    /// A fresh evidence folder, removed when dropped.
+    struct Folder(PathBuf);
+
+    impl Drop for Folder {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn folder(test: &str) -> Folder {
+        let dir = std::env::temp_dir().join(format!(
+            "elicit-check-unit-{}-report-{test}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        Folder(dir)
+    }
+
+    fn lines(dir: &Path) -> Vec<Value> {
+        std::fs::read_to_string(dir.join("results.jsonl"))
+            .expect("results.jsonl")
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("a JSON line"))
+            .collect()
+    }
+
+    #[test]
+    fn a_run_that_did_not_finish_ends_both_result_files_with_how_it_ended() {
+        let passed = || {
+            Verdict::new(
+                json!({"status": "declined", "computed": false}),
+                Vec::new(),
+                evidence("decline", &["server"]),
+            )
+        };
+        let dir = folder("finished");
+        let log = EvidenceLog::create(&dir.0).expect("a folder");
+        log.push(passed()).expect("written");
+        log.finish(&json!({"cases": 1}), "finished")
+            .expect("written");
+        let finished = lines(&dir.0);
+        assert_eq!(finished.len(), 1, "a finished run has no end record");
+        assert_eq!(finished[0]["case"], "decline");
+
+        let dir = folder("stopped");
+        let log = EvidenceLog::create(&dir.0).expect("a folder");
+        log.push(passed()).expect("written");
+        log.push(passed()).expect("written");
+        log.finish(
+            &json!({"cases": 2, "stopped_because": "stopped after 2 consecutive hung cases"}),
+            "stopped",
+        )
+        .expect("written");
+        let stopped = lines(&dir.0);
+        assert_eq!(stopped.len(), 3);
+        assert_eq!(
+            stopped[2],
+            json!({"run_status": "stopped", "cases": 2, "stopped_because": "stopped after 2 consecutive hung cases"})
+        );
+        let results: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.0.join("results.json")).expect("results.json"),
+        )
+        .expect("JSON");
+        assert_eq!(results, Value::Array(stopped));
+        let run: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.0.join("run.json")).expect("run.json"),
+        )
+        .expect("JSON");
+        assert_eq!(run["status"], "stopped");
+        // The end record is no case of `run --json`.
+        let cases = log.case_lines().expect("read back");
+        assert_eq!(
+            cases
+                .iter()
+                .map(|line| line.case.as_str())
+                .collect::<Vec<_>>(),
+            ["decline", "decline"]
+        );
+        // Without a reason given, the record has none.
+        let dir = folder("aborted");
+        let log = EvidenceLog::create(&dir.0).expect("a folder");
+        log.finish(&json!({}), "aborted").expect("written");
+        assert_eq!(
+            lines(&dir.0),
+            [json!({"run_status": "aborted", "cases": 0})]
+        );
+    }
 }

@@ -264,8 +264,14 @@ fn a_server_that_exits_at_once_stops_the_run_with_its_stderr() {
         "{stderr}"
     );
     assert!(stderr.contains("can't open file"), "{stderr}");
-    assert_eq!(verdicts.len(), 1, "the first case's evidence is kept");
+    assert_eq!(
+        verdicts.len(),
+        2,
+        "the first case's evidence and the run's end"
+    );
     assert_eq!(verdicts[0]["evidence"]["started"], Value::Bool(false));
+    assert_eq!(verdicts[1]["run_status"], "stopped", "{}", verdicts[1]);
+    assert_eq!(verdicts[1]["cases"], 1);
 }
 
 #[test]
@@ -431,8 +437,13 @@ fn a_run_stopped_by_sigterm_kills_its_server_and_keeps_the_evidence() {
     )
     .expect("results.json is whole JSON");
     // The case in flight is kept as interrupted, with its frames so far, in all
-    // three files (issue 10, section 1b).
-    assert_eq!(results.len(), 1, "the case in flight is kept");
+    // three files, and each file says the run was interrupted (issue 10,
+    // section 1b): results.json and results.jsonl end with the run's end record.
+    assert_eq!(results.len(), 2, "the case in flight is kept: {results:?}");
+    assert_eq!(
+        results[1],
+        serde_json::json!({"run_status": "interrupted", "cases": 1, "stopped_because": "terminated by SIGTERM"})
+    );
     assert_eq!(results[0]["case"], "accept_valid");
     assert_eq!(results[0]["verdict"], "interrupted");
     assert_eq!(
@@ -446,11 +457,19 @@ fn a_run_stopped_by_sigterm_kills_its_server_and_keeps_the_evidence() {
         .any(|frame| frame["message"]["method"] == "tools/call");
     assert!(sent_call, "{}", results[0]["evidence"]["wire"]);
     let lines = std::fs::read_to_string(dir.join("results.jsonl")).expect("results.jsonl");
-    assert_eq!(lines.lines().count(), 1, "{lines}");
+    let lines: Vec<Value> = lines
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect();
+    assert_eq!(
+        lines, results,
+        "results.jsonl holds what results.json holds"
+    );
     let summary: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).expect("run.json"))
             .expect("run.json is JSON");
     assert_eq!(summary["status"], "interrupted");
+    assert_eq!(summary["stopped_because"], "terminated by SIGTERM");
     assert_eq!(summary["verdicts"], serde_json::json!({"interrupted": 1}));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(

@@ -315,7 +315,29 @@ fn two_consecutive_hung_cases_stop_the_run_unless_keep_going() {
     let summary = dir.json("run.json");
     assert_eq!(summary["status"], "stopped");
     assert_eq!(summary["cases"], 2);
-    assert_eq!(dir.json("results.json").as_array().map(Vec::len), Some(2));
+    let stop = "stopped after 2 consecutive hung cases (verdict hung: no reply to tools/call); give --keep-going to run every case";
+    assert_eq!(summary["stopped_because"], stop);
+    // results.json and results.jsonl say the run stopped too (issue 10, section 1b).
+    let results = dir.json("results.json");
+    let results = results.as_array().expect("an array");
+    assert_eq!(
+        results.len(),
+        3,
+        "2 verdicts and the run's end: {results:?}"
+    );
+    assert_eq!(results[1]["verdict"], "hung");
+    assert_eq!(
+        results[2],
+        json!({"run_status": "stopped", "cases": 2, "stopped_because": stop})
+    );
+    assert_eq!(
+        dir.read("results.jsonl")
+            .lines()
+            .last()
+            .map(serde_json::from_str::<Value>)
+            .and_then(Result::ok),
+        Some(results[2].clone())
+    );
 
     let mut args: Vec<String> = [
         "--case",
@@ -344,6 +366,79 @@ fn two_consecutive_hung_cases_stop_the_run_unless_keep_going() {
         "{stdout}"
     );
     assert_eq!(dir.json("run.json")["verdicts"], json!({"hung": 3}));
+    // A run that finished has no end record: every element is a verdict.
+    let results = dir.json("results.json");
+    assert!(
+        results
+            .as_array()
+            .is_some_and(|all| all.len() == 3 && all.iter().all(|v| v["verdict"] == "hung")),
+        "{results}"
+    );
+}
+
+/// Section 1b: "once a run starts, run.json, results.json and results.jsonl
+/// always describe the same run (an aborted run says so in all three)". A
+/// server whose program is gone after its first start (a script that deletes
+/// itself, then execs the reference server) cannot be spawned for the second
+/// case: the run aborts (exit 2), and each file says so.
+#[test]
+fn an_aborted_run_says_so_in_all_three_evidence_files() {
+    let dir = OutputDir::new("aborted");
+    let script = dir.0.with_extension("server.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nrm -f \"$0\"\nexec {} serve\n",
+            env!("CARGO_BIN_EXE_elicit-check")
+        ),
+    )
+    .expect("the server script");
+    let mut permissions = std::fs::metadata(&script).expect("written").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&script, permissions).expect("executable");
+    let script_text = script.to_string_lossy().into_owned();
+    let output = run(&[
+        "--case",
+        "accept_valid",
+        "--case",
+        "decline",
+        "-j",
+        "1",
+        "--output",
+        &dir.text(),
+        "--",
+        &script_text,
+    ]);
+    let _ = std::fs::remove_file(&script);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stdout}{stderr}");
+    let because = format!(
+        "cannot start server {}: No such file or directory (os error 2)",
+        shlex::try_quote(&script_text).expect("quotable")
+    );
+    assert!(stderr.contains(&because), "{stderr}");
+    let summary = dir.json("run.json");
+    assert_eq!(summary["status"], "aborted");
+    assert_eq!(summary["cases"], 1);
+    assert_eq!(summary["stopped_because"], because.as_str());
+    let end = json!({"run_status": "aborted", "cases": 1, "stopped_because": because});
+    let lines: Vec<Value> = dir
+        .read("results.jsonl")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0]["case"], "accept_valid");
+    assert_eq!(lines[0]["verdict"], "passed");
+    assert_eq!(lines[1], end);
+    assert_eq!(dir.json("results.json"), Value::Array(lines));
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line.starts_with("aborted after 1 cases: 1 passed, 0 failed in ")),
+        "{stdout}"
+    );
 }
 
 #[test]
