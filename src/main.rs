@@ -360,7 +360,11 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
                     "elicit-check: {signal}: stopping; the case in flight is kept as interrupted and its server killed"
                 );
                 for evidence in in_flight.take() {
-                    log.push(report::Verdict::interrupted(evidence, signal))?;
+                    let mut verdict = report::Verdict::interrupted(evidence, signal);
+                    if args.hostile {
+                        verdict.reproduce = Some(report::hostile_reproduction(&verdict));
+                    }
+                    log.push(verdict)?;
                 }
                 Some(signal)
             }

@@ -297,3 +297,116 @@ fn a_run_stopped_by_sigterm_or_sigint_kills_the_server_group_in_flight() {
         assert_nothing_left(&pids, name);
     }
 }
+
+/// Waits (at most 20 s) until `file` holds a pid.
+fn read_pid(file: &str) -> i32 {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(pid) = std::fs::read_to_string(file)
+            .ok()
+            .and_then(|text| text.trim().parse().ok())
+        {
+            return pid;
+        }
+        assert!(Instant::now() < deadline, "nothing wrote {file}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `sh -c SCRIPT` where SCRIPT starts a `sleep 1000` grandchild, writes `$$ $!`
+/// to `pid_file` and then runs `server` (exec'd when `exec`), the shell-quoted
+/// words after it.
+fn wrapper(pid_file: &str, server: &[String], exec: bool) -> Vec<String> {
+    let server = elicit_check::error::shell_words(server);
+    let run = if exec { "exec " } else { "" };
+    vec![
+        "sh".to_owned(),
+        "-c".to_owned(),
+        format!("sleep 1000 >/dev/null 2>&1 & echo $$ $! > {pid_file}; {run}{server}"),
+    ]
+}
+
+/// Issue 10, section 1b for `run --hostile`: SIGTERM while a hostile case
+/// waits on the server keeps that case as `interrupted` with its frames so far
+/// (the raw session registered as the case in flight), with a `--hostile`
+/// reproduction, and kills the server's whole group (a wrapper's grandchild too).
+#[test]
+fn a_hostile_run_stopped_by_sigterm_keeps_the_case_in_flight_and_kills_its_group() {
+    let scratch = Scratch::new("hostile-sigterm");
+    let pid_file = scratch.path("pid");
+    let hanging = scratch.path("hanging");
+    let output = scratch.path("out");
+    let mut bystander = Bystander::start();
+    let mut server = crate::util::calculator(Some("hang-on-call"));
+    server.extend(["--pid-file".to_owned(), hanging.clone()]);
+    let command = wrapper(&pid_file, &server, true);
+    let mut args = vec![
+        "--hostile",
+        "--case",
+        "reply_id_mistyped",
+        "--startup-timeout",
+        "600",
+        "--call-timeout",
+        "600",
+        "--output",
+        &output,
+        "--",
+    ];
+    args.extend(command.iter().map(String::as_str));
+    let mut run = Runner(Some(
+        elicit_check(&args).spawn().expect("elicit-check starts"),
+    ));
+    let pids = read_pids(&pid_file);
+    // calculator.py writes this file when it starts hanging in tools/call: the
+    // case is in flight.
+    assert_eq!(
+        read_pid(&hanging),
+        pids.wrapper,
+        "exec keeps the wrapper's pid"
+    );
+    let status = run.stop(libc::SIGTERM);
+    assert_eq!(status.code(), Some(2), "an interrupted run exits 2");
+    assert_nothing_left(&pids, "hostile sigterm");
+    assert!(
+        bystander.still_running(),
+        "a process the harness did not start was touched"
+    );
+    let verdicts = results(Path::new(&output));
+    assert_eq!(verdicts.len(), 2, "{verdicts:?}");
+    let kept = &verdicts[0];
+    assert_eq!(kept["case"], "reply_id_mistyped");
+    assert_eq!(kept["verdict"], "interrupted");
+    assert_eq!(
+        kept["primary"],
+        "the run was terminated while this case was in flight"
+    );
+    assert_eq!(kept["evidence"]["pid"], Value::from(pids.wrapper));
+    assert_eq!(
+        kept["evidence"]["input"]["capabilities"],
+        serde_json::json!({"elicitation": {"form": {}}})
+    );
+    let client_methods: Vec<&str> = kept["evidence"]["wire"]
+        .as_array()
+        .expect("frames")
+        .iter()
+        .filter(|frame| frame["from"] == "client")
+        .filter_map(|frame| frame["message"]["method"].as_str())
+        .collect();
+    assert_eq!(
+        client_methods,
+        ["initialize", "notifications/initialized", "tools/call"],
+        "the frames so far are kept"
+    );
+    assert_eq!(
+        kept["reproduce"],
+        format!(
+            "elicit-check run --hostile --case reply_id_mistyped -- {}",
+            elicit_check::error::shell_words(&command)
+        )
+        .as_str()
+    );
+    assert_eq!(
+        verdicts[1],
+        serde_json::json!({"run_status": "interrupted", "cases": 1, "stopped_because": "terminated by SIGTERM"})
+    );
+}

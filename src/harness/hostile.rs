@@ -17,6 +17,7 @@ use tokio::task::JoinHandle;
 
 use super::Limits;
 use super::child::{self, Exit, ServerProcess};
+use super::in_flight::Registration;
 use super::proxy::{self, ProxyState, Recording};
 use crate::error::Error;
 
@@ -310,10 +311,13 @@ fn is_reply_to(message: &Value, id: &Value) -> bool {
     message.get("method").is_none() && message.get("id") == Some(id)
 }
 
-/// A server process driven line by line, recorded by the proxy.
+/// A server process driven line by line, recorded by the proxy. While it runs
+/// it is registered as the case in flight (`super::in_flight`), so a run stopped
+/// by Ctrl-C or SIGTERM keeps its frames so far as an `interrupted` verdict.
 struct RawSession {
     state: ProxyState,
     process: ServerProcess,
+    in_flight: Option<Registration>,
     stdin: Option<ChildStdin>,
     frames: Lines<BufReader<DuplexStream>>,
     pump: JoinHandle<()>,
@@ -336,9 +340,11 @@ impl RawSession {
             to_script,
             None,
         ));
+        let in_flight = Registration::new(&state, process.pid);
         Ok(RawSession {
             state,
             process,
+            in_flight,
             stdin: Some(stdin),
             frames: BufReader::new(from_proxy).lines(),
             pump,
@@ -419,7 +425,7 @@ impl RawSession {
     }
 
     /// Closes stdin, waits for the exit (killing the group after the grace) and
-    /// for the end of stdout.
+    /// for the end of stdout; the case is then no longer in flight.
     async fn finish(mut self) -> Played {
         let pid = self.process.pid;
         self.stdin = None;
@@ -432,6 +438,9 @@ impl RawSession {
         {
             self.pump.abort();
             self.state.event("server stdout still open after exit");
+        }
+        if let Some(registration) = self.in_flight.take() {
+            registration.done();
         }
         Played {
             recording: self.state.recording(),

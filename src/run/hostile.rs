@@ -84,7 +84,10 @@ pub async fn run_hostile(
     Ok(())
 }
 
-/// Plays one case against `command` and judges it.
+/// Plays one case against `command` and judges it. While it plays, it is the
+/// case in flight of a run's registry (`crate::harness::in_flight`, under the
+/// name and [`input`] of the case), so Ctrl-C or SIGTERM keeps it as
+/// `interrupted` with its frames so far.
 ///
 /// # Errors
 /// [`Error::Spawn`] when the server cannot start.
@@ -93,7 +96,12 @@ pub async fn judge(
     case: HostileCase,
     settings: &Settings,
 ) -> Result<Verdict, Error> {
-    let played = case.play(command, settings.limits).await?;
+    let played = crate::harness::in_flight::scoped(
+        &input(case),
+        command,
+        case.play(command, settings.limits),
+    )
+    .await?;
     Ok(verdict(
         case,
         command,
@@ -125,12 +133,10 @@ pub fn verdict(
     verdict
 }
 
-/// The [`Evidence`] of a played case. Its `input` is a case named after the
-/// hostile case with the client's capabilities and, where the case sends one
-/// answer, that answer; its `outcome` is the `structuredContent` (or text
-/// content JSON) of `tools/call` id 1 (id 2 for `call_before_initialized`, whose
-/// call 1 is the early one), and `rpc_error` the JSON-RPC error of that call.
-fn evidence(case: HostileCase, command: &[String], played: Played, grace: f64) -> Evidence {
+/// The `input` of a hostile case's evidence: a case named after it with the
+/// client's capabilities ([`CAPABILITIES`]) and, where the case sends one
+/// answer, that answer.
+fn input(case: HostileCase) -> Case {
     let answer = case
         .action()
         .map(|action| json!({"action": action, "content": {"units": 3, "unit_value": 7}}))
@@ -140,13 +146,21 @@ fn evidence(case: HostileCase, command: &[String], played: Played, grace: f64) -
                 .and_then(|text| serde_json::from_str(&text).ok()),
             _ => None,
         });
-    let input = Case {
+    Case {
         name: case.name().to_owned(),
         policy: "validated".to_owned(),
         capabilities: serde_json::from_str(CAPABILITIES).unwrap_or(Value::Null),
         answer: answer.map(Answer::Result),
         answer_text: None,
-    };
+    }
+}
+
+/// The [`Evidence`] of a played case. Its `input` is [`input`]; its `outcome`
+/// is the `structuredContent` (or text content JSON) of `tools/call` id 1 (id 2
+/// for `call_before_initialized`, whose call 1 is the early one), and
+/// `rpc_error` the JSON-RPC error of that call.
+fn evidence(case: HostileCase, command: &[String], played: Played, grace: f64) -> Evidence {
+    let input = input(case);
     let started = hostile::started(&played);
     let wire = &played.recording.wire;
     let reply = |id: u64| {
