@@ -313,9 +313,11 @@ fn read_pid(file: &str) -> i32 {
     }
 }
 
-/// `sh -c SCRIPT` where SCRIPT starts a `sleep 1000` grandchild, writes `$$ $!`
-/// to `pid_file` and then runs `server` (exec'd when `exec`), the shell-quoted
-/// words after it.
+/// `sh -c SCRIPT` where SCRIPT starts a `sleep 1000` grandchild (which never
+/// reads stdin, so it ignores stdin close), writes `$$ $!` to `pid_file` and
+/// then runs `server` (exec'd when `exec`, else waited for, as `npx` and `uv
+/// run` do), the shell-quoted words after it. The grandchild's stdout and
+/// stderr go to `/dev/null`, so the server's own exit closes its pipes.
 fn wrapper(pid_file: &str, server: &[String], exec: bool) -> Vec<String> {
     let server = elicit_check::error::shell_words(server);
     let run = if exec { "exec " } else { "" };
@@ -324,6 +326,107 @@ fn wrapper(pid_file: &str, server: &[String], exec: bool) -> Vec<String> {
         "-c".to_owned(),
         format!("sleep 1000 >/dev/null 2>&1 & echo $$ $! > {pid_file}; {run}{server}"),
     ]
+}
+
+/// `fixtures/servers/misbehaving.py --fault FAULT`.
+fn misbehaving(fault: &str) -> Vec<String> {
+    crate::util::require_program("python3", "the misbehaving server needs python3");
+    vec![
+        "python3".to_owned(),
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/servers/misbehaving.py"
+        )
+        .to_owned(),
+        "--fault".to_owned(),
+        fault.to_owned(),
+    ]
+}
+
+/// Runs `accept_valid` against a wrapper (not exec'd) around
+/// `misbehaving.py --fault FAULT` with `bounds`, while a bystander the harness
+/// did not start runs: the run exits 1 with `verdict` and `primary`, nothing of
+/// the server's group is left (by pid: the wrapper's group and the grandchild),
+/// and the bystander is untouched. Returns the case's evidence.
+fn fails_and_leaves_nothing(
+    test: &str,
+    fault: &str,
+    bounds: &[&str],
+    verdict: &str,
+    primary: &str,
+) -> Value {
+    let scratch = Scratch::new(test);
+    let pid_file = scratch.path("pid");
+    let output = scratch.path("out");
+    let mut bystander = Bystander::start();
+    let command = wrapper(&pid_file, &misbehaving(fault), false);
+    let mut args = vec!["--case", "accept_valid", "--output", &output];
+    args.extend(bounds);
+    args.push("--");
+    args.extend(command.iter().map(String::as_str));
+    let run = elicit_check(&args).output().expect("elicit-check runs");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(1), "{test}: {stdout}");
+    let pids = read_pids(&pid_file);
+    assert_nothing_left(&pids, test);
+    assert!(
+        bystander.still_running(),
+        "{test}: a process the harness did not start was touched"
+    );
+    let verdicts = results(Path::new(&output));
+    assert_eq!(verdicts[0]["verdict"], verdict, "{test}: {stdout}");
+    assert_eq!(verdicts[0]["primary"], primary, "{test}: {stdout}");
+    assert_eq!(verdicts[0]["evidence"]["pid"], Value::from(pids.wrapper));
+    verdicts[0]["evidence"].clone()
+}
+
+/// A failing case: the server the wrapper waits for exits with code 3 during
+/// `tools/call` (the wrapper exits with it); the grandchild left behind in the
+/// group is killed and recorded.
+#[test]
+fn a_wrapper_whose_server_crashes_leaves_nothing_of_its_group() {
+    let evidence = fails_and_leaves_nothing(
+        "crash",
+        "crash-on-call",
+        &[],
+        "crashed",
+        "exit code 3 before replying to tools/call",
+    );
+    assert_eq!(evidence["exit_code"], 3);
+    assert_eq!(evidence["forced_kill"], false);
+    assert_eq!(evidence["group_left_running"], true);
+}
+
+/// A call timeout: the server never answers `tools/call`; after the call bound
+/// stdin closes, the server exits, the wrapper with it, and the grandchild is
+/// killed with the group.
+#[test]
+fn a_wrapper_whose_server_hangs_on_the_call_leaves_nothing_of_its_group() {
+    let evidence = fails_and_leaves_nothing(
+        "hang",
+        "hang-on-call",
+        &["--call-timeout", "1"],
+        "hung",
+        "no reply to tools/call within 1 s",
+    );
+    assert_eq!(evidence["forced_kill"], false);
+    assert_eq!(evidence["group_left_running"], true);
+}
+
+/// The forced kill after the shutdown grace: the server ignores stdin close
+/// (and SIGTERM); after the grace the whole group (wrapper, server,
+/// grandchild) is killed.
+#[test]
+fn a_wrapper_whose_server_outlives_the_shutdown_grace_is_killed_with_its_group() {
+    let evidence = fails_and_leaves_nothing(
+        "grace",
+        "ignore-stdin-close",
+        &["--shutdown-grace", "1"],
+        "ignored_stdin_close",
+        "the server did not exit after its stdin closed (no exit code: killed after 1 s)",
+    );
+    assert_eq!(evidence["forced_kill"], true);
+    assert_eq!(evidence["exit_code"], Value::Null);
 }
 
 /// Issue 10, section 1b for `run --hostile`: SIGTERM while a hostile case
