@@ -24,8 +24,11 @@ use crate::harness::mrtr::{self, Retry};
 use crate::harness::{self, Evidence, Limits};
 use crate::oracle::contract::{self, Judging};
 use crate::oracle::{era, model};
-use crate::report::{EvidenceLog, Verdict};
-use crate::schedule::{self, Schedule};
+use crate::report::{
+    ANSWER_CASE, EvidenceLog, GENERATED_PREFIX, MINIMAL_CASE, Replay, ReplayKind, Verdict,
+    reproduction,
+};
+use crate::schedule::{self, Mode, Schedule};
 use crate::strategy::{GeneratedCase, generated_case, seeded_runner};
 use crate::verdict::Primary;
 
@@ -83,6 +86,16 @@ impl HungWatch {
 }
 
 impl Settings {
+    /// What a failed case's reproduction repeats of a run with these settings:
+    /// `--exact-messages` as judged, `--session` (by name, [`ReplayKind::Case`]).
+    pub fn replay(&self) -> Replay {
+        Replay {
+            kind: ReplayKind::Case,
+            exact_messages: Some(self.judging.exact_messages),
+            session: self.schedule.mode == Mode::Session,
+        }
+    }
+
     /// 2025-11-25 only, with `limits` and `judging`.
     pub fn legacy(limits: Limits, judging: Judging) -> Settings {
         Settings {
@@ -202,7 +215,7 @@ async fn judge(
         (Protocol::V2025_11_25, None) => harness::run_case(command, case, limits, None).await?,
         (Protocol::V2026_07_28, _) => mrtr::run_case(command, case, limits, Retry::Echo).await?,
     };
-    Ok(match (expected, protocol) {
+    let mut verdict = match (expected, protocol) {
         (Some(expected), Protocol::V2025_11_25) => {
             let judgement = contract::judge(case, &expected, &evidence, settings.judging);
             let mut verdict = Verdict::new(expected, judgement.failures, evidence);
@@ -222,7 +235,10 @@ async fn judge(
             )],
             evidence,
         ),
-    })
+    };
+    verdict.replay = settings.replay();
+    verdict.settle();
+    Ok(verdict)
 }
 
 /// Runs one case in each era of `settings.protocols`, in order. With both eras, the
@@ -299,7 +315,7 @@ pub fn select_cases(only: &[String]) -> Result<Selection, Error> {
         if cases.iter().any(|case| &case.name == name) {
             selection.contract.push(name.clone());
         } else if let Some(index) = name
-            .strip_prefix("generated_")
+            .strip_prefix(GENERATED_PREFIX)
             .and_then(|digits| digits.parse::<usize>().ok())
             .filter(|index| *index > 0)
         {
@@ -360,6 +376,60 @@ pub async fn run_contract_in(
     run_cases_in(command, &cases, &expected, settings, log, on_verdict).await
 }
 
+/// The one case of `run --answer JSON` (issue 10, section 1b: "a way to replay
+/// exactly its answer"): named [`ANSWER_CASE`], with `capabilities` declared at
+/// `initialize`, `policy` as the tool's argument and `answer` (none: the
+/// client's own reply, `cancel`, or `-32602` without form) written into the
+/// reply to `elicitation/create` byte for byte, as a generated case's is.
+pub fn answer_case(
+    capabilities: Value,
+    policy: &str,
+    answer: Option<crate::case::WireAnswer>,
+) -> Case {
+    let mut case = Case {
+        name: ANSWER_CASE.to_owned(),
+        policy: policy.to_owned(),
+        capabilities,
+        answer: None,
+        answer_text: None,
+    };
+    if let Some(answer) = answer {
+        case.set_wire_answer(answer);
+    }
+    case
+}
+
+/// Runs `case` (an [`answer_case`]) against `command` in each era of
+/// `settings`, judged against the outcome the reference model gives its inputs
+/// (`oracle::model`: a case of `run --answer` has no reason to derive one
+/// from); its reproduction replays it by its inputs (`--answer`).
+///
+/// # Errors
+/// As [`run_cases`].
+pub async fn run_answer(
+    command: &[String],
+    case: &Case,
+    settings: &Settings,
+    log: &EvidenceLog,
+    on_verdict: &mut dyn FnMut(&Verdict),
+) -> Result<(), Error> {
+    let expected = model::expected_outcome(case);
+    let cases = [(case.clone(), Some(expected))];
+    let mut hung = HungWatch::default();
+    for (index, mut verdicts) in schedule::judge_window(command, &cases, settings)
+        .await?
+        .into_iter()
+        .enumerate()
+    {
+        for verdict in &mut verdicts {
+            verdict.replay.kind = ReplayKind::Answer;
+            verdict.settle();
+        }
+        emit(index, verdicts, log, on_verdict, &mut hung, settings)?;
+    }
+    Ok(())
+}
+
 /// A generated failure shrunk to its minimal form.
 #[derive(Debug, Clone)]
 pub struct MinimalFailure {
@@ -374,6 +444,10 @@ pub struct MinimalFailure {
     /// Whether shrinking stopped at its budget of runs with simplifications still
     /// untried, so the case may not be minimal (issue 10, section 5).
     pub shrink_stopped_early: bool,
+    /// The copy-paste command that runs exactly this case again (`elicit-check
+    /// run --answer JSON ...`: its capabilities, policy and answer; see
+    /// [`crate::report::reproduction`]), with the run's options.
+    pub reproduce: String,
 }
 
 impl MinimalFailure {
@@ -485,7 +559,7 @@ async fn run_generated_where(
                 continue;
             }
             let mut generated = tree.current();
-            generated.case.name = format!("generated_{index:04}");
+            generated.case.name = format!("{GENERATED_PREFIX}{index:04}");
             cases.push((generated.case.clone(), Some(generated.expected.clone())));
             trees.push((tree, generated));
         }
@@ -585,7 +659,7 @@ pub async fn shrink(
     max_runs: usize,
 ) -> Result<MinimalFailure, Error> {
     let mut generated = tree.current();
-    generated.case.name = "minimal".into();
+    generated.case.name = MINIMAL_CASE.into();
     let mut verdict = worst(judge_generated(command, &generated, settings).await?);
     let mut best = (generated, verdict.clone());
     let mut runs = 0;
@@ -593,7 +667,7 @@ pub async fn shrink(
     while step && runs < max_runs {
         runs += 1;
         let mut candidate = tree.current();
-        candidate.case.name = "minimal".into();
+        candidate.case.name = MINIMAL_CASE.into();
         verdict = worst(judge_generated(command, &candidate, settings).await?);
         step = if verdict.passed {
             tree.complicate()
@@ -602,8 +676,10 @@ pub async fn shrink(
             tree.simplify()
         };
     }
-    let (generated, verdict) = best;
+    let (generated, mut verdict) = best;
+    verdict.replay.kind = ReplayKind::Answer;
     Ok(MinimalFailure {
+        reproduce: reproduction(&verdict),
         outcome: verdict.evidence.outcome.clone().unwrap_or(Value::Null),
         failures: verdict.failures,
         generated,

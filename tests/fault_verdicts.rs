@@ -761,3 +761,229 @@ fn a_hung_generated_case_is_not_shrunk() {
         "{stdout}"
     );
 }
+
+/// The script of `fixtures/servers/calculator.py` as a reproduction line quotes it.
+fn calculator_words(bug: &str) -> (Vec<String>, String) {
+    let server = crate::util::calculator(Some(bug));
+    let line = elicit_check::error::shell_words(&server);
+    (server, line)
+}
+
+/// Runs the reproduction line `line` (`elicit-check run ...`) with its output in
+/// `dir`; returns the exit code and the verdicts.
+fn replay(line: &str, dir: &OutputDir) -> (Option<i32>, Vec<Value>) {
+    let words = shlex::split(line).expect("a shell line");
+    assert_eq!(words[..2], ["elicit-check", "run"], "{line}");
+    let mut args = vec!["--output".to_owned(), dir.text()];
+    args.extend(words[2..].iter().cloned());
+    let output = run(&args);
+    (
+        output.status.code(),
+        dir.json("results.json")
+            .as_array()
+            .cloned()
+            .expect("an array"),
+    )
+}
+
+/// Section 1b: the shrunk minimal failure gets a copy-paste reproduction too,
+/// `run --answer JSON` with its inputs; run, it gives the same verdict on the
+/// same answer, judged against the outcome of a decline ("declined").
+#[test]
+fn the_minimal_failure_reproduces_from_its_answer_line() {
+    let (server, server_line) = calculator_words("computes-on-decline");
+    let dir = OutputDir::new("minimal-line");
+    // Seed 81 makes the first generated case a decline carrying a valid form.
+    let mut args: Vec<String> = ["--cases", "1", "--seed", "81", "--output"]
+        .map(str::to_owned)
+        .to_vec();
+    args.push(dir.text());
+    args.push("--".to_owned());
+    args.extend(server);
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(1));
+    let minimal = dir.json("run.json")["minimal_failure"].clone();
+    let line = minimal["reproduce"]
+        .as_str()
+        .expect("a reproduction")
+        .to_owned();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout
+            .lines()
+            .any(|got| got == format!("    reproduce: {line}")),
+        "printed under the minimal failure: {stdout}"
+    );
+    let answer = &minimal["case"]["answer"]["result"];
+    assert_eq!(answer["action"], "decline", "{minimal}");
+    assert_eq!(
+        shlex::split(&line).expect("a shell line"),
+        shlex::split(&format!(
+            "elicit-check run --answer '{answer}' -- {server_line}"
+        ))
+        .expect("a shell line"),
+        "the contract's policy and capabilities are left out"
+    );
+    let again = OutputDir::new("minimal-replayed");
+    let (code, verdicts) = replay(&line, &again);
+    assert_eq!(code, Some(1));
+    assert_eq!(verdicts.len(), 1);
+    assert_eq!(verdicts[0]["case"], "answer");
+    assert_eq!(verdicts[0]["verdict"], "computed_on_refusal");
+    assert_eq!(
+        verdicts[0]["expected"],
+        json!({"status": "declined", "computed": false})
+    );
+    assert_eq!(
+        verdicts[0]["evidence"]["input"]["answer"]["result"],
+        *answer
+    );
+    assert_eq!(
+        verdicts[0]["evidence"]["input"]["capabilities"],
+        minimal["case"]["capabilities"]
+    );
+    assert_eq!(
+        verdicts[0]["reproduce"],
+        line.as_str(),
+        "it reproduces itself"
+    );
+}
+
+/// Section 1b: a run with `--exact-messages` and `--session` gives
+/// reproductions that carry both, and the printed line gives the same verdict.
+#[test]
+fn a_reproduction_carries_exact_messages_and_session_and_gives_the_same_verdict() {
+    let (server, server_line) = calculator_words("computes-on-decline");
+    let dir = OutputDir::new("flags-line");
+    let mut args: Vec<String> = [
+        "--exact-messages",
+        "--session",
+        "--case",
+        "decline_with_spurious_data",
+        "--output",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    args.push(dir.text());
+    args.push("--".to_owned());
+    args.extend(server);
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(1));
+    let verdicts = dir.json("results.json");
+    let line = verdicts[0]["reproduce"].as_str().expect("a reproduction");
+    assert_eq!(
+        line,
+        format!(
+            "elicit-check run --exact-messages --session --case decline_with_spurious_data -- {server_line}"
+        )
+    );
+    let again = OutputDir::new("flags-replayed");
+    let (code, replayed) = replay(line, &again);
+    assert_eq!(code, Some(1));
+    assert_eq!(replayed[0]["case"], "decline_with_spurious_data");
+    assert_eq!(replayed[0]["verdict"], "computed_on_refusal");
+    assert_eq!(again.json("run.json")["mode"], "session");
+}
+
+/// `run --answer JSON` runs one case with that raw answer (its text sent as
+/// written, `-0` kept), judged against the reference model's outcome for its
+/// inputs (the contract table: `-0` is no integer, so `invalid_content`; a
+/// JSON-RPC error is `protocol_error` with its code and message; no form
+/// declared under a guarded policy is `unsupported`). Bad values are refused
+/// before anything is written.
+#[test]
+fn run_answer_runs_one_case_with_that_raw_answer() {
+    for (args, expected) in [
+        (
+            vec![
+                "--answer",
+                r#"{"action": "accept", "content": {"units": -0, "unit_value": 7}}"#,
+            ],
+            json!({"status": "invalid_content", "computed": false, "errors": [["units"]]}),
+        ),
+        (
+            vec!["--answer-error", r#"{"code":-32603,"message":"boom"}"#],
+            json!({"status": "protocol_error", "computed": false, "code": -32603, "error": "boom"}),
+        ),
+        (
+            vec!["--capabilities", "{}", "--policy", "raw"],
+            json!({"status": "unsupported", "computed": false, "requested": false}),
+        ),
+    ] {
+        let dir = OutputDir::new("answer");
+        let mut all: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+        all.extend(["--output".to_owned(), dir.text()]);
+        let output = run(&all);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {stdout}");
+        let verdicts = dir.json("results.json");
+        assert_eq!(verdicts.as_array().map(Vec::len), Some(1), "{args:?}");
+        assert_eq!(verdicts[0]["case"], "answer");
+        assert_eq!(verdicts[0]["expected"], expected, "{args:?}");
+        assert_eq!(verdicts[0]["evidence"]["outcome"], expected, "{args:?}");
+    }
+    let dir = OutputDir::new("answer-text");
+    let output = run(&[
+        "--answer",
+        r#"{"action": "accept", "content": {"units": -0, "unit_value": 7}}"#,
+        "--output",
+        &dir.text(),
+    ]);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        dir.json("results.json")[0]["evidence"]["input"]["answer_text"],
+        json!({"action": "accept", "content": {"units": -0.0, "unit_value": 7}}),
+    );
+    assert!(
+        dir.read("results.json")
+            .contains(r#""answer_text":{"action":"accept","content":{"units":-0,"unit_value":7}}"#),
+        "the answer's text is kept as written, without the spaces"
+    );
+    // A failed --answer case reproduces by its answer.
+    let (server, server_line) = calculator_words("computes-on-decline");
+    let decline = r#"{"action":"decline","content":{"units":3,"unit_value":7}}"#;
+    let dir = OutputDir::new("answer-failed");
+    let mut args: Vec<String> = vec!["--answer".to_owned(), decline.to_owned()];
+    args.extend(["--output".to_owned(), dir.text(), "--".to_owned()]);
+    args.extend(server);
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(1));
+    let verdicts = dir.json("results.json");
+    assert_eq!(verdicts[0]["verdict"], "computed_on_refusal");
+    assert_eq!(
+        verdicts[0]["primary"],
+        "computed on a decline (value 21); expected status \"declined\""
+    );
+    assert_eq!(
+        verdicts[0]["reproduce"],
+        format!("elicit-check run --answer '{decline}' -- {server_line}").as_str()
+    );
+    let refused = OutputDir::new("answer-refused");
+    for (args, says) in [
+        (vec!["--answer", "nope"], "--answer \"nope\" is not JSON"),
+        (
+            vec!["--capabilities", "[1]"],
+            "--capabilities must be a JSON object, got [1]",
+        ),
+        (
+            vec!["--answer", "{}", "--case", "decline"],
+            "the argument '--answer <JSON>' cannot be used with '--case <NAME>'",
+        ),
+        (
+            vec!["--answer", "{}", "--answer-error", "{}"],
+            "cannot be used with",
+        ),
+        (
+            vec!["--policy", "lenient"],
+            "invalid value 'lenient' for '--policy <NAME>'",
+        ),
+    ] {
+        let mut all: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+        all.extend(["--output".to_owned(), refused.text()]);
+        let output = run(&all);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(!refused.0.exists(), "{args:?} wrote the evidence folder");
+    }
+}

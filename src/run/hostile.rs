@@ -15,7 +15,7 @@ use crate::harness::Evidence;
 use crate::harness::evidence::RMCP_VERSION;
 use crate::harness::hostile::{CAPABILITIES, HostileCase, Played};
 use crate::oracle::hostile;
-use crate::report::{EvidenceLog, Verdict, hostile_reproduction};
+use crate::report::{EvidenceLog, Replay, ReplayKind, Verdict, reproduction};
 
 /// The hostile-client case named `name` (its [`HostileCase::name`]), among [`HostileCase::ALL`].
 pub fn case_named(name: &str) -> Option<HostileCase> {
@@ -114,7 +114,8 @@ pub async fn judge(
 /// The verdict of one played case: the failures of
 /// [`crate::oracle::hostile::findings`], the primary verdict of
 /// [`crate::oracle::hostile::primary`], the evidence (every frame, stderr,
-/// exit), and for a failure the command that replays it.
+/// exit), and for a failure the command that replays it (`--exact-messages`
+/// when `exact` judged a server other than the reference server so).
 pub fn verdict(
     case: HostileCase,
     command: &[String],
@@ -129,7 +130,12 @@ pub fn verdict(
     let mut verdict = Verdict::new(Value::from(hostile::expected(case)), failures, evidence);
     verdict.verdict = finding.verdict;
     verdict.primary = finding.evidence;
-    verdict.reproduce = (!verdict.passed).then(|| hostile_reproduction(&verdict));
+    verdict.replay = Replay {
+        kind: ReplayKind::Hostile,
+        exact_messages: Some(exact),
+        session: false,
+    };
+    verdict.reproduce = (!verdict.passed).then(|| reproduction(&verdict));
     verdict
 }
 
@@ -339,6 +345,25 @@ mod tests {
         assert_eq!(
             evidence.input.capabilities,
             json!({"elicitation":{"form":{}}})
+        );
+    }
+
+    /// A server other than the reference server judged with exact messages
+    /// replays so: its reproduction carries `--exact-messages`.
+    #[test]
+    fn a_case_judged_with_exact_messages_replays_with_them() {
+        let computed =
+            json!({"structuredContent":{"status":"calculated","computed":true,"value":21}});
+        let verdict = super::verdict(
+            HostileCase::ActionReject,
+            &names(&["node", "server.js"]),
+            played(1, computed),
+            true,
+            5.0,
+        );
+        assert_eq!(
+            verdict.reproduce.as_deref(),
+            Some("elicit-check run --hostile --exact-messages --case action_reject -- node server.js")
         );
     }
 
