@@ -131,10 +131,10 @@ struct RunArgs {
     #[arg(long)]
     seed: Option<u64>,
     /// Run only this contract case (repeatable); default: all 19. With
-    /// --hostile, a hostile-client case (default: all 15).
+    /// --hostile, a hostile-client case (default: all 16).
     #[arg(long = "case", value_name = "NAME")]
     only: Vec<String>,
-    /// Run the 15 hostile-client cases (a client that misbehaves on the wire:
+    /// Run the 16 hostile-client cases (a client that misbehaves on the wire:
     /// a call before `initialized`, replies under wrong ids, lines that are not
     /// JSON, misspelt actions, huge or deep answers, stdin closed early) instead
     /// of the contract and generated cases; each is a row of the same table and

@@ -40,6 +40,10 @@ pub enum HostileCase {
     /// The elicitation answered under an id the server never used (accept
     /// {3, 7}), then under its own id with decline.
     ReplyIdUnknown,
+    /// The elicitation answered twice under its own id, in one write: decline,
+    /// then accept {3, 7}; then a `ping` (id 42) whose reply is awaited, so a
+    /// second result to the call would be on the wire by then.
+    ReplyTwice,
     /// A line that is not JSON, then a request object with an `id` but no
     /// `method`, then a normal call.
     NotJsonAndNoMethod,
@@ -74,10 +78,11 @@ pub enum HostileCase {
 
 impl HostileCase {
     /// Every case, in the README table's order.
-    pub const ALL: [HostileCase; 15] = [
+    pub const ALL: [HostileCase; 16] = [
         HostileCase::CallBeforeInitialized,
         HostileCase::ReplyIdMistyped,
         HostileCase::ReplyIdUnknown,
+        HostileCase::ReplyTwice,
         HostileCase::NotJsonAndNoMethod,
         HostileCase::InvalidUtf8,
         HostileCase::ActionUpperCase,
@@ -98,6 +103,7 @@ impl HostileCase {
             HostileCase::CallBeforeInitialized => "call_before_initialized",
             HostileCase::ReplyIdMistyped => "reply_id_mistyped",
             HostileCase::ReplyIdUnknown => "reply_id_unknown",
+            HostileCase::ReplyTwice => "reply_twice",
             HostileCase::NotJsonAndNoMethod => "not_json_and_no_method",
             HostileCase::InvalidUtf8 => "invalid_utf8",
             HostileCase::ActionUpperCase => "action_upper_case",
@@ -187,6 +193,20 @@ impl HostileCase {
                 }
                 raw.expect(|message| is_reply_to(message, &json!(1))).await;
             }
+            HostileCase::ReplyTwice => {
+                raw.send(&call(1)).await;
+                if let Some(id) = raw.expect(is_elicitation).await.map(|m| m["id"].clone()) {
+                    // One write: a server reads both replies before it answers.
+                    raw.send_all(&[
+                        &reply(&id, r#"{"action":"decline"}"#),
+                        &reply(&id, VALID_ACCEPT),
+                    ])
+                    .await;
+                }
+                raw.expect(|message| is_reply_to(message, &json!(1))).await;
+                raw.send(BARRIER_PING.as_bytes()).await;
+                raw.expect(|message| is_reply_to(message, &json!(42))).await;
+            }
             HostileCase::NotJsonAndNoMethod | HostileCase::InvalidUtf8 => {
                 // The bad lines, then a `ping` (id 42) whose reply is awaited: a
                 // server reads its stdin in order, so by then it has answered the
@@ -266,7 +286,8 @@ pub struct Played {
 }
 
 /// The `ping` (id 42) sent after the bad lines of `not_json_and_no_method` and
-/// `invalid_utf8`: its reply shows the server has read them.
+/// `invalid_utf8`, and after the call of `reply_twice`: its reply shows the
+/// server has read (and answered) everything before it.
 pub const BARRIER_PING: &str = r#"{"jsonrpc":"2.0","id":42,"method":"ping"}"#;
 
 /// `notifications/initialized`.

@@ -34,6 +34,9 @@ pub fn expected(case: HostileCase) -> &'static str {
         HostileCase::ReplyIdMistyped | HostileCase::ReplyIdUnknown => {
             "the reply under a wrong id is ignored: declined, nothing computed"
         }
+        HostileCase::ReplyTwice => {
+            "only the first reply under the request's id counts: declined, nothing computed, one result"
+        }
         HostileCase::NotJsonAndNoMethod => {
             "-32700 with id null; -32600 with id 41; the next call calculated 21"
         }
@@ -75,6 +78,18 @@ pub fn findings(case: HostileCase, played: &Played, exact: bool) -> Vec<Finding>
                 _ => "an accept under an id the server never used",
             };
             expect_outcome(wire, 1, "declined", None, what, Primary::ComputedOnRefusal)
+        }
+        HostileCase::ReplyTwice => {
+            let mut failures = expect_outcome(
+                wire,
+                1,
+                "declined",
+                None,
+                "a decline, then an accept under the same id",
+                Primary::ComputedOnRefusal,
+            );
+            failures.extend(one_reply(wire, 1));
+            failures
         }
         HostileCase::NotJsonAndNoMethod => {
             let mut failures =
@@ -383,20 +398,7 @@ fn late_answer_after_timeout(wire: &[Frame]) -> Vec<Finding> {
             ),
         ));
     }
-    let replies = wire
-        .iter()
-        .filter(|frame| {
-            frame.from == Side::Server
-                && method(frame).is_none()
-                && frame.message.get("id") == Some(&Value::from(1))
-        })
-        .count();
-    if replies != 1 {
-        failures.push(Finding::new(
-            Primary::ContractFailure,
-            format!("tools/call id 1: {replies} replies, expected exactly 1"),
-        ));
-    }
+    failures.extend(one_reply(wire, 1));
     failures.extend(expect_outcome(
         wire,
         2,
@@ -406,6 +408,28 @@ fn late_answer_after_timeout(wire: &[Frame]) -> Vec<Finding> {
         Primary::WrongOutcome,
     ));
     failures
+}
+
+/// At most one reply to the client's request `id` (JSON-RPC 2.0: one Response
+/// per Request; none is [`expect_outcome`]'s to report): a second one is a
+/// [`Primary::ContractFailure`].
+fn one_reply(wire: &[Frame], id: u64) -> Vec<Finding> {
+    let replies = wire
+        .iter()
+        .filter(|frame| {
+            frame.from == Side::Server
+                && method(frame).is_none()
+                && frame.message.get("id") == Some(&Value::from(id))
+        })
+        .count();
+    if replies > 1 {
+        vec![Finding::new(
+            Primary::ContractFailure,
+            format!("tools/call id {id}: {replies} replies, expected exactly 1"),
+        )]
+    } else {
+        Vec::new()
+    }
 }
 
 fn method(frame: &Frame) -> Option<&str> {
@@ -585,6 +609,53 @@ mod tests {
             result(1, json!({"status":"declined","computed":false})),
         )]);
         assert!(judge(HostileCase::ReplyIdUnknown, &declined, true).is_empty());
+    }
+
+    /// JSON-RPC 2.0: one Response per Request. Answered twice under its own id
+    /// (decline, then accept), a request is answered by the first reply: the
+    /// call declines, and gets one result.
+    #[test]
+    fn an_elicitation_answered_twice_counts_the_first_answer_and_one_result() {
+        let declined = frame(
+            8,
+            Side::Server,
+            result(1, json!({"status":"declined","computed":false})),
+        );
+        let ping = frame(
+            10,
+            Side::Server,
+            json!({"jsonrpc":"2.0","id":42,"result":{}}),
+        );
+        let good = played(vec![declined.clone(), ping.clone()]);
+        assert!(judge(HostileCase::ReplyTwice, &good, true).is_empty());
+        let second_taken = played(vec![
+            frame(8, Side::Server, calculated(1, 21)),
+            ping.clone(),
+        ]);
+        assert_eq!(
+            findings(HostileCase::ReplyTwice, &second_taken, false),
+            [Finding::new(
+                Primary::ComputedOnRefusal,
+                r#"tools/call id 1 after a decline, then an accept under the same id: outcome {"status":"calculated","computed":true,"value":21}, expected status "declined", computed false"#
+            )]
+        );
+        let answered_twice = played(vec![
+            declined,
+            frame(9, Side::Server, calculated(1, 21)),
+            ping,
+        ]);
+        assert_eq!(
+            findings(HostileCase::ReplyTwice, &answered_twice, false),
+            [Finding::new(
+                Primary::ContractFailure,
+                "tools/call id 1: 2 replies, expected exactly 1"
+            )]
+        );
+        // No reply at all is the missing reply, said once.
+        assert_eq!(
+            verdicts(HostileCase::ReplyTwice, &played(Vec::new()), false),
+            [Primary::Hung]
+        );
     }
 
     #[test]
@@ -1107,7 +1178,7 @@ mod tests {
             .iter()
             .map(|case| expected(*case))
             .collect();
-        assert_eq!(texts.len(), 9, "{texts:?}");
+        assert_eq!(texts.len(), 10, "{texts:?}");
         assert!(expected(HostileCase::LateAnswerAfterTimeout).starts_with("timed_out"));
     }
 }

@@ -363,7 +363,9 @@ mod tests {
         );
         assert_eq!(
             verdict.reproduce.as_deref(),
-            Some("elicit-check run --hostile --exact-messages --case action_reject -- node server.js")
+            Some(
+                "elicit-check run --hostile --exact-messages --case action_reject -- node server.js"
+            )
         );
     }
 
