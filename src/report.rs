@@ -795,6 +795,7 @@ mod tests {
             stray_stdout: Vec::new(),
             stderr: String::new(),
             exit_code: Some(0),
+            exit_signal: None,
             forced_kill: false,
             shutdown_grace_secs: 5.0,
             group_left_running: false,

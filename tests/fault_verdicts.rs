@@ -268,6 +268,32 @@ fn a_server_that_exits_during_the_call_crashed_and_nothing_else_is_listed() {
     );
 }
 
+/// Issue 10, section 1: "crashed (exit code or signal, stderr)". A server that
+/// kills itself with SIGKILL once its elicitation is answered crashed, and the
+/// verdict names the signal; the evidence keeps it (`exit_signal`).
+#[test]
+fn a_server_killed_by_a_signal_crashed_and_the_signal_is_named() {
+    let shown = assert_verdict(
+        "kill-self-on-answer",
+        "accept_valid",
+        &[],
+        "crashed",
+        "killed by signal 9 (SIGKILL) before replying to tools/call",
+    );
+    assert_eq!(shown.code, Some(1));
+    let evidence = &shown.verdicts[0]["evidence"];
+    assert_eq!(evidence["exit_code"], Value::Null);
+    assert_eq!(evidence["exit_signal"], 9);
+    assert_eq!(evidence["forced_kill"], false);
+    assert!(
+        evidence["timeline"]
+            .to_string()
+            .contains("killed by signal 9 (SIGKILL)"),
+        "{}",
+        evidence["timeline"]
+    );
+}
+
 #[test]
 fn a_server_that_never_answers_the_call_hung() {
     let shown = assert_verdict(
@@ -488,6 +514,24 @@ fn computing_on_a_decline_with_content_is_computed_on_refusal() {
     assert_eq!(
         shown.detail[1],
         "outcome $.status: \"calculated\" != \"declined\""
+    );
+}
+
+/// The cancel variant: a server that computes from the content of a cancel
+/// (and not of a decline) is `computed_on_refusal` on the cancel case.
+#[test]
+fn computing_on_a_cancel_with_content_is_computed_on_refusal() {
+    let shown = assert_verdict(
+        "computes-on-cancel",
+        "cancel_with_spurious_data",
+        &[],
+        "computed_on_refusal",
+        "computed on a cancel (value 21); expected status \"cancelled\"",
+    );
+    assert_eq!(shown.code, Some(1));
+    assert_eq!(
+        shown.detail[1],
+        "outcome $.status: \"calculated\" != \"cancelled\""
     );
 }
 
@@ -986,4 +1030,56 @@ fn run_answer_runs_one_case_with_that_raw_answer() {
         assert!(stderr.contains(says), "{args:?}: {stderr}");
         assert!(!refused.0.exists(), "{args:?} wrote the evidence folder");
     }
+}
+
+/// JSON-RPC 2.0, section 5: an invalid request object gets `-32600` *with its
+/// id* when it has one. Over stdio, a server that answers the line that is not
+/// JSON with `-32700` (id null) but the object `{"jsonrpc":"2.0","id":41}`
+/// with a `-32600` that has no `id` (as rmcp 3.11 alone does) fails
+/// `not_json_and_no_method` with `no_error_reply` naming the missing id, and
+/// only that (exit 1).
+#[test]
+fn an_invalid_request_answered_without_its_id_is_no_error_reply() {
+    let dir = OutputDir::new("no-id");
+    let mut args: Vec<String> = ["--hostile", "--case", "not_json_and_no_method", "--output"]
+        .map(str::to_owned)
+        .to_vec();
+    args.push(dir.text());
+    args.push("--".to_owned());
+    args.extend(misbehaving("request-error-without-id"));
+    let output = run(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let verdicts = dir.json("results.json");
+    let verdict = &verdicts[0];
+    assert_eq!(verdict["verdict"], "no_error_reply");
+    assert_eq!(
+        verdict["primary"],
+        "no JSON-RPC error -32600 with id 41 in reply to the request object with id 41 and no method"
+    );
+    assert_eq!(
+        verdict["failures"],
+        json!([
+            "no JSON-RPC error -32600 with id 41 in reply to the request object with id 41 and no method"
+        ]),
+        "the -32700 and the next call are right"
+    );
+    let error_replies: Vec<&Value> = verdict["evidence"]["wire"]
+        .as_array()
+        .expect("frames")
+        .iter()
+        .filter(|frame| frame["from"] == "server" && frame["message"].get("error").is_some())
+        .map(|frame| &frame["message"])
+        .collect();
+    assert_eq!(
+        error_replies[..2],
+        [
+            &json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}),
+            &json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}}),
+        ]
+    );
+    assert_eq!(
+        dir.json("run.json")["verdicts"],
+        json!({"no_error_reply": 1})
+    );
 }

@@ -279,6 +279,8 @@ pub struct Played {
     pub recording: Recording,
     /// How the server ended after its stdin closed.
     pub exit: Exit,
+    /// The signal that ended the server, when one did ([`child::Ended::signal`]).
+    pub signal: Option<i32>,
     /// Waits that ran out (`waited 10s for ...`), in order.
     pub timeouts: Vec<String>,
     /// The server's process id.
@@ -451,7 +453,7 @@ impl RawSession {
         let pid = self.process.pid;
         self.stdin = None;
         self.state.event("server stdin closed");
-        let exit = self.process.shutdown(self.limits.shutdown).await;
+        let child::Ended { exit, signal } = self.process.end(self.limits.shutdown).await;
         drop(self.frames);
         if tokio::time::timeout(self.limits.shutdown, &mut self.pump)
             .await
@@ -466,6 +468,7 @@ impl RawSession {
         Played {
             recording: self.state.recording(),
             exit,
+            signal,
             timeouts: self.timeouts,
             pid,
         }

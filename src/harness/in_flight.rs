@@ -80,6 +80,7 @@ impl InFlight {
                     stray_stdout: recording.stray_stdout,
                     stderr: String::new(),
                     exit_code: None,
+                    exit_signal: None,
                     forced_kill: false,
                     shutdown_grace_secs: 0.0,
                     group_left_running: false,

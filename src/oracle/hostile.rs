@@ -218,9 +218,13 @@ pub fn findings(case: HostileCase, played: &Played, exact: bool) -> Vec<Finding>
     } else if exit.code != Some(0) {
         failures.push(Finding::new(
             Primary::Crashed,
-            match exit.code {
-                Some(code) => format!("exit code {code}, expected 0"),
-                None => "ended by a signal, expected exit code 0".to_owned(),
+            match (exit.code, played.signal) {
+                (Some(code), _) => format!("exit code {code}, expected 0"),
+                (None, Some(signal)) => format!(
+                    "killed by {}, expected exit code 0",
+                    crate::harness::child::describe_signal(signal)
+                ),
+                (None, None) => "ended by a signal, expected exit code 0".to_owned(),
             },
         ));
     }
@@ -300,13 +304,18 @@ pub fn primary(played: &Played, findings: &[Finding]) -> Finding {
     first.clone()
 }
 
-/// How the process ended, in the protocol's words: `exit code 3`, `no exit
-/// code: ended by a signal`, `no exit code: killed after the shutdown grace`.
+/// How the process ended, in the protocol's words: `exit code 3`, `killed by
+/// signal 9 (SIGKILL)`, `no exit code: ended by a signal` (the signal unknown),
+/// `no exit code: killed after the shutdown grace`.
 fn describe_exit(played: &Played) -> String {
-    match (played.exit.forced_kill, played.exit.code) {
-        (true, _) => "no exit code: killed after the shutdown grace".to_owned(),
-        (false, Some(code)) => format!("exit code {code}"),
-        (false, None) => "no exit code: ended by a signal".to_owned(),
+    match (played.exit.forced_kill, played.exit.code, played.signal) {
+        (true, _, _) => "no exit code: killed after the shutdown grace".to_owned(),
+        (false, Some(code), _) => format!("exit code {code}"),
+        (false, None, Some(signal)) => format!(
+            "killed by {}",
+            crate::harness::child::describe_signal(signal)
+        ),
+        (false, None, None) => "no exit code: ended by a signal".to_owned(),
     }
 }
 
@@ -541,6 +550,7 @@ mod tests {
                 stderr: String::new(),
                 group_left_running: false,
             },
+            signal: None,
             timeouts: Vec::new(),
             pid: None,
         }
@@ -1063,6 +1073,14 @@ mod tests {
             findings(HostileCase::EofWhileElicitationPending, &nothing, false)[1],
             Finding::new(Crashed, "ended by a signal, expected exit code 0")
         );
+        nothing.signal = Some(9);
+        assert_eq!(
+            findings(HostileCase::EofWhileElicitationPending, &nothing, false)[1],
+            Finding::new(
+                Crashed,
+                "killed by signal 9 (SIGKILL), expected exit code 0"
+            )
+        );
     }
 
     /// `played` with a result to `initialize` first: the session started.
@@ -1157,6 +1175,8 @@ mod tests {
         assert_eq!(describe_exit(&ended), "exit code 0");
         ended.exit.code = None;
         assert_eq!(describe_exit(&ended), "no exit code: ended by a signal");
+        ended.signal = Some(6);
+        assert_eq!(describe_exit(&ended), "killed by signal 6 (SIGABRT)");
         ended.exit.forced_kill = true;
         assert_eq!(
             describe_exit(&ended),

@@ -222,6 +222,7 @@ fn evidence(case: HostileCase, command: &[String], played: Played, grace: f64) -
         stray_stdout: played.recording.stray_stdout,
         stderr: played.exit.stderr,
         exit_code: played.exit.code,
+        exit_signal: played.signal,
         forced_kill: played.exit.forced_kill,
         shutdown_grace_secs: grace,
         group_left_running: played.exit.group_left_running,
@@ -289,6 +290,7 @@ mod tests {
                 stderr: "bye\n".into(),
                 group_left_running: false,
             },
+            signal: None,
             timeouts: Vec::new(),
             pid: Some(42),
         }
