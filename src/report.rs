@@ -610,6 +610,18 @@ impl EvidenceLog {
         Ok(())
     }
 
+    /// How many of the verdicts recorded so far are `verdict`, counted back from
+    /// the last one until one is not (the `hung` cases in a row, issue 10,
+    /// section 1).
+    pub fn trailing(&self, verdict: Primary) -> usize {
+        self.state()
+            .tallies
+            .iter()
+            .rev()
+            .take_while(|tally| tally.verdict == verdict)
+            .count()
+    }
+
     /// The [`Tally`] of every case recorded so far, in order.
     pub fn tallies(&self) -> Vec<Tally> {
         self.state().tallies.clone()
@@ -767,14 +779,14 @@ pub fn explain(generated: &GeneratedCase, outcome: &Value) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use serde_json::json;
 
     use super::*;
     use crate::case::Case;
 
     /// The evidence of a case named `name` of `command` that ran and passed.
-    fn evidence(name: &str, command: &[&str]) -> Evidence {
+    pub(crate) fn evidence(name: &str, command: &[&str]) -> Evidence {
         Evidence {
             case: name.to_owned(),
             input: Case {

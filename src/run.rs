@@ -58,31 +58,18 @@ pub struct Settings {
 /// server that never answers `tools/call` must not cost one call bound per case.
 pub const MAX_CONSECUTIVE_HUNG: usize = 2;
 
-/// Counts consecutive `hung` verdicts and stops the run at [`MAX_CONSECUTIVE_HUNG`].
-#[derive(Debug, Default)]
-struct HungWatch {
-    consecutive: usize,
-}
-
-impl HungWatch {
-    /// Records `verdict`.
-    ///
-    /// # Errors
-    /// [`Error::Hung`] when it is the [`MAX_CONSECUTIVE_HUNG`]th `hung` in a row
-    /// and `settings.keep_going` is off.
-    fn record(&mut self, verdict: Primary, settings: &Settings) -> Result<(), Error> {
-        if verdict == Primary::Hung {
-            self.consecutive += 1;
-        } else {
-            self.consecutive = 0;
-        }
-        if self.consecutive >= MAX_CONSECUTIVE_HUNG && !settings.keep_going {
-            return Err(Error::Hung {
-                cases: self.consecutive,
-            });
-        }
-        Ok(())
+/// Whether the run stops after the verdict just logged: the last
+/// [`MAX_CONSECUTIVE_HUNG`] verdicts in `log` are all `hung`, whichever phase
+/// (contract, generated) each came from, and `settings.keep_going` is off.
+///
+/// # Errors
+/// [`Error::Hung`] with the number of consecutive `hung` verdicts.
+fn stop_if_hung(log: &EvidenceLog, settings: &Settings) -> Result<(), Error> {
+    let consecutive = log.trailing(Primary::Hung);
+    if consecutive >= MAX_CONSECUTIVE_HUNG && !settings.keep_going {
+        return Err(Error::Hung { cases: consecutive });
     }
+    Ok(())
 }
 
 impl Settings {
@@ -151,10 +138,9 @@ pub async fn run_cases_in(
     // The first case alone: a server that does not start ends the run there.
     let (first, rest) = cases.split_at(cases.len().min(1));
     let mut index = 0;
-    let mut hung = HungWatch::default();
     for chunk in std::iter::once(first).chain(rest.chunks(settings.schedule.window())) {
         for verdicts in schedule::judge_window(command, chunk, settings).await? {
-            emit(index, verdicts, log, on_verdict, &mut hung, settings)?;
+            emit(index, verdicts, log, on_verdict, settings)?;
             index += 1;
         }
     }
@@ -164,13 +150,13 @@ pub async fn run_cases_in(
 /// Logs and shows the verdicts of case number `index`; the first case's
 /// verdict ends the run with [`Error::ServerDidNotStart`] when its session
 /// did not start, and the [`MAX_CONSECUTIVE_HUNG`]th `hung` case in a row
-/// ends it with [`Error::Hung`] unless `--keep-going`.
+/// (counted in `log`, across the run's phases) ends it with [`Error::Hung`]
+/// unless `--keep-going`.
 fn emit(
     index: usize,
     verdicts: Vec<Verdict>,
     log: &EvidenceLog,
     on_verdict: &mut dyn FnMut(&Verdict),
-    hung: &mut HungWatch,
     settings: &Settings,
 ) -> Result<(), Error> {
     for verdict in verdicts {
@@ -180,12 +166,11 @@ fn emit(
                 stderr: last_lines(&verdict.evidence.stderr, 20),
             });
         on_verdict(&verdict);
-        let stop = hung.record(verdict.verdict, settings);
         log.push(verdict)?;
         if let Some(error) = did_not_start {
             return Err(error);
         }
-        stop?;
+        stop_if_hung(log, settings)?;
     }
     Ok(())
 }
@@ -415,7 +400,6 @@ pub async fn run_answer(
 ) -> Result<(), Error> {
     let expected = model::expected_outcome(case);
     let cases = [(case.clone(), Some(expected))];
-    let mut hung = HungWatch::default();
     for (index, mut verdicts) in schedule::judge_window(command, &cases, settings)
         .await?
         .into_iter()
@@ -425,7 +409,7 @@ pub async fn run_answer(
             verdict.replay.kind = ReplayKind::Answer;
             verdict.settle();
         }
-        emit(index, verdicts, log, on_verdict, &mut hung, settings)?;
+        emit(index, verdicts, log, on_verdict, settings)?;
     }
     Ok(())
 }
@@ -543,7 +527,6 @@ async fn run_generated_where(
     let strategy = generated_case();
     let mut minimal = None;
     let window = settings.schedule.window();
-    let mut hung = HungWatch::default();
     let mut index = 0;
     while index < count {
         // Generated in order by one runner, so the cases do not depend on the
@@ -575,9 +558,8 @@ async fn run_generated_where(
                 verdict.reason = Some(generated.reason.to_string());
                 verdict.seed = Some(seed);
                 verdict.settle();
-                let stop = hung.record(verdict.verdict, settings);
                 log.push(verdict)?;
-                stop?;
+                stop_if_hung(log, settings)?;
             }
             if failed && shrinkable && minimal.is_none() {
                 minimal = Some(shrink(command, &mut tree, settings, MAX_SHRINK_RUNS).await?);
@@ -693,21 +675,41 @@ pub async fn shrink(
 mod tests {
     use super::*;
 
+    /// A verdict of primary verdict `primary` (the rest of it does not matter here).
+    fn logged(log: &EvidenceLog, primary: Primary) {
+        let mut verdict = Verdict::new(
+            Value::Null,
+            vec!["failed".to_owned()],
+            crate::report::tests::evidence("c", &["server"]),
+        );
+        verdict.verdict = primary;
+        log.push(verdict).expect("written");
+    }
+
     #[test]
     fn only_consecutive_hung_cases_stop_a_run_and_keep_going_never_stops() {
+        let dir =
+            std::env::temp_dir().join(format!("elicit-check-unit-{}-run-hung", std::process::id()));
+        let log = EvidenceLog::create(&dir).expect("a folder");
         let mut settings = Settings::legacy(Limits::default(), Judging::EXACT);
-        let mut watch = HungWatch::default();
-        assert!(watch.record(Primary::Hung, &settings).is_ok());
-        assert!(watch.record(Primary::Crashed, &settings).is_ok());
-        assert!(watch.record(Primary::Hung, &settings).is_ok());
-        let stop = watch.record(Primary::Hung, &settings);
+        let stops = |log: &EvidenceLog, settings: &Settings| stop_if_hung(log, settings);
+        logged(&log, Primary::Hung);
+        assert!(stops(&log, &settings).is_ok());
+        logged(&log, Primary::Crashed);
+        assert!(stops(&log, &settings).is_ok());
+        logged(&log, Primary::Hung);
+        assert!(stops(&log, &settings).is_ok());
+        logged(&log, Primary::Hung);
+        let stop = stops(&log, &settings);
         assert!(matches!(stop, Err(Error::Hung { cases: 2 })), "{stop:?}");
         settings.keep_going = true;
-        let mut watch = HungWatch::default();
-        for _ in 0..5 {
-            assert!(watch.record(Primary::Hung, &settings).is_ok());
+        for _ in 0..3 {
+            logged(&log, Primary::Hung);
+            assert!(stops(&log, &settings).is_ok());
         }
-        assert_eq!(watch.consecutive, 5);
+        assert_eq!(log.trailing(Primary::Hung), 5);
+        assert_eq!(log.trailing(Primary::Crashed), 0);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -467,6 +467,45 @@ fn an_aborted_run_says_so_in_all_three_evidence_files() {
     );
 }
 
+/// The hung cases in a row are counted across the run's phases: a hung
+/// contract case (the last one run) and the first generated case after it are
+/// two consecutive hung cases, and the run stops there (not after a second
+/// generated one).
+#[test]
+fn a_hung_contract_case_and_a_hung_generated_case_are_two_in_a_row() {
+    let dir = OutputDir::new("hung-phases");
+    let mut args: Vec<String> = [
+        "--case",
+        "cancel",
+        "--cases",
+        "3",
+        "--seed",
+        "1",
+        "--call-timeout",
+        "0.5",
+        "--output",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    args.push(dir.text());
+    args.push("--".to_owned());
+    args.extend(misbehaving("hang-on-call"));
+    let output = run(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let summary = dir.json("run.json");
+    assert_eq!(summary["status"], "stopped", "{stdout}");
+    assert_eq!(summary["cases"], 2, "{stdout}");
+    let results = dir.json("results.json");
+    let rows: Vec<(&str, &str)> = results
+        .as_array()
+        .expect("an array")
+        .iter()
+        .filter_map(|verdict| Some((verdict["case"].as_str()?, verdict["verdict"].as_str()?)))
+        .collect();
+    assert_eq!(rows, [("cancel", "hung"), ("generated_0001", "hung")]);
+}
+
 #[test]
 fn a_banner_on_stdout_is_named_with_its_line() {
     let shown = assert_verdict(
@@ -481,24 +520,26 @@ fn a_banner_on_stdout_is_named_with_its_line() {
 
 #[test]
 fn a_second_elicitation_in_one_call_is_re_asked() {
-    assert_verdict(
+    let shown = assert_verdict(
         "re-ask",
         "accept_valid",
         &[],
         "re_asked",
         "2 elicitation/create requests in one tools/call (ids 0, 1)",
     );
+    assert_eq!(shown.code, Some(1));
 }
 
 #[test]
 fn a_url_elicitation_to_a_form_only_client_is_an_undeclared_mode() {
-    assert_verdict(
+    let shown = assert_verdict(
         "url-mode",
         "accept_valid",
         &[],
         "undeclared_mode",
         "elicitation/create id 0 asks for mode \"url\", but the client declared only form",
     );
+    assert_eq!(shown.code, Some(1));
 }
 
 #[test]
@@ -510,6 +551,7 @@ fn computing_on_a_decline_with_content_is_computed_on_refusal() {
         "computed_on_refusal",
         "computed on a decline (value 21); expected status \"declined\"",
     );
+    assert_eq!(shown.code, Some(1));
     // The outcome's differences add information: listed below the verdict.
     assert_eq!(
         shown.detail[1],
@@ -537,35 +579,38 @@ fn computing_on_a_cancel_with_content_is_computed_on_refusal() {
 
 #[test]
 fn computing_on_out_of_range_integers_is_computed_on_invalid() {
-    assert_verdict(
+    let shown = assert_verdict(
         "ignores-bounds",
         "accept_out_of_range",
         &[],
         "computed_on_invalid",
         "computed on an accept that breaks the requestedSchema (value 77); expected status \"invalid_content\"",
     );
+    assert_eq!(shown.code, Some(1));
 }
 
 #[test]
 fn computed_as_an_integer_is_type_drift() {
-    assert_verdict(
+    let shown = assert_verdict(
         "computed-as-int",
         "accept_valid",
         &[],
         "type_drift",
         "$.computed is 1 (an integer), expected true (a boolean)",
     );
+    assert_eq!(shown.code, Some(1));
 }
 
 #[test]
 fn a_reply_under_a_string_id_is_a_wrong_reply_id() {
-    assert_verdict(
+    let shown = assert_verdict(
         "string-reply-id",
         "accept_valid",
         &[],
         "wrong_reply_id",
         "a reply (#8) under id \"2\", which no request of the client carries (the pending request was tools/call id 2)",
     );
+    assert_eq!(shown.code, Some(1));
 }
 
 #[test]

@@ -8,7 +8,7 @@
 
 use serde_json::{Value, json};
 
-use super::{HungWatch, Settings, emit};
+use super::{Settings, emit};
 use crate::case::{Answer, Case};
 use crate::error::Error;
 use crate::harness::Evidence;
@@ -68,7 +68,6 @@ pub async fn run_hostile(
     use futures::StreamExt;
     let (first, rest) = cases.split_at(cases.len().min(1));
     let jobs = settings.schedule.jobs.max(1);
-    let mut hung = HungWatch::default();
     let mut index = 0;
     for chunk in std::iter::once(first).chain(rest.chunks(jobs)) {
         let verdicts: Vec<Result<Verdict, Error>> =
@@ -77,7 +76,7 @@ pub async fn run_hostile(
                 .collect()
                 .await;
         for verdict in verdicts {
-            emit(index, vec![verdict?], log, on_verdict, &mut hung, settings)?;
+            emit(index, vec![verdict?], log, on_verdict, settings)?;
             index += 1;
         }
     }
