@@ -503,3 +503,47 @@ fn a_server_that_takes_the_second_answer_to_one_elicitation_fails_reply_twice() 
         ]
     );
 }
+
+/// What rmcp 3.11 alone does when stdin ends while a call waits on its
+/// elicitation (the reason for `Gate::settled` in the reference server's line
+/// filter): its service drains in-flight handlers for a bounded time (5 s,
+/// `drain_timeout` in rmcp's `service.rs`; not asserted here), but this
+/// handler's elicitation can never be answered, so the service ends (quit
+/// reason `Closed`) with no reply to the call: nothing after the
+/// `elicitation/create` is written. The bound here is generous; the verdict,
+/// not the time, is asserted.
+#[test]
+fn rmcp_alone_ends_at_eof_without_replying_to_a_call_whose_elicitation_is_pending() {
+    runtime().block_on(async {
+        let (mut to_server, server_in) = tokio::io::duplex(1 << 16);
+        let (server_out, from_server) = tokio::io::duplex(1 << 16);
+        let service = tokio::spawn(async move {
+            let running = ReferenceServer::default()
+                .serve((server_in, server_out))
+                .await?;
+            anyhow::Ok(running.waiting().await?)
+        });
+        let mut lines = BufReader::new(from_server).lines();
+        send(&mut to_server, &hostile::initialize(0)).await;
+        read_until(&mut lines, |seen| !seen.is_empty()).await;
+        send(&mut to_server, hostile::INITIALIZED.as_bytes()).await;
+        send(&mut to_server, &hostile::call(1)).await;
+        let seen = read_until(&mut lines, |seen| !seen.is_empty()).await;
+        assert_eq!(seen[0]["method"], json!("elicitation/create"));
+        drop(to_server);
+        let ended = tokio::time::timeout(Duration::from_secs(120), service)
+            .await
+            .expect("the service ends after stdin closed")
+            .expect("the service task ends")
+            .expect("the service ends without an error");
+        assert!(
+            matches!(ended, rmcp::service::QuitReason::Closed),
+            "{ended:?}"
+        );
+        let after = tokio::time::timeout(Duration::from_secs(120), lines.next_line())
+            .await
+            .expect("stdout ends")
+            .expect("read");
+        assert_eq!(after, None, "no reply to the call after stdin closed");
+    });
+}
