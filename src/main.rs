@@ -1,5 +1,6 @@
 //! The `elicit-check` command: `serve` the reference server, or `run` the checks.
 
+use std::fmt::Write as _;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -130,10 +131,10 @@ struct RunArgs {
     #[arg(long)]
     seed: Option<u64>,
     /// Run only this contract case (repeatable); default: all 19. With
-    /// --hostile, a hostile-client case (default: all 15).
+    /// --hostile, a hostile-client case (default: all 16).
     #[arg(long = "case", value_name = "NAME")]
     only: Vec<String>,
-    /// Run the 15 hostile-client cases (a client that misbehaves on the wire:
+    /// Run the 16 hostile-client cases (a client that misbehaves on the wire:
     /// a call before `initialized`, replies under wrong ids, lines that are not
     /// JSON, misspelt actions, huge or deep answers, stdin closed early) instead
     /// of the contract and generated cases; each is a row of the same table and
@@ -172,6 +173,29 @@ struct RunArgs {
     /// server process [default: the number of cores]. Output stays in case order.
     #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
+    /// Run one case with this raw answer instead of the contract and generated
+    /// cases: the `result` of the reply to `elicitation/create`, sent byte for
+    /// byte; judged against the reference model's outcome for it. A failed
+    /// generated case's minimal form reproduces this way.
+    #[arg(long, value_name = "JSON", conflicts_with_all = ["only", "cases", "seed", "hostile"])]
+    answer: Option<String>,
+    /// As --answer, with a JSON-RPC `error` member (e.g. `{"code":-32603,"message":"x"}`)
+    /// instead of a `result`.
+    #[arg(long, value_name = "JSON", conflicts_with_all = ["answer", "only", "cases", "seed", "hostile"])]
+    answer_error: Option<String>,
+    /// The client capabilities of the --answer case, a JSON object declared at
+    /// `initialize` byte for byte [default: {"elicitation":{"form":{}}}]; given
+    /// alone (or with --policy), the case has no answer.
+    #[arg(long, value_name = "JSON", conflicts_with_all = ["only", "cases", "seed", "hostile"])]
+    capabilities: Option<String>,
+    /// The `policy` argument of the --answer case [default: validated].
+    #[arg(long, value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(["validated", "raw", "diagnostic_unchecked"]), conflicts_with_all = ["only", "cases", "seed", "hostile"])]
+    policy: Option<String>,
+    /// Print one JSON document on stdout instead of the table: the members of
+    /// run.json and `results`, each case's name, `passed`, verdict name,
+    /// primary evidence and reproduction (shape: schemas/run-report.schema.json).
+    #[arg(long)]
+    json: bool,
     /// The server command to test, after `--` (e.g. `-- python3 server.py`).
     #[arg(last = true)]
     server: Vec<String>,
@@ -202,6 +226,68 @@ fn parse_cli() -> Cli {
 }
 
 impl RunArgs {
+    /// Whether free text is judged word for word: `--exact-messages`, by
+    /// default on for the built-in reference server only.
+    fn exact_messages(&self) -> bool {
+        self.exact_messages.unwrap_or(self.server.is_empty())
+    }
+
+    /// The one case of `--answer`, `--answer-error`, `--capabilities` or
+    /// `--policy` (`None` when none is given), checked before anything is written.
+    fn answer_case(&self) -> anyhow::Result<Option<elicit_check::case::Case>> {
+        use elicit_check::case::WireAnswer;
+        if self.answer.is_none()
+            && self.answer_error.is_none()
+            && self.capabilities.is_none()
+            && self.policy.is_none()
+        {
+            return Ok(None);
+        }
+        let capabilities = match &self.capabilities {
+            None => json!({"elicitation": {"form": {}}}),
+            Some(text) => match serde_json::from_str(text) {
+                Ok(serde_json::Value::Object(members)) => serde_json::Value::Object(members),
+                Ok(_) => anyhow::bail!("--capabilities must be a JSON object, got {text}"),
+                Err(error) => anyhow::bail!("--capabilities is not JSON: {error}"),
+            },
+        };
+        let answer = match (&self.answer, &self.answer_error) {
+            (Some(text), _) => Some(
+                WireAnswer::result_text(text)
+                    .with_context(|| format!("--answer {text:?} is not JSON"))?,
+            ),
+            (None, Some(text)) => Some(
+                WireAnswer::error_text(text)
+                    .with_context(|| format!("--answer-error {text:?} is not JSON"))?,
+            ),
+            (None, None) => None,
+        };
+        Ok(Some(elicit_check::run::answer_case(
+            capabilities,
+            self.policy.as_deref().unwrap_or("validated"),
+            answer,
+        )))
+    }
+
+    /// What a failed case's reproduction repeats of this run (kind by mode).
+    fn replay(&self) -> report::Replay {
+        report::Replay {
+            kind: if self.hostile {
+                report::ReplayKind::Hostile
+            } else if self.answer.is_some()
+                || self.answer_error.is_some()
+                || self.capabilities.is_some()
+                || self.policy.is_some()
+            {
+                report::ReplayKind::Answer
+            } else {
+                report::ReplayKind::Case
+            },
+            exact_messages: Some(self.exact_messages()),
+            session: self.session,
+        }
+    }
+
     /// The schedule of `--session` and `-j`.
     fn schedule(&self) -> Schedule {
         Schedule {
@@ -288,7 +374,8 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         }
         Vec::new()
     };
-    let selection = if args.hostile {
+    let answer = args.answer_case()?;
+    let selection = if args.hostile || answer.is_some() {
         elicit_check::run::Selection::default()
     } else {
         elicit_check::run::select_cases(&args.only)?
@@ -310,7 +397,7 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         "elicit-check: server: {}",
         elicit_check::error::shell_words(&command)
     );
-    let cases = if args.hostile {
+    let cases = if args.hostile || answer.is_some() {
         0
     } else if selection.generated.is_empty() {
         args.cases
@@ -338,7 +425,7 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         let outcome = tokio::select! {
             result = elicit_check::harness::IN_FLIGHT.scope(
                 in_flight.clone(),
-                run_all(&args, &selection, &hostile, &command, cases, seed, &log, &mut minimal),
+                run_all(&args, &selection, &hostile, answer.as_ref(), &command, cases, seed, &log, &mut minimal),
             ) => Err(result),
             signal = signals.recv() => Ok(signal),
         };
@@ -354,28 +441,36 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
                     "elicit-check: {signal}: stopping; the case in flight is kept as interrupted and its server killed"
                 );
                 for evidence in in_flight.take() {
-                    log.push(report::Verdict::interrupted(evidence, signal))?;
+                    log.push(report::Verdict::interrupted(
+                        evidence,
+                        signal,
+                        args.replay(),
+                        seed,
+                    ))?;
                 }
                 Some(signal)
             }
         }
     };
     let tallies = log.tallies();
-    let mut stdout = std::io::stdout().lock();
+    // The closing lines for people: on stdout, or on stderr under --json (stdout
+    // then holds the one JSON document only).
+    let mut closing = String::new();
     let generated: Vec<report::Tally> = tallies.iter().filter(|t| t.generated).cloned().collect();
     if !generated.is_empty() {
-        writeln!(stdout, "generated: {}", report::tally_summary(&generated))?;
+        writeln!(closing, "generated: {}", report::tally_summary(&generated))?;
     }
     if let Some(minimal) = &minimal {
         writeln!(
-            stdout,
+            closing,
             "{}:{}",
             minimal.heading(),
             report::explain(&minimal.generated, &minimal.outcome)
         )?;
         for failure in &minimal.failures {
-            writeln!(stdout, "    {failure}")?;
+            writeln!(closing, "    {failure}")?;
         }
+        writeln!(closing, "    reproduce: {}", minimal.reproduce)?;
     }
     let hung = stopped.as_ref().is_some_and(|error| {
         matches!(
@@ -403,9 +498,9 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         mode_line(schedule)
     );
     match (status, tallies.last()) {
-        ("finished", _) => writeln!(stdout, "{counts}")?,
-        ("stopped", Some(last)) => writeln!(stdout, "stopped ({}): {counts}", last.verdict)?,
-        (other, _) => writeln!(stdout, "{other} after {} cases: {counts}", tallies.len())?,
+        ("finished", _) => writeln!(closing, "{counts}")?,
+        ("stopped", Some(last)) => writeln!(closing, "stopped ({}): {counts}", last.verdict)?,
+        (other, _) => writeln!(closing, "{other} after {} cases: {counts}", tallies.len())?,
     }
     let mut summary = run_info;
     let members = summary
@@ -414,6 +509,12 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
     members.insert("interrupted".into(), interrupted.is_some().into());
     if let Some(error) = &stopped {
         members.insert("stopped_because".into(), format!("{error:#}").into());
+    }
+    if let Some(signal) = interrupted {
+        members.insert(
+            "stopped_because".into(),
+            format!("{signal} by {}", StopSignals::name(signal)).into(),
+        );
     }
     members.insert("mode".into(), schedule.mode.to_string().into());
     members.insert("jobs".into(), schedule.jobs.into());
@@ -434,9 +535,18 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
             "failures": m.failures,
             "shrink_runs": m.shrink_runs,
             "shrink_stopped_early": m.shrink_stopped_early,
+            "reproduce": m.reproduce,
         }))),
     );
     let results = log.finish(&summary, status)?;
+    if args.json {
+        eprint!("{closing}");
+        let document = report::run_document(&summary, status, log.case_lines()?);
+        let mut stdout = std::io::stdout().lock();
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&document)?)?;
+    } else {
+        print!("{closing}");
+    }
     eprintln!("elicit-check: evidence in {}", results.display());
     if let Some(signal) = interrupted {
         anyhow::bail!("{signal} after {} cases", tallies.len());
@@ -481,6 +591,7 @@ async fn run_all(
     args: &RunArgs,
     selection: &elicit_check::run::Selection,
     hostile: &[elicit_check::harness::hostile::HostileCase],
+    answer: Option<&elicit_check::case::Case>,
     command: &[String],
     cases: usize,
     seed: u64,
@@ -497,14 +608,19 @@ async fn run_all(
         limits,
         protocols: protocols(&args.protocol),
         judging: Judging {
-            exact_messages: args.exact_messages.unwrap_or(args.server.is_empty()),
+            exact_messages: args.exact_messages(),
         },
         keep_going: args.keep_going,
         schedule: args.schedule(),
     };
-    report::write_header(&mut std::io::stdout())?;
+    // Under --json stdout holds the one document printed at the end: no table.
+    if !args.json {
+        report::write_header(&mut std::io::stdout())?;
+    }
     let mut print_row = |verdict: &report::Verdict| {
-        let _ = report::write_row(&mut std::io::stdout(), verdict);
+        if !args.json {
+            let _ = report::write_row(&mut std::io::stdout(), verdict);
+        }
     };
     if args.hostile {
         return Ok(elicit_check::run::hostile::run_hostile(
@@ -515,6 +631,11 @@ async fn run_all(
             &mut print_row,
         )
         .await?);
+    }
+    if let Some(case) = answer {
+        return Ok(
+            elicit_check::run::run_answer(command, case, &settings, log, &mut print_row).await?,
+        );
     }
     if args.only.is_empty() || !selection.contract.is_empty() {
         elicit_check::run::run_contract_in(
@@ -571,6 +692,16 @@ impl StopSignals {
         StopSignals {
             interrupt: signal(SignalKind::interrupt()).ok(),
             terminate: signal(SignalKind::terminate()).ok(),
+        }
+    }
+
+    /// The signal that `word` ([`StopSignals::recv`]) stands for: `SIGTERM` for
+    /// `terminated`, `SIGINT` (Ctrl-C) for `interrupted`.
+    fn name(word: &str) -> &'static str {
+        if word == "terminated" {
+            "SIGTERM"
+        } else {
+            "SIGINT"
         }
     }
 

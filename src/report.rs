@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::error::Error;
@@ -43,6 +43,10 @@ pub struct Verdict {
     /// A failed case's copy-paste reproduction command (see [`reproduction`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reproduce: Option<String>,
+    /// How the reproduction command runs the case again, and the options of the
+    /// run it repeats (not in `results.json`: `reproduce` says it).
+    #[serde(skip)]
+    pub replay: Replay,
     /// Everything the harness recorded.
     pub evidence: Evidence,
 }
@@ -61,6 +65,7 @@ impl Verdict {
             reason: None,
             seed: None,
             reproduce: None,
+            replay: Replay::default(),
             evidence,
         };
         verdict.settle();
@@ -78,8 +83,10 @@ impl Verdict {
     }
 
     /// The verdict of the case in flight when the run was stopped: its frames so
-    /// far, verdict `interrupted`.
-    pub fn interrupted(evidence: Evidence, signal: &str) -> Self {
+    /// far, verdict `interrupted`, and a reproduction with the run's `replay`
+    /// options: a generated case (`generated_0042`) replays with `seed`, a case
+    /// being shrunk ([`MINIMAL_CASE`]) with its answer (`--answer`).
+    pub fn interrupted(evidence: Evidence, signal: &str, replay: Replay, seed: u64) -> Self {
         let mut verdict = Verdict::new(
             Value::Null,
             vec![format!("{signal} while the case was in flight")],
@@ -87,19 +94,85 @@ impl Verdict {
         );
         verdict.verdict = Primary::Interrupted;
         verdict.primary = format!("the run was {signal} while this case was in flight");
+        verdict.replay = replay;
+        if verdict.case.starts_with(GENERATED_PREFIX) {
+            verdict.seed = Some(seed);
+        }
+        let base = verdict.case.split('@').next().unwrap_or_default();
+        if replay.kind == ReplayKind::Case && base == MINIMAL_CASE {
+            verdict.replay.kind = ReplayKind::Answer;
+        }
+        verdict.reproduce = Some(reproduction(&verdict));
         verdict
     }
 }
 
+/// The name of a generated case is this prefix and its number (`generated_0042`).
+pub const GENERATED_PREFIX: &str = "generated_";
+
+/// The name of the case a shrinking run judges.
+pub const MINIMAL_CASE: &str = "minimal";
+
+/// The name of the one case of `run --answer JSON`.
+pub const ANSWER_CASE: &str = "answer";
+
+/// How a reproduction command runs a case again (issue 10, section 1b).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum ReplayKind {
+    /// By name: a contract case, or a generated one with its seed (`--case NAME`).
+    #[default]
+    Case,
+    /// A hostile-client case (`--hostile --case NAME`).
+    Hostile,
+    /// By its inputs: capabilities, policy and the raw answer (`--answer JSON`),
+    /// for a case that has no name to replay by: a shrunk minimal failure, or a
+    /// case of `run --answer`.
+    Answer,
+}
+
+/// What a failed case's reproduction command repeats of its run: how the case
+/// is run again and the run's options that change a verdict (issue 10,
+/// section 1b: "a copy-paste reproduction command").
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Replay {
+    /// By name, as a hostile case, or by its answer.
+    pub kind: ReplayKind,
+    /// Whether the run judged free text word for word (`--exact-messages`);
+    /// `None`: the default for its server (on for the reference server only).
+    pub exact_messages: Option<bool>,
+    /// Whether the run used `--session`.
+    pub session: bool,
+}
+
+/// The contract cases' default capabilities, left out of an `--answer` reproduction.
+const FORM_CAPABILITIES: &str = r#"{"elicitation":{"form":{}}}"#;
+
 /// The name `elicit-check` users type.
 const PROGRAM: &str = "elicit-check";
 
-/// The copy-paste command that runs this one case again: `elicit-check run
-/// --case NAME -- SERVER` with the server command shell-quoted (left out for the
-/// built-in reference server), `--seed S` for a generated case (generation is
-/// deterministic, so `--case generated_0042 --seed S` replays exactly its
-/// answer), and `--protocol` for a case of the 2026-07-28 era.
+/// The copy-paste command that runs this one case again, by
+/// [`Verdict::replay`]'s kind:
+/// - a case by name: `elicit-check run --case NAME -- SERVER`, with `--seed S`
+///   for a generated case (generation is deterministic, so `--case
+///   generated_0042 --seed S` replays exactly its answer) and `--protocol` for
+///   a case of the 2026-07-28 era;
+/// - a hostile-client case (issue 10, section 2): `elicit-check run --hostile
+///   --case NAME -- SERVER`; hostile cases speak 2025-11-25 only (`--hostile`
+///   refuses `--protocol` and `--session`), so neither is added;
+/// - a case by its inputs (a shrunk minimal failure, a case of `run --answer`):
+///   `elicit-check run [--policy P] [--capabilities JSON] --answer JSON -- SERVER`
+///   (`--answer-error JSON` for a JSON-RPC error answer; the answer's exact
+///   text, so `-0` stays `-0`; the contract's `validated` and form capabilities
+///   left out, but never all three, which would run the contract cases).
+///
+/// Each adds the run's options that change a verdict: `--exact-messages` (or
+/// `--exact-messages=false` for the reference server) when the run judged
+/// otherwise than the default for its server, and `--session`. The server
+/// command is shell-quoted, and left out for the built-in reference server.
 pub fn reproduction(verdict: &Verdict) -> String {
+    if verdict.replay.kind == ReplayKind::Hostile {
+        return command_line(verdict, &[]);
+    }
     let (name, protocol) = match verdict.case.split_once('@') {
         Some((name, _)) => (name, Some("both")),
         None => (
@@ -108,40 +181,77 @@ pub fn reproduction(verdict: &Verdict) -> String {
                 .then_some("2026-07-28"),
         ),
     };
-    let option = protocol.map(|protocol| ["--protocol", protocol]);
-    command_line(
-        verdict,
-        name,
-        option.as_ref().map_or(&[][..], |words| &words[..]),
-    )
+    let mut words: Vec<String> = protocol
+        .map(|protocol| vec!["--protocol".to_owned(), protocol.to_owned()])
+        .unwrap_or_default();
+    if verdict.replay.kind == ReplayKind::Answer {
+        words.extend(answer_options(&verdict.evidence.input));
+    } else {
+        words.extend(["--case".to_owned(), name.to_owned()]);
+        if let Some(seed) = verdict.seed {
+            words.extend(["--seed".to_owned(), seed.to_string()]);
+        }
+    }
+    command_line(verdict, &words)
 }
 
-/// The copy-paste command that runs one hostile-client case again (issue 10,
-/// section 2): `elicit-check run --hostile --case NAME -- SERVER`. Hostile
-/// cases speak 2025-11-25 only (`--hostile` refuses `--protocol`), so no
-/// `--protocol` is added whatever version the server answered.
-pub fn hostile_reproduction(verdict: &Verdict) -> String {
-    command_line(verdict, &verdict.case, &["--hostile"])
+/// The options of `run --answer` that give `case`'s inputs: `--policy` and
+/// `--capabilities` unless the contract's defaults (but at least one option),
+/// then `--answer` / `--answer-error` with the answer's exact text.
+fn answer_options(case: &crate::case::Case) -> Vec<String> {
+    let mut words = Vec::new();
+    let wire = case.wire_answer();
+    let default_capabilities =
+        serde_json::from_str::<Value>(FORM_CAPABILITIES).ok() == Some(case.capabilities.clone());
+    if case.policy != "validated" || (default_capabilities && wire.is_none()) {
+        words.extend(["--policy".to_owned(), case.policy.clone()]);
+    }
+    if !default_capabilities {
+        words.extend(["--capabilities".to_owned(), case.capabilities.to_string()]);
+    }
+    if let Some(wire) = wire {
+        let option = match wire.member {
+            crate::case::Member::Result => "--answer",
+            crate::case::Member::Error => "--answer-error",
+        };
+        words.extend([option.to_owned(), wire.text.get().to_owned()]);
+    }
+    words
 }
 
-/// `elicit-check run OPTIONS --case NAME [--seed S] [-- SERVER]`, each word
-/// shell-quoted where it needs it.
-fn command_line(verdict: &Verdict, name: &str, options: &[&str]) -> String {
+/// `elicit-check run [--hostile] [--exact-messages[=false]] [--session] WORDS
+/// [-- SERVER]`, each word shell-quoted where it needs it (`--hostile` also
+/// adds `--case NAME`).
+fn command_line(verdict: &Verdict, words: &[String]) -> String {
     let quote = |word: &str| {
         shlex::try_quote(word).map_or_else(|_| word.to_owned(), std::borrow::Cow::into_owned)
     };
-    let mut words = vec![PROGRAM.to_owned(), "run".to_owned()];
-    words.extend(options.iter().map(|option| (*option).to_owned()));
-    words.extend(["--case".to_owned(), quote(name)]);
-    if let Some(seed) = verdict.seed {
-        words.extend(["--seed".to_owned(), seed.to_string()]);
-    }
     let command = &verdict.evidence.server_command;
-    if !is_reference_server(command) {
-        words.push("--".to_owned());
-        words.extend(command.iter().map(|word| quote(word)));
+    let reference = is_reference_server(command);
+    let replay = verdict.replay;
+    let mut line = vec![PROGRAM.to_owned(), "run".to_owned()];
+    let hostile = replay.kind == ReplayKind::Hostile;
+    if hostile {
+        line.push("--hostile".to_owned());
     }
-    words.join(" ")
+    match replay.exact_messages {
+        Some(true) if !reference => line.push("--exact-messages".to_owned()),
+        Some(false) if reference => line.push("--exact-messages=false".to_owned()),
+        _ => {}
+    }
+    if replay.session && !hostile {
+        line.push("--session".to_owned());
+    }
+    if hostile {
+        line.extend(["--case".to_owned(), quote(&verdict.case)]);
+    } else {
+        line.extend(words.iter().map(|word| quote(word)));
+    }
+    if !reference {
+        line.push("--".to_owned());
+        line.extend(command.iter().map(|word| quote(word)));
+    }
+    line.join(" ")
 }
 
 /// Whether `command` is this executable's `serve` (the default server of `run`).
@@ -319,12 +429,86 @@ pub fn verdict_counts(tallies: &[Tally]) -> Value {
     Value::Object(counts)
 }
 
+/// One case in the document of `run --json` ([`run_document`]): the members of
+/// its verdict in `results.json` that a CI system groups and reports by, without
+/// the evidence (issue 10, section 1: "`run.json` and `--json` carry the verdict
+/// name").
+///
+/// JSON shape: `{"case": "accept_valid", "passed": false, "verdict": "crashed",
+/// "primary": "exit code 3 before replying to tools/call", "reproduce":
+/// "elicit-check run --case accept_valid -- ..."}` (`reproduce` only for a
+/// failed case).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaseLine {
+    /// The case's name.
+    pub case: String,
+    /// Whether it passed.
+    pub passed: bool,
+    /// Its primary verdict's name (`passed`, `crashed`, `hung`, ...).
+    pub verdict: String,
+    /// The evidence line of that verdict.
+    pub primary: String,
+    /// A failed case's reproduction command.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reproduce: Option<String>,
+}
+
+/// The last record of `results.jsonl` (and so the last element of
+/// `results.json`) of a run that did not finish: how it ended, in the words of
+/// `run.json`'s `status`, `cases` and `stopped_because` (issue 10, section 1b:
+/// "an aborted run says so in all three"). A finished run has none.
+///
+/// JSON shape: `{"run_status": "stopped", "cases": 2, "stopped_because":
+/// "stopped after 2 consecutive hung cases ..."}`. It has no `case` member, which
+/// is how a reader of verdicts tells it apart (README "The evidence folder").
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunEnd {
+    /// `stopped`, `interrupted` or `aborted`.
+    pub run_status: String,
+    /// The verdicts recorded before it.
+    pub cases: usize,
+    /// Why the run ended early, as in `run.json`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped_because: Option<String>,
+}
+
+/// One line of `results.jsonl`: a case's verdict, or the run's [`RunEnd`].
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Record {
+    Case(CaseLine),
+    End(#[allow(dead_code)] RunEnd),
+}
+
+/// The one JSON document `elicit-check run --json` prints on stdout: the members
+/// of `run.json` (`summary` with `"status": status` first) and `results`, one
+/// [`CaseLine`] per case in case order. Shape: `schemas/run-report.schema.json`
+/// (issue 10, section 1; the conventions of `check --json`: one pretty-printed
+/// document, nothing else on stdout).
+pub fn run_document(summary: &Value, status: &str, results: Vec<CaseLine>) -> Value {
+    let mut document = match with_status(summary, status) {
+        Value::Object(members) => members,
+        _ => serde_json::Map::new(),
+    };
+    document.insert(
+        "results".to_owned(),
+        Value::Array(
+            results
+                .into_iter()
+                .map(|line| serde_json::to_value(line).unwrap_or(Value::Null))
+                .collect(),
+        ),
+    );
+    Value::Object(document)
+}
+
 /// The evidence folder of one run. The three files always describe the same run:
 /// - `run.json`: the run's summary (server command, seed, counts, minimal
 ///   failure) and its `status`: `in_progress` from the moment the folder is
 ///   created, then `finished`, `interrupted`, `stopped` (a bound hit: the server
 ///   did not start or hung) or `aborted` (an error);
-/// - `results.jsonl`: one verdict per line, appended and flushed as each case ends;
+/// - `results.jsonl`: one verdict per line, appended and flushed as each case
+///   ends; when the run did not finish, a last [`RunEnd`] line says how it ended;
 /// - `results.json`: the array of all verdicts, rebuilt from `results.jsonl` and
 ///   replaced atomically (write, then rename) at checkpoints (see
 ///   [`CHECKPOINT_INTERVAL`]) and at [`EvidenceLog::finish`], so it is never
@@ -426,6 +610,18 @@ impl EvidenceLog {
         Ok(())
     }
 
+    /// How many of the verdicts recorded so far are `verdict`, counted back from
+    /// the last one until one is not (the `hung` cases in a row, issue 10,
+    /// section 1).
+    pub fn trailing(&self, verdict: Primary) -> usize {
+        self.state()
+            .tallies
+            .iter()
+            .rev()
+            .take_while(|tally| tally.verdict == verdict)
+            .count()
+    }
+
     /// The [`Tally`] of every case recorded so far, in order.
     pub fn tallies(&self) -> Vec<Tally> {
         self.state().tallies.clone()
@@ -449,13 +645,61 @@ impl EvidenceLog {
             .collect()
     }
 
+    /// The [`CaseLine`] of every verdict recorded so far, read back from
+    /// `results.jsonl` line by line (only these few members are kept, so the
+    /// evidence is never all in memory); a [`RunEnd`] record is no case.
+    ///
+    /// # Errors
+    /// [`Error::Io`] or [`Error::Json`] when the file cannot be read back.
+    pub fn case_lines(&self) -> Result<Vec<CaseLine>, Error> {
+        use std::io::BufRead;
+        let _state = self.state();
+        let path = self.dir.join("results.jsonl");
+        let file = std::fs::File::open(&path).map_err(io_error(&path))?;
+        let mut lines = Vec::new();
+        for line in std::io::BufReader::new(file).lines() {
+            let line = line.map_err(io_error(&path))?;
+            if line.is_empty() {
+                continue;
+            }
+            let record = serde_json::from_str(&line).map_err(|source| Error::Json {
+                path: path.clone(),
+                source,
+            })?;
+            if let Record::Case(case) = record {
+                lines.push(case);
+            }
+        }
+        Ok(lines)
+    }
+
     /// Writes the final `results.json` and `run.json` (`summary`'s members with
-    /// `"status": status`); returns the path of `results.json`.
+    /// `"status": status`); returns the path of `results.json`. A run that did
+    /// not finish (`status` other than `finished`) first gets its [`RunEnd`]
+    /// record appended to `results.jsonl`, so all three files say how it ended.
     ///
     /// # Errors
     /// [`Error::Io`] when a file cannot be written.
     pub fn finish(&self, summary: &Value, status: &str) -> Result<PathBuf, Error> {
-        let _state = self.state();
+        let mut state = self.state();
+        if status != "finished" {
+            let end = RunEnd {
+                run_status: status.to_owned(),
+                cases: state.tallies.len(),
+                stopped_because: summary
+                    .get("stopped_because")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
+            };
+            let path = self.dir.join("results.jsonl");
+            let line = serde_json::to_string(&end).map_err(|source| Error::Json {
+                path: path.clone(),
+                source,
+            })?;
+            writeln!(state.lines, "{line}")
+                .and_then(|()| state.lines.flush())
+                .map_err(io_error(&path))?;
+        }
         let results = self.write_results()?;
         self.write_json("run.json", &with_status(summary, status))?;
         Ok(results)
@@ -532,4 +776,327 @@ pub fn explain(generated: &GeneratedCase, outcome: &Value) -> String {
         outcome,
         generated.expected
     )
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::case::Case;
+
+    /// The evidence of a case named `name` of `command` that ran and passed.
+    pub(crate) fn evidence(name: &str, command: &[&str]) -> Evidence {
+        Evidence {
+            case: name.to_owned(),
+            input: Case {
+                name: name.to_owned(),
+                policy: "validated".to_owned(),
+                capabilities: json!({"elicitation": {"form": {}}}),
+                answer: None,
+                answer_text: None,
+            },
+            elicit_check_version: env!("CARGO_PKG_VERSION"),
+            rmcp_version: crate::harness::evidence::RMCP_VERSION,
+            server_command: command.iter().map(|word| (*word).to_owned()).collect(),
+            pid: Some(7),
+            protocol_version: Some("2025-11-25".to_owned()),
+            wire: Vec::new(),
+            timeline: Vec::new(),
+            callbacks: 1,
+            stray_stdout: Vec::new(),
+            stderr: String::new(),
+            exit_code: Some(0),
+            exit_signal: None,
+            forced_kill: false,
+            shutdown_grace_secs: 5.0,
+            group_left_running: false,
+            outcome: Some(json!({"status": "declined", "computed": false})),
+            text_outcome: None,
+            error: None,
+            started: true,
+            rpc_error: None,
+        }
+    }
+
+    /// A fresh evidence folder, removed when dropped.
+    struct Folder(PathBuf);
+
+    impl Drop for Folder {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn folder(test: &str) -> Folder {
+        let dir = std::env::temp_dir().join(format!(
+            "elicit-check-unit-{}-report-{test}",
+            std::process::id()
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        Folder(dir)
+    }
+
+    fn lines(dir: &Path) -> Vec<Value> {
+        std::fs::read_to_string(dir.join("results.jsonl"))
+            .expect("results.jsonl")
+            .lines()
+            .map(|line| serde_json::from_str(line).expect("a JSON line"))
+            .collect()
+    }
+
+    /// A failed verdict of case `name` of `command`, reproduced as `replay` says.
+    fn failed(name: &str, command: &[&str], replay: Replay) -> Verdict {
+        let mut verdict = Verdict::new(
+            json!({"status": "declined", "computed": false}),
+            vec!["outcome $.computed: true != false".to_owned()],
+            evidence(name, command),
+        );
+        verdict.replay = replay;
+        verdict.settle();
+        verdict
+    }
+
+    /// This executable's `serve`: the command `run` uses for the reference server.
+    fn reference() -> Vec<String> {
+        let exe = std::env::current_exe().expect("the test binary");
+        vec![exe.to_string_lossy().into_owned(), "serve".to_owned()]
+    }
+
+    #[test]
+    fn a_reproduction_repeats_exact_messages_and_session_when_the_run_used_them() {
+        let server = ["python3", "my server.py"];
+        let plain = Replay {
+            kind: ReplayKind::Case,
+            exact_messages: Some(false),
+            session: false,
+        };
+        assert_eq!(
+            failed("decline", &server, plain).reproduce.as_deref(),
+            Some("elicit-check run --case decline -- python3 'my server.py'")
+        );
+        let both = Replay {
+            exact_messages: Some(true),
+            session: true,
+            ..plain
+        };
+        assert_eq!(
+            failed("decline", &server, both).reproduce.as_deref(),
+            Some(
+                "elicit-check run --exact-messages --session --case decline -- python3 'my server.py'"
+            )
+        );
+        // The reference server is judged exactly by default: only turning that
+        // off is repeated, and its command is left out.
+        let reference = reference();
+        let reference: Vec<&str> = reference.iter().map(String::as_str).collect();
+        assert_eq!(
+            failed("decline", &reference, both).reproduce.as_deref(),
+            Some("elicit-check run --session --case decline")
+        );
+        assert_eq!(
+            failed("decline", &reference, plain).reproduce.as_deref(),
+            Some("elicit-check run --exact-messages=false --case decline")
+        );
+        // Unknown (the default for its server): nothing added.
+        let default = Replay::default();
+        assert_eq!(
+            failed("decline", &reference, default).reproduce.as_deref(),
+            Some("elicit-check run --case decline")
+        );
+        let mut generated = failed("generated_0042", &server, both);
+        generated.seed = Some(7);
+        generated.settle();
+        assert_eq!(
+            generated.reproduce.as_deref(),
+            Some(
+                "elicit-check run --exact-messages --session --case generated_0042 --seed 7 -- python3 'my server.py'"
+            )
+        );
+        // A hostile case never repeats --session (run --hostile refuses it).
+        let hostile = Replay {
+            kind: ReplayKind::Hostile,
+            ..both
+        };
+        assert_eq!(
+            failed("action_empty", &server, hostile)
+                .reproduce
+                .as_deref(),
+            Some(
+                "elicit-check run --hostile --exact-messages --case action_empty -- python3 'my server.py'"
+            )
+        );
+    }
+
+    #[test]
+    fn a_case_without_a_name_to_replay_by_reproduces_by_its_inputs() {
+        let server = ["node", "server.js"];
+        let answer = Replay {
+            kind: ReplayKind::Answer,
+            exact_messages: Some(false),
+            session: false,
+        };
+        let mut verdict = failed(MINIMAL_CASE, &server, answer);
+        verdict.evidence.input.set_wire_answer(
+            crate::case::WireAnswer::result_text(
+                r#"{"action":"accept","content":{"units":-0,"unit_value":7}}"#,
+            )
+            .expect("JSON"),
+        );
+        verdict.settle();
+        // The contract's policy and capabilities are left out; the answer's text
+        // is the one sent (-0 stays -0).
+        assert_eq!(
+            verdict.reproduce.as_deref(),
+            Some(
+                r#"elicit-check run --answer '{"action":"accept","content":{"units":-0,"unit_value":7}}' -- node server.js"#
+            )
+        );
+        verdict.evidence.input.policy = "raw".to_owned();
+        verdict.evidence.input.capabilities = json!({"elicitation": {}});
+        verdict.evidence.input.set_wire_answer(
+            crate::case::WireAnswer::error_text(r#"{"code":-32603,"message":"x y"}"#)
+                .expect("JSON"),
+        );
+        verdict.settle();
+        assert_eq!(
+            verdict.reproduce.as_deref(),
+            Some(
+                r#"elicit-check run --policy raw --capabilities '{"elicitation":{}}' --answer-error '{"code":-32603,"message":"x y"}' -- node server.js"#
+            )
+        );
+        // No answer, the contract's policy and capabilities: --policy keeps the
+        // line from running the contract cases instead.
+        verdict.evidence.input.policy = "validated".to_owned();
+        verdict.evidence.input.capabilities = json!({"elicitation": {"form": {}}});
+        verdict.evidence.input.answer = None;
+        verdict.evidence.input.answer_text = None;
+        verdict.settle();
+        assert_eq!(
+            verdict.reproduce.as_deref(),
+            Some("elicit-check run --policy validated -- node server.js")
+        );
+        verdict.evidence.input.capabilities = json!({});
+        verdict.settle();
+        assert_eq!(
+            verdict.reproduce.as_deref(),
+            Some("elicit-check run --capabilities '{}' -- node server.js")
+        );
+        // The 2026-07-28 run of a case in both eras.
+        verdict.case = format!("{MINIMAL_CASE}@2026-07-28");
+        verdict.replay.session = true;
+        verdict.settle();
+        assert_eq!(
+            verdict.reproduce.as_deref(),
+            Some(
+                "elicit-check run --session --protocol both --capabilities '{}' -- node server.js"
+            )
+        );
+    }
+
+    #[test]
+    fn the_case_in_flight_reproduces_by_name_seed_or_answer() {
+        let server = ["server"];
+        let replay = Replay {
+            kind: ReplayKind::Case,
+            exact_messages: Some(false),
+            session: false,
+        };
+        let generated =
+            Verdict::interrupted(evidence("generated_0003", &server), "terminated", replay, 9);
+        assert_eq!(generated.verdict, Primary::Interrupted);
+        assert_eq!(generated.seed, Some(9));
+        assert_eq!(
+            generated.reproduce.as_deref(),
+            Some("elicit-check run --case generated_0003 --seed 9 -- server")
+        );
+        let contract = Verdict::interrupted(evidence("decline", &server), "terminated", replay, 9);
+        assert_eq!(contract.seed, None);
+        assert_eq!(
+            contract.reproduce.as_deref(),
+            Some("elicit-check run --case decline -- server")
+        );
+        let shrinking =
+            Verdict::interrupted(evidence(MINIMAL_CASE, &server), "interrupted", replay, 9);
+        assert_eq!(
+            shrinking.reproduce.as_deref(),
+            Some("elicit-check run --policy validated -- server")
+        );
+        assert_eq!(
+            shrinking.primary,
+            "the run was interrupted while this case was in flight"
+        );
+        let hostile = Replay {
+            kind: ReplayKind::Hostile,
+            ..replay
+        };
+        let hostile =
+            Verdict::interrupted(evidence("deep_answer", &server), "terminated", hostile, 9);
+        assert_eq!(
+            hostile.reproduce.as_deref(),
+            Some("elicit-check run --hostile --case deep_answer -- server")
+        );
+    }
+
+    #[test]
+    fn a_run_that_did_not_finish_ends_both_result_files_with_how_it_ended() {
+        let passed = || {
+            Verdict::new(
+                json!({"status": "declined", "computed": false}),
+                Vec::new(),
+                evidence("decline", &["server"]),
+            )
+        };
+        let dir = folder("finished");
+        let log = EvidenceLog::create(&dir.0).expect("a folder");
+        log.push(passed()).expect("written");
+        log.finish(&json!({"cases": 1}), "finished")
+            .expect("written");
+        let finished = lines(&dir.0);
+        assert_eq!(finished.len(), 1, "a finished run has no end record");
+        assert_eq!(finished[0]["case"], "decline");
+
+        let dir = folder("stopped");
+        let log = EvidenceLog::create(&dir.0).expect("a folder");
+        log.push(passed()).expect("written");
+        log.push(passed()).expect("written");
+        log.finish(
+            &json!({"cases": 2, "stopped_because": "stopped after 2 consecutive hung cases"}),
+            "stopped",
+        )
+        .expect("written");
+        let stopped = lines(&dir.0);
+        assert_eq!(stopped.len(), 3);
+        assert_eq!(
+            stopped[2],
+            json!({"run_status": "stopped", "cases": 2, "stopped_because": "stopped after 2 consecutive hung cases"})
+        );
+        let results: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.0.join("results.json")).expect("results.json"),
+        )
+        .expect("JSON");
+        assert_eq!(results, Value::Array(stopped));
+        let run: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir.0.join("run.json")).expect("run.json"),
+        )
+        .expect("JSON");
+        assert_eq!(run["status"], "stopped");
+        // The end record is no case of `run --json`.
+        let cases = log.case_lines().expect("read back");
+        assert_eq!(
+            cases
+                .iter()
+                .map(|line| line.case.as_str())
+                .collect::<Vec<_>>(),
+            ["decline", "decline"]
+        );
+        // Without a reason given, the record has none.
+        let dir = folder("aborted");
+        let log = EvidenceLog::create(&dir.0).expect("a folder");
+        log.finish(&json!({}), "aborted").expect("written");
+        assert_eq!(
+            lines(&dir.0),
+            [json!({"run_status": "aborted", "cases": 0})]
+        );
+    }
 }

@@ -24,8 +24,11 @@ use crate::harness::mrtr::{self, Retry};
 use crate::harness::{self, Evidence, Limits};
 use crate::oracle::contract::{self, Judging};
 use crate::oracle::{era, model};
-use crate::report::{EvidenceLog, Verdict};
-use crate::schedule::{self, Schedule};
+use crate::report::{
+    ANSWER_CASE, EvidenceLog, GENERATED_PREFIX, MINIMAL_CASE, Replay, ReplayKind, Verdict,
+    reproduction,
+};
+use crate::schedule::{self, Mode, Schedule};
 use crate::strategy::{GeneratedCase, generated_case, seeded_runner};
 use crate::verdict::Primary;
 
@@ -55,34 +58,31 @@ pub struct Settings {
 /// server that never answers `tools/call` must not cost one call bound per case.
 pub const MAX_CONSECUTIVE_HUNG: usize = 2;
 
-/// Counts consecutive `hung` verdicts and stops the run at [`MAX_CONSECUTIVE_HUNG`].
-#[derive(Debug, Default)]
-struct HungWatch {
-    consecutive: usize,
-}
-
-impl HungWatch {
-    /// Records `verdict`.
-    ///
-    /// # Errors
-    /// [`Error::Hung`] when it is the [`MAX_CONSECUTIVE_HUNG`]th `hung` in a row
-    /// and `settings.keep_going` is off.
-    fn record(&mut self, verdict: Primary, settings: &Settings) -> Result<(), Error> {
-        if verdict == Primary::Hung {
-            self.consecutive += 1;
-        } else {
-            self.consecutive = 0;
-        }
-        if self.consecutive >= MAX_CONSECUTIVE_HUNG && !settings.keep_going {
-            return Err(Error::Hung {
-                cases: self.consecutive,
-            });
-        }
-        Ok(())
+/// Whether the run stops after the verdict just logged: the last
+/// [`MAX_CONSECUTIVE_HUNG`] verdicts in `log` are all `hung`, whichever phase
+/// (contract, generated) each came from, and `settings.keep_going` is off.
+///
+/// # Errors
+/// [`Error::Hung`] with the number of consecutive `hung` verdicts.
+fn stop_if_hung(log: &EvidenceLog, settings: &Settings) -> Result<(), Error> {
+    let consecutive = log.trailing(Primary::Hung);
+    if consecutive >= MAX_CONSECUTIVE_HUNG && !settings.keep_going {
+        return Err(Error::Hung { cases: consecutive });
     }
+    Ok(())
 }
 
 impl Settings {
+    /// What a failed case's reproduction repeats of a run with these settings:
+    /// `--exact-messages` as judged, `--session` (by name, [`ReplayKind::Case`]).
+    pub fn replay(&self) -> Replay {
+        Replay {
+            kind: ReplayKind::Case,
+            exact_messages: Some(self.judging.exact_messages),
+            session: self.schedule.mode == Mode::Session,
+        }
+    }
+
     /// 2025-11-25 only, with `limits` and `judging`.
     pub fn legacy(limits: Limits, judging: Judging) -> Settings {
         Settings {
@@ -138,10 +138,9 @@ pub async fn run_cases_in(
     // The first case alone: a server that does not start ends the run there.
     let (first, rest) = cases.split_at(cases.len().min(1));
     let mut index = 0;
-    let mut hung = HungWatch::default();
     for chunk in std::iter::once(first).chain(rest.chunks(settings.schedule.window())) {
         for verdicts in schedule::judge_window(command, chunk, settings).await? {
-            emit(index, verdicts, log, on_verdict, &mut hung, settings)?;
+            emit(index, verdicts, log, on_verdict, settings)?;
             index += 1;
         }
     }
@@ -151,13 +150,13 @@ pub async fn run_cases_in(
 /// Logs and shows the verdicts of case number `index`; the first case's
 /// verdict ends the run with [`Error::ServerDidNotStart`] when its session
 /// did not start, and the [`MAX_CONSECUTIVE_HUNG`]th `hung` case in a row
-/// ends it with [`Error::Hung`] unless `--keep-going`.
+/// (counted in `log`, across the run's phases) ends it with [`Error::Hung`]
+/// unless `--keep-going`.
 fn emit(
     index: usize,
     verdicts: Vec<Verdict>,
     log: &EvidenceLog,
     on_verdict: &mut dyn FnMut(&Verdict),
-    hung: &mut HungWatch,
     settings: &Settings,
 ) -> Result<(), Error> {
     for verdict in verdicts {
@@ -167,12 +166,11 @@ fn emit(
                 stderr: last_lines(&verdict.evidence.stderr, 20),
             });
         on_verdict(&verdict);
-        let stop = hung.record(verdict.verdict, settings);
         log.push(verdict)?;
         if let Some(error) = did_not_start {
             return Err(error);
         }
-        stop?;
+        stop_if_hung(log, settings)?;
     }
     Ok(())
 }
@@ -202,7 +200,7 @@ async fn judge(
         (Protocol::V2025_11_25, None) => harness::run_case(command, case, limits, None).await?,
         (Protocol::V2026_07_28, _) => mrtr::run_case(command, case, limits, Retry::Echo).await?,
     };
-    Ok(match (expected, protocol) {
+    let mut verdict = match (expected, protocol) {
         (Some(expected), Protocol::V2025_11_25) => {
             let judgement = contract::judge(case, &expected, &evidence, settings.judging);
             let mut verdict = Verdict::new(expected, judgement.failures, evidence);
@@ -222,7 +220,10 @@ async fn judge(
             )],
             evidence,
         ),
-    })
+    };
+    verdict.replay = settings.replay();
+    verdict.settle();
+    Ok(verdict)
 }
 
 /// Runs one case in each era of `settings.protocols`, in order. With both eras, the
@@ -299,7 +300,7 @@ pub fn select_cases(only: &[String]) -> Result<Selection, Error> {
         if cases.iter().any(|case| &case.name == name) {
             selection.contract.push(name.clone());
         } else if let Some(index) = name
-            .strip_prefix("generated_")
+            .strip_prefix(GENERATED_PREFIX)
             .and_then(|digits| digits.parse::<usize>().ok())
             .filter(|index| *index > 0)
         {
@@ -360,6 +361,59 @@ pub async fn run_contract_in(
     run_cases_in(command, &cases, &expected, settings, log, on_verdict).await
 }
 
+/// The one case of `run --answer JSON` (issue 10, section 1b: "a way to replay
+/// exactly its answer"): named [`ANSWER_CASE`], with `capabilities` declared at
+/// `initialize`, `policy` as the tool's argument and `answer` (none: the
+/// client's own reply, `cancel`, or `-32602` without form) written into the
+/// reply to `elicitation/create` byte for byte, as a generated case's is.
+pub fn answer_case(
+    capabilities: Value,
+    policy: &str,
+    answer: Option<crate::case::WireAnswer>,
+) -> Case {
+    let mut case = Case {
+        name: ANSWER_CASE.to_owned(),
+        policy: policy.to_owned(),
+        capabilities,
+        answer: None,
+        answer_text: None,
+    };
+    if let Some(answer) = answer {
+        case.set_wire_answer(answer);
+    }
+    case
+}
+
+/// Runs `case` (an [`answer_case`]) against `command` in each era of
+/// `settings`, judged against the outcome the reference model gives its inputs
+/// (`oracle::model`: a case of `run --answer` has no reason to derive one
+/// from); its reproduction replays it by its inputs (`--answer`).
+///
+/// # Errors
+/// As [`run_cases`].
+pub async fn run_answer(
+    command: &[String],
+    case: &Case,
+    settings: &Settings,
+    log: &EvidenceLog,
+    on_verdict: &mut dyn FnMut(&Verdict),
+) -> Result<(), Error> {
+    let expected = model::expected_outcome(case);
+    let cases = [(case.clone(), Some(expected))];
+    for (index, mut verdicts) in schedule::judge_window(command, &cases, settings)
+        .await?
+        .into_iter()
+        .enumerate()
+    {
+        for verdict in &mut verdicts {
+            verdict.replay.kind = ReplayKind::Answer;
+            verdict.settle();
+        }
+        emit(index, verdicts, log, on_verdict, settings)?;
+    }
+    Ok(())
+}
+
 /// A generated failure shrunk to its minimal form.
 #[derive(Debug, Clone)]
 pub struct MinimalFailure {
@@ -374,6 +428,10 @@ pub struct MinimalFailure {
     /// Whether shrinking stopped at its budget of runs with simplifications still
     /// untried, so the case may not be minimal (issue 10, section 5).
     pub shrink_stopped_early: bool,
+    /// The copy-paste command that runs exactly this case again (`elicit-check
+    /// run --answer JSON ...`: its capabilities, policy and answer; see
+    /// [`crate::report::reproduction`]), with the run's options.
+    pub reproduce: String,
 }
 
 impl MinimalFailure {
@@ -469,7 +527,6 @@ async fn run_generated_where(
     let strategy = generated_case();
     let mut minimal = None;
     let window = settings.schedule.window();
-    let mut hung = HungWatch::default();
     let mut index = 0;
     while index < count {
         // Generated in order by one runner, so the cases do not depend on the
@@ -485,7 +542,7 @@ async fn run_generated_where(
                 continue;
             }
             let mut generated = tree.current();
-            generated.case.name = format!("generated_{index:04}");
+            generated.case.name = format!("{GENERATED_PREFIX}{index:04}");
             cases.push((generated.case.clone(), Some(generated.expected.clone())));
             trees.push((tree, generated));
         }
@@ -501,9 +558,8 @@ async fn run_generated_where(
                 verdict.reason = Some(generated.reason.to_string());
                 verdict.seed = Some(seed);
                 verdict.settle();
-                let stop = hung.record(verdict.verdict, settings);
                 log.push(verdict)?;
-                stop?;
+                stop_if_hung(log, settings)?;
             }
             if failed && shrinkable && minimal.is_none() {
                 minimal = Some(shrink(command, &mut tree, settings, MAX_SHRINK_RUNS).await?);
@@ -585,7 +641,7 @@ pub async fn shrink(
     max_runs: usize,
 ) -> Result<MinimalFailure, Error> {
     let mut generated = tree.current();
-    generated.case.name = "minimal".into();
+    generated.case.name = MINIMAL_CASE.into();
     let mut verdict = worst(judge_generated(command, &generated, settings).await?);
     let mut best = (generated, verdict.clone());
     let mut runs = 0;
@@ -593,7 +649,7 @@ pub async fn shrink(
     while step && runs < max_runs {
         runs += 1;
         let mut candidate = tree.current();
-        candidate.case.name = "minimal".into();
+        candidate.case.name = MINIMAL_CASE.into();
         verdict = worst(judge_generated(command, &candidate, settings).await?);
         step = if verdict.passed {
             tree.complicate()
@@ -602,8 +658,10 @@ pub async fn shrink(
             tree.simplify()
         };
     }
-    let (generated, verdict) = best;
+    let (generated, mut verdict) = best;
+    verdict.replay.kind = ReplayKind::Answer;
     Ok(MinimalFailure {
+        reproduce: reproduction(&verdict),
         outcome: verdict.evidence.outcome.clone().unwrap_or(Value::Null),
         failures: verdict.failures,
         generated,
@@ -617,21 +675,41 @@ pub async fn shrink(
 mod tests {
     use super::*;
 
+    /// A verdict of primary verdict `primary` (the rest of it does not matter here).
+    fn logged(log: &EvidenceLog, primary: Primary) {
+        let mut verdict = Verdict::new(
+            Value::Null,
+            vec!["failed".to_owned()],
+            crate::report::tests::evidence("c", &["server"]),
+        );
+        verdict.verdict = primary;
+        log.push(verdict).expect("written");
+    }
+
     #[test]
     fn only_consecutive_hung_cases_stop_a_run_and_keep_going_never_stops() {
+        let dir =
+            std::env::temp_dir().join(format!("elicit-check-unit-{}-run-hung", std::process::id()));
+        let log = EvidenceLog::create(&dir).expect("a folder");
         let mut settings = Settings::legacy(Limits::default(), Judging::EXACT);
-        let mut watch = HungWatch::default();
-        assert!(watch.record(Primary::Hung, &settings).is_ok());
-        assert!(watch.record(Primary::Crashed, &settings).is_ok());
-        assert!(watch.record(Primary::Hung, &settings).is_ok());
-        let stop = watch.record(Primary::Hung, &settings);
+        let stops = |log: &EvidenceLog, settings: &Settings| stop_if_hung(log, settings);
+        logged(&log, Primary::Hung);
+        assert!(stops(&log, &settings).is_ok());
+        logged(&log, Primary::Crashed);
+        assert!(stops(&log, &settings).is_ok());
+        logged(&log, Primary::Hung);
+        assert!(stops(&log, &settings).is_ok());
+        logged(&log, Primary::Hung);
+        let stop = stops(&log, &settings);
         assert!(matches!(stop, Err(Error::Hung { cases: 2 })), "{stop:?}");
         settings.keep_going = true;
-        let mut watch = HungWatch::default();
-        for _ in 0..5 {
-            assert!(watch.record(Primary::Hung, &settings).is_ok());
+        for _ in 0..3 {
+            logged(&log, Primary::Hung);
+            assert!(stops(&log, &settings).is_ok());
         }
-        assert_eq!(watch.consecutive, 5);
+        assert_eq!(log.trailing(Primary::Hung), 5);
+        assert_eq!(log.trailing(Primary::Crashed), 0);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

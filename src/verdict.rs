@@ -177,16 +177,25 @@ pub fn seconds(d: Duration) -> String {
     format!("{} s", d.as_secs_f64())
 }
 
-/// How the process ended, in the protocol's words: `exit code 3`, `ended by a
-/// signal`, `no exit code: killed after 5 s`.
+/// How the process ended, in the protocol's words: `exit code 3`, `killed by
+/// signal 9 (SIGKILL)`, `no exit code: ended by a signal` (the signal unknown),
+/// `no exit code: killed after 5 s`.
 pub fn describe_exit(evidence: &Evidence) -> String {
-    match (evidence.forced_kill, evidence.exit_code) {
-        (true, _) => format!(
+    match (
+        evidence.forced_kill,
+        evidence.exit_code,
+        evidence.exit_signal,
+    ) {
+        (true, _, _) => format!(
             "no exit code: killed after {}",
             seconds(Duration::from_secs_f64(evidence.shutdown_grace_secs))
         ),
-        (false, Some(code)) => format!("exit code {code}"),
-        (false, None) => "no exit code: ended by a signal".to_owned(),
+        (false, Some(code), _) => format!("exit code {code}"),
+        (false, None, Some(signal)) => format!(
+            "killed by {}",
+            crate::harness::child::describe_signal(signal)
+        ),
+        (false, None, None) => "no exit code: ended by a signal".to_owned(),
     }
 }
 
@@ -574,6 +583,7 @@ mod tests {
             stray_stdout: Vec::new(),
             stderr: String::new(),
             exit_code: Some(0),
+            exit_signal: None,
             forced_kill: false,
             shutdown_grace_secs: 5.0,
             group_left_running: false,
@@ -615,6 +625,15 @@ mod tests {
             failing(&evidence, CALCULATED()).evidence,
             "no exit code: ended by a signal after the call"
         );
+        evidence.exit_signal = Some(11);
+        assert_eq!(
+            failing(&evidence, CALCULATED()),
+            Finding::new(
+                Primary::Crashed,
+                "killed by signal 11 (SIGSEGV) after the call"
+            )
+        );
+        evidence.exit_signal = None;
         evidence.exit_code = Some(0);
         assert_eq!(
             failing(&evidence, CALCULATED()).verdict,
@@ -956,6 +975,12 @@ mod tests {
         evidence.forced_kill = true;
         evidence.shutdown_grace_secs = 0.5;
         assert_eq!(describe_exit(&evidence), "no exit code: killed after 0.5 s");
+        // The harness's own kill after the grace is said so, whatever the signal.
+        evidence.exit_signal = Some(9);
+        assert_eq!(describe_exit(&evidence), "no exit code: killed after 0.5 s");
+        evidence.forced_kill = false;
+        evidence.exit_code = None;
+        assert_eq!(describe_exit(&evidence), "killed by signal 9 (SIGKILL)");
         assert_eq!(seconds(Duration::from_secs(10)), "10 s");
         assert_eq!(
             no_reply("tools/call did not finish within 2 s"),

@@ -264,8 +264,14 @@ fn a_server_that_exits_at_once_stops_the_run_with_its_stderr() {
         "{stderr}"
     );
     assert!(stderr.contains("can't open file"), "{stderr}");
-    assert_eq!(verdicts.len(), 1, "the first case's evidence is kept");
+    assert_eq!(
+        verdicts.len(),
+        2,
+        "the first case's evidence and the run's end"
+    );
     assert_eq!(verdicts[0]["evidence"]["started"], Value::Bool(false));
+    assert_eq!(verdicts[1]["run_status"], "stopped", "{}", verdicts[1]);
+    assert_eq!(verdicts[1]["cases"], 1);
 }
 
 #[test]
@@ -431,8 +437,13 @@ fn a_run_stopped_by_sigterm_kills_its_server_and_keeps_the_evidence() {
     )
     .expect("results.json is whole JSON");
     // The case in flight is kept as interrupted, with its frames so far, in all
-    // three files (issue 10, section 1b).
-    assert_eq!(results.len(), 1, "the case in flight is kept");
+    // three files, and each file says the run was interrupted (issue 10,
+    // section 1b): results.json and results.jsonl end with the run's end record.
+    assert_eq!(results.len(), 2, "the case in flight is kept: {results:?}");
+    assert_eq!(
+        results[1],
+        serde_json::json!({"run_status": "interrupted", "cases": 1, "stopped_because": "terminated by SIGTERM"})
+    );
     assert_eq!(results[0]["case"], "accept_valid");
     assert_eq!(results[0]["verdict"], "interrupted");
     assert_eq!(
@@ -446,11 +457,19 @@ fn a_run_stopped_by_sigterm_kills_its_server_and_keeps_the_evidence() {
         .any(|frame| frame["message"]["method"] == "tools/call");
     assert!(sent_call, "{}", results[0]["evidence"]["wire"]);
     let lines = std::fs::read_to_string(dir.join("results.jsonl")).expect("results.jsonl");
-    assert_eq!(lines.lines().count(), 1, "{lines}");
+    let lines: Vec<Value> = lines
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect();
+    assert_eq!(
+        lines, results,
+        "results.jsonl holds what results.json holds"
+    );
     let summary: Value =
         serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).expect("run.json"))
             .expect("run.json is JSON");
     assert_eq!(summary["status"], "interrupted");
+    assert_eq!(summary["stopped_because"], "terminated by SIGTERM");
     assert_eq!(summary["verdicts"], serde_json::json!({"interrupted": 1}));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
@@ -459,4 +478,99 @@ fn a_run_stopped_by_sigterm_kills_its_server_and_keeps_the_evidence() {
             .any(|line| line.starts_with("interrupted after 1 cases: 0 passed, 1 failed in ")),
         "{stdout}"
     );
+}
+
+/// Validates a `run --json` document against `schemas/run-report.schema.json`;
+/// the messages of what breaks it (empty: valid).
+fn run_report_errors(document: &Value) -> Vec<String> {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/schemas/run-report.schema.json"
+        ))
+        .expect("the run report schema is readable"),
+    )
+    .expect("the run report schema is JSON");
+    let validator = jsonschema::validator_for(&schema).expect("the run report schema compiles");
+    validator
+        .iter_errors(document)
+        .map(|error| format!("{}: {error}", error.instance_path()))
+        .collect()
+}
+
+/// Issue 10, section 1: "`run.json` and `--json` carry the verdict name, so a
+/// CI system can group failures". `run --json` prints one JSON document on
+/// stdout (nothing else: the whole of stdout parses), with run.json's members
+/// and each case's verdict name, evidence line and reproduction; the closing
+/// line for people goes to stderr.
+#[test]
+fn run_json_prints_one_document_with_the_verdict_name_of_every_case() {
+    let dir = output_dir("json");
+    let dir_text = dir.to_string_lossy().into_owned();
+    let server = calculator(Some("computes-on-decline"));
+    let mut args = vec!["--json", "--cases", "0", "--output", &dir_text, "--"];
+    args.extend(server.iter().map(String::as_str));
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(1));
+    let document: Value =
+        serde_json::from_slice(&output.stdout).expect("stdout is one JSON document");
+    assert_eq!(run_report_errors(&document), Vec::<String>::new());
+    assert_eq!(document["status"], "finished");
+    assert_eq!(document["cases"], 19);
+    assert_eq!(document["passed"], 17);
+    assert_eq!(
+        document["verdicts"],
+        serde_json::json!({"computed_on_refusal": 2})
+    );
+    let results = document["results"].as_array().expect("results");
+    assert_eq!(results.len(), 19);
+    assert_eq!(
+        results[0],
+        serde_json::json!({"case": "accept_valid", "passed": true, "verdict": "passed", "primary": "every check held"})
+    );
+    let script = shlex::try_quote(&server[1]).expect("quotable").into_owned();
+    let decline = results
+        .iter()
+        .find(|line| line["case"] == "decline_with_spurious_data")
+        .expect("a line per case");
+    assert_eq!(
+        decline,
+        &serde_json::json!({
+            "case": "decline_with_spurious_data",
+            "passed": false,
+            "verdict": "computed_on_refusal",
+            "primary": "computed on a decline (value 21); expected status \"declined\"",
+            "reproduce": format!(
+                "elicit-check run --case decline_with_spurious_data -- python3 {script} --bug computes-on-decline"
+            ),
+        })
+    );
+    // The document agrees with run.json, member for member.
+    let summary: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("run.json")).expect("run.json"))
+            .expect("run.json is JSON");
+    let mut without_results = document.clone();
+    without_results
+        .as_object_mut()
+        .expect("an object")
+        .remove("results");
+    assert_eq!(without_results, summary);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr
+            .lines()
+            .any(|line| line.starts_with("17 passed, 2 failed in ")),
+        "{stderr}"
+    );
+    // The schema is a check too: a line without its verdict name, or a failed
+    // line without a reproduction, breaks it.
+    for (member, line) in [("verdict", 0), ("reproduce", 7)] {
+        let mut broken = document.clone();
+        assert_eq!(broken["results"][line]["passed"], line == 0);
+        broken["results"][line]
+            .as_object_mut()
+            .expect("a line")
+            .remove(member);
+        assert_ne!(run_report_errors(&broken), Vec::<String>::new(), "{member}");
+    }
 }

@@ -268,6 +268,32 @@ fn a_server_that_exits_during_the_call_crashed_and_nothing_else_is_listed() {
     );
 }
 
+/// Issue 10, section 1: "crashed (exit code or signal, stderr)". A server that
+/// kills itself with SIGKILL once its elicitation is answered crashed, and the
+/// verdict names the signal; the evidence keeps it (`exit_signal`).
+#[test]
+fn a_server_killed_by_a_signal_crashed_and_the_signal_is_named() {
+    let shown = assert_verdict(
+        "kill-self-on-answer",
+        "accept_valid",
+        &[],
+        "crashed",
+        "killed by signal 9 (SIGKILL) before replying to tools/call",
+    );
+    assert_eq!(shown.code, Some(1));
+    let evidence = &shown.verdicts[0]["evidence"];
+    assert_eq!(evidence["exit_code"], Value::Null);
+    assert_eq!(evidence["exit_signal"], 9);
+    assert_eq!(evidence["forced_kill"], false);
+    assert!(
+        evidence["timeline"]
+            .to_string()
+            .contains("killed by signal 9 (SIGKILL)"),
+        "{}",
+        evidence["timeline"]
+    );
+}
+
 #[test]
 fn a_server_that_never_answers_the_call_hung() {
     let shown = assert_verdict(
@@ -315,7 +341,29 @@ fn two_consecutive_hung_cases_stop_the_run_unless_keep_going() {
     let summary = dir.json("run.json");
     assert_eq!(summary["status"], "stopped");
     assert_eq!(summary["cases"], 2);
-    assert_eq!(dir.json("results.json").as_array().map(Vec::len), Some(2));
+    let stop = "stopped after 2 consecutive hung cases (verdict hung: no reply to tools/call); give --keep-going to run every case";
+    assert_eq!(summary["stopped_because"], stop);
+    // results.json and results.jsonl say the run stopped too (issue 10, section 1b).
+    let results = dir.json("results.json");
+    let results = results.as_array().expect("an array");
+    assert_eq!(
+        results.len(),
+        3,
+        "2 verdicts and the run's end: {results:?}"
+    );
+    assert_eq!(results[1]["verdict"], "hung");
+    assert_eq!(
+        results[2],
+        json!({"run_status": "stopped", "cases": 2, "stopped_because": stop})
+    );
+    assert_eq!(
+        dir.read("results.jsonl")
+            .lines()
+            .last()
+            .map(serde_json::from_str::<Value>)
+            .and_then(Result::ok),
+        Some(results[2].clone())
+    );
 
     let mut args: Vec<String> = [
         "--case",
@@ -344,6 +392,118 @@ fn two_consecutive_hung_cases_stop_the_run_unless_keep_going() {
         "{stdout}"
     );
     assert_eq!(dir.json("run.json")["verdicts"], json!({"hung": 3}));
+    // A run that finished has no end record: every element is a verdict.
+    let results = dir.json("results.json");
+    assert!(
+        results
+            .as_array()
+            .is_some_and(|all| all.len() == 3 && all.iter().all(|v| v["verdict"] == "hung")),
+        "{results}"
+    );
+}
+
+/// Section 1b: "once a run starts, run.json, results.json and results.jsonl
+/// always describe the same run (an aborted run says so in all three)". A
+/// server whose program is gone after its first start (a script that deletes
+/// itself, then execs the reference server) cannot be spawned for the second
+/// case: the run aborts (exit 2), and each file says so.
+#[test]
+fn an_aborted_run_says_so_in_all_three_evidence_files() {
+    let dir = OutputDir::new("aborted");
+    let script = dir.0.with_extension("server.sh");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nrm -f \"$0\"\nexec {} serve\n",
+            env!("CARGO_BIN_EXE_elicit-check")
+        ),
+    )
+    .expect("the server script");
+    let mut permissions = std::fs::metadata(&script).expect("written").permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut permissions, 0o755);
+    std::fs::set_permissions(&script, permissions).expect("executable");
+    let script_text = script.to_string_lossy().into_owned();
+    let output = run(&[
+        "--case",
+        "accept_valid",
+        "--case",
+        "decline",
+        "-j",
+        "1",
+        "--output",
+        &dir.text(),
+        "--",
+        &script_text,
+    ]);
+    let _ = std::fs::remove_file(&script);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stdout}{stderr}");
+    let because = format!(
+        "cannot start server {}: No such file or directory (os error 2)",
+        shlex::try_quote(&script_text).expect("quotable")
+    );
+    assert!(stderr.contains(&because), "{stderr}");
+    let summary = dir.json("run.json");
+    assert_eq!(summary["status"], "aborted");
+    assert_eq!(summary["cases"], 1);
+    assert_eq!(summary["stopped_because"], because.as_str());
+    let end = json!({"run_status": "aborted", "cases": 1, "stopped_because": because});
+    let lines: Vec<Value> = dir
+        .read("results.jsonl")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("a JSON line"))
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines[0]["case"], "accept_valid");
+    assert_eq!(lines[0]["verdict"], "passed");
+    assert_eq!(lines[1], end);
+    assert_eq!(dir.json("results.json"), Value::Array(lines));
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line.starts_with("aborted after 1 cases: 1 passed, 0 failed in ")),
+        "{stdout}"
+    );
+}
+
+/// The hung cases in a row are counted across the run's phases: a hung
+/// contract case (the last one run) and the first generated case after it are
+/// two consecutive hung cases, and the run stops there (not after a second
+/// generated one).
+#[test]
+fn a_hung_contract_case_and_a_hung_generated_case_are_two_in_a_row() {
+    let dir = OutputDir::new("hung-phases");
+    let mut args: Vec<String> = [
+        "--case",
+        "cancel",
+        "--cases",
+        "3",
+        "--seed",
+        "1",
+        "--call-timeout",
+        "0.5",
+        "--output",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    args.push(dir.text());
+    args.push("--".to_owned());
+    args.extend(misbehaving("hang-on-call"));
+    let output = run(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let summary = dir.json("run.json");
+    assert_eq!(summary["status"], "stopped", "{stdout}");
+    assert_eq!(summary["cases"], 2, "{stdout}");
+    let results = dir.json("results.json");
+    let rows: Vec<(&str, &str)> = results
+        .as_array()
+        .expect("an array")
+        .iter()
+        .filter_map(|verdict| Some((verdict["case"].as_str()?, verdict["verdict"].as_str()?)))
+        .collect();
+    assert_eq!(rows, [("cancel", "hung"), ("generated_0001", "hung")]);
 }
 
 #[test]
@@ -360,24 +520,26 @@ fn a_banner_on_stdout_is_named_with_its_line() {
 
 #[test]
 fn a_second_elicitation_in_one_call_is_re_asked() {
-    assert_verdict(
+    let shown = assert_verdict(
         "re-ask",
         "accept_valid",
         &[],
         "re_asked",
         "2 elicitation/create requests in one tools/call (ids 0, 1)",
     );
+    assert_eq!(shown.code, Some(1));
 }
 
 #[test]
 fn a_url_elicitation_to_a_form_only_client_is_an_undeclared_mode() {
-    assert_verdict(
+    let shown = assert_verdict(
         "url-mode",
         "accept_valid",
         &[],
         "undeclared_mode",
         "elicitation/create id 0 asks for mode \"url\", but the client declared only form",
     );
+    assert_eq!(shown.code, Some(1));
 }
 
 #[test]
@@ -389,6 +551,7 @@ fn computing_on_a_decline_with_content_is_computed_on_refusal() {
         "computed_on_refusal",
         "computed on a decline (value 21); expected status \"declined\"",
     );
+    assert_eq!(shown.code, Some(1));
     // The outcome's differences add information: listed below the verdict.
     assert_eq!(
         shown.detail[1],
@@ -396,37 +559,58 @@ fn computing_on_a_decline_with_content_is_computed_on_refusal() {
     );
 }
 
+/// The cancel variant: a server that computes from the content of a cancel
+/// (and not of a decline) is `computed_on_refusal` on the cancel case.
+#[test]
+fn computing_on_a_cancel_with_content_is_computed_on_refusal() {
+    let shown = assert_verdict(
+        "computes-on-cancel",
+        "cancel_with_spurious_data",
+        &[],
+        "computed_on_refusal",
+        "computed on a cancel (value 21); expected status \"cancelled\"",
+    );
+    assert_eq!(shown.code, Some(1));
+    assert_eq!(
+        shown.detail[1],
+        "outcome $.status: \"calculated\" != \"cancelled\""
+    );
+}
+
 #[test]
 fn computing_on_out_of_range_integers_is_computed_on_invalid() {
-    assert_verdict(
+    let shown = assert_verdict(
         "ignores-bounds",
         "accept_out_of_range",
         &[],
         "computed_on_invalid",
         "computed on an accept that breaks the requestedSchema (value 77); expected status \"invalid_content\"",
     );
+    assert_eq!(shown.code, Some(1));
 }
 
 #[test]
 fn computed_as_an_integer_is_type_drift() {
-    assert_verdict(
+    let shown = assert_verdict(
         "computed-as-int",
         "accept_valid",
         &[],
         "type_drift",
         "$.computed is 1 (an integer), expected true (a boolean)",
     );
+    assert_eq!(shown.code, Some(1));
 }
 
 #[test]
 fn a_reply_under_a_string_id_is_a_wrong_reply_id() {
-    assert_verdict(
+    let shown = assert_verdict(
         "string-reply-id",
         "accept_valid",
         &[],
         "wrong_reply_id",
         "a reply (#8) under id \"2\", which no request of the client carries (the pending request was tools/call id 2)",
     );
+    assert_eq!(shown.code, Some(1));
 }
 
 #[test]
@@ -664,5 +848,283 @@ fn a_hung_generated_case_is_not_shrunk() {
     assert!(
         !stdout.contains("minimal failing generated case"),
         "{stdout}"
+    );
+}
+
+/// The script of `fixtures/servers/calculator.py` as a reproduction line quotes it.
+fn calculator_words(bug: &str) -> (Vec<String>, String) {
+    let server = crate::util::calculator(Some(bug));
+    let line = elicit_check::error::shell_words(&server);
+    (server, line)
+}
+
+/// Runs the reproduction line `line` (`elicit-check run ...`) with its output in
+/// `dir`; returns the exit code and the verdicts.
+fn replay(line: &str, dir: &OutputDir) -> (Option<i32>, Vec<Value>) {
+    let words = shlex::split(line).expect("a shell line");
+    assert_eq!(words[..2], ["elicit-check", "run"], "{line}");
+    let mut args = vec!["--output".to_owned(), dir.text()];
+    args.extend(words[2..].iter().cloned());
+    let output = run(&args);
+    (
+        output.status.code(),
+        dir.json("results.json")
+            .as_array()
+            .cloned()
+            .expect("an array"),
+    )
+}
+
+/// Section 1b: the shrunk minimal failure gets a copy-paste reproduction too,
+/// `run --answer JSON` with its inputs; run, it gives the same verdict on the
+/// same answer, judged against the outcome of a decline ("declined").
+#[test]
+fn the_minimal_failure_reproduces_from_its_answer_line() {
+    let (server, server_line) = calculator_words("computes-on-decline");
+    let dir = OutputDir::new("minimal-line");
+    // Seed 81 makes the first generated case a decline carrying a valid form.
+    let mut args: Vec<String> = ["--cases", "1", "--seed", "81", "--output"]
+        .map(str::to_owned)
+        .to_vec();
+    args.push(dir.text());
+    args.push("--".to_owned());
+    args.extend(server);
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(1));
+    let minimal = dir.json("run.json")["minimal_failure"].clone();
+    let line = minimal["reproduce"]
+        .as_str()
+        .expect("a reproduction")
+        .to_owned();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout
+            .lines()
+            .any(|got| got == format!("    reproduce: {line}")),
+        "printed under the minimal failure: {stdout}"
+    );
+    let answer = &minimal["case"]["answer"]["result"];
+    assert_eq!(answer["action"], "decline", "{minimal}");
+    assert_eq!(
+        shlex::split(&line).expect("a shell line"),
+        shlex::split(&format!(
+            "elicit-check run --answer '{answer}' -- {server_line}"
+        ))
+        .expect("a shell line"),
+        "the contract's policy and capabilities are left out"
+    );
+    let again = OutputDir::new("minimal-replayed");
+    let (code, verdicts) = replay(&line, &again);
+    assert_eq!(code, Some(1));
+    assert_eq!(verdicts.len(), 1);
+    assert_eq!(verdicts[0]["case"], "answer");
+    assert_eq!(verdicts[0]["verdict"], "computed_on_refusal");
+    assert_eq!(
+        verdicts[0]["expected"],
+        json!({"status": "declined", "computed": false})
+    );
+    assert_eq!(
+        verdicts[0]["evidence"]["input"]["answer"]["result"],
+        *answer
+    );
+    assert_eq!(
+        verdicts[0]["evidence"]["input"]["capabilities"],
+        minimal["case"]["capabilities"]
+    );
+    assert_eq!(
+        verdicts[0]["reproduce"],
+        line.as_str(),
+        "it reproduces itself"
+    );
+}
+
+/// Section 1b: a run with `--exact-messages` and `--session` gives
+/// reproductions that carry both, and the printed line gives the same verdict.
+#[test]
+fn a_reproduction_carries_exact_messages_and_session_and_gives_the_same_verdict() {
+    let (server, server_line) = calculator_words("computes-on-decline");
+    let dir = OutputDir::new("flags-line");
+    let mut args: Vec<String> = [
+        "--exact-messages",
+        "--session",
+        "--case",
+        "decline_with_spurious_data",
+        "--output",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    args.push(dir.text());
+    args.push("--".to_owned());
+    args.extend(server);
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(1));
+    let verdicts = dir.json("results.json");
+    let line = verdicts[0]["reproduce"].as_str().expect("a reproduction");
+    assert_eq!(
+        line,
+        format!(
+            "elicit-check run --exact-messages --session --case decline_with_spurious_data -- {server_line}"
+        )
+    );
+    let again = OutputDir::new("flags-replayed");
+    let (code, replayed) = replay(line, &again);
+    assert_eq!(code, Some(1));
+    assert_eq!(replayed[0]["case"], "decline_with_spurious_data");
+    assert_eq!(replayed[0]["verdict"], "computed_on_refusal");
+    assert_eq!(again.json("run.json")["mode"], "session");
+}
+
+/// `run --answer JSON` runs one case with that raw answer (its text sent as
+/// written, `-0` kept), judged against the reference model's outcome for its
+/// inputs (the contract table: `-0` is no integer, so `invalid_content`; a
+/// JSON-RPC error is `protocol_error` with its code and message; no form
+/// declared under a guarded policy is `unsupported`). Bad values are refused
+/// before anything is written.
+#[test]
+fn run_answer_runs_one_case_with_that_raw_answer() {
+    for (args, expected) in [
+        (
+            vec![
+                "--answer",
+                r#"{"action": "accept", "content": {"units": -0, "unit_value": 7}}"#,
+            ],
+            json!({"status": "invalid_content", "computed": false, "errors": [["units"]]}),
+        ),
+        (
+            vec!["--answer-error", r#"{"code":-32603,"message":"boom"}"#],
+            json!({"status": "protocol_error", "computed": false, "code": -32603, "error": "boom"}),
+        ),
+        (
+            vec!["--capabilities", "{}", "--policy", "raw"],
+            json!({"status": "unsupported", "computed": false, "requested": false}),
+        ),
+    ] {
+        let dir = OutputDir::new("answer");
+        let mut all: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+        all.extend(["--output".to_owned(), dir.text()]);
+        let output = run(&all);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{args:?}: {stdout}");
+        let verdicts = dir.json("results.json");
+        assert_eq!(verdicts.as_array().map(Vec::len), Some(1), "{args:?}");
+        assert_eq!(verdicts[0]["case"], "answer");
+        assert_eq!(verdicts[0]["expected"], expected, "{args:?}");
+        assert_eq!(verdicts[0]["evidence"]["outcome"], expected, "{args:?}");
+    }
+    let dir = OutputDir::new("answer-text");
+    let output = run(&[
+        "--answer",
+        r#"{"action": "accept", "content": {"units": -0, "unit_value": 7}}"#,
+        "--output",
+        &dir.text(),
+    ]);
+    assert_eq!(output.status.code(), Some(0));
+    assert_eq!(
+        dir.json("results.json")[0]["evidence"]["input"]["answer_text"],
+        json!({"action": "accept", "content": {"units": -0.0, "unit_value": 7}}),
+    );
+    assert!(
+        dir.read("results.json")
+            .contains(r#""answer_text":{"action":"accept","content":{"units":-0,"unit_value":7}}"#),
+        "the answer's text is kept as written, without the spaces"
+    );
+    // A failed --answer case reproduces by its answer.
+    let (server, server_line) = calculator_words("computes-on-decline");
+    let decline = r#"{"action":"decline","content":{"units":3,"unit_value":7}}"#;
+    let dir = OutputDir::new("answer-failed");
+    let mut args: Vec<String> = vec!["--answer".to_owned(), decline.to_owned()];
+    args.extend(["--output".to_owned(), dir.text(), "--".to_owned()]);
+    args.extend(server);
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(1));
+    let verdicts = dir.json("results.json");
+    assert_eq!(verdicts[0]["verdict"], "computed_on_refusal");
+    assert_eq!(
+        verdicts[0]["primary"],
+        "computed on a decline (value 21); expected status \"declined\""
+    );
+    assert_eq!(
+        verdicts[0]["reproduce"],
+        format!("elicit-check run --answer '{decline}' -- {server_line}").as_str()
+    );
+    let refused = OutputDir::new("answer-refused");
+    for (args, says) in [
+        (vec!["--answer", "nope"], "--answer \"nope\" is not JSON"),
+        (
+            vec!["--capabilities", "[1]"],
+            "--capabilities must be a JSON object, got [1]",
+        ),
+        (
+            vec!["--answer", "{}", "--case", "decline"],
+            "the argument '--answer <JSON>' cannot be used with '--case <NAME>'",
+        ),
+        (
+            vec!["--answer", "{}", "--answer-error", "{}"],
+            "cannot be used with",
+        ),
+        (
+            vec!["--policy", "lenient"],
+            "invalid value 'lenient' for '--policy <NAME>'",
+        ),
+    ] {
+        let mut all: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+        all.extend(["--output".to_owned(), refused.text()]);
+        let output = run(&all);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert!(!refused.0.exists(), "{args:?} wrote the evidence folder");
+    }
+}
+
+/// JSON-RPC 2.0, section 5: an invalid request object gets `-32600` *with its
+/// id* when it has one. Over stdio, a server that answers the line that is not
+/// JSON with `-32700` (id null) but the object `{"jsonrpc":"2.0","id":41}`
+/// with a `-32600` that has no `id` (as rmcp 3.11 alone does) fails
+/// `not_json_and_no_method` with `no_error_reply` naming the missing id, and
+/// only that (exit 1).
+#[test]
+fn an_invalid_request_answered_without_its_id_is_no_error_reply() {
+    let dir = OutputDir::new("no-id");
+    let mut args: Vec<String> = ["--hostile", "--case", "not_json_and_no_method", "--output"]
+        .map(str::to_owned)
+        .to_vec();
+    args.push(dir.text());
+    args.push("--".to_owned());
+    args.extend(misbehaving("request-error-without-id"));
+    let output = run(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let verdicts = dir.json("results.json");
+    let verdict = &verdicts[0];
+    assert_eq!(verdict["verdict"], "no_error_reply");
+    assert_eq!(
+        verdict["primary"],
+        "no JSON-RPC error -32600 with id 41 in reply to the request object with id 41 and no method"
+    );
+    assert_eq!(
+        verdict["failures"],
+        json!([
+            "no JSON-RPC error -32600 with id 41 in reply to the request object with id 41 and no method"
+        ]),
+        "the -32700 and the next call are right"
+    );
+    let error_replies: Vec<&Value> = verdict["evidence"]["wire"]
+        .as_array()
+        .expect("frames")
+        .iter()
+        .filter(|frame| frame["from"] == "server" && frame["message"].get("error").is_some())
+        .map(|frame| &frame["message"])
+        .collect();
+    assert_eq!(
+        error_replies[..2],
+        [
+            &json!({"jsonrpc": "2.0", "id": null, "error": {"code": -32700, "message": "Parse error"}}),
+            &json!({"jsonrpc": "2.0", "error": {"code": -32600, "message": "Invalid Request"}}),
+        ]
+    );
+    assert_eq!(
+        dir.json("run.json")["verdicts"],
+        json!({"no_error_reply": 1})
     );
 }

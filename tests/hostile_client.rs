@@ -74,7 +74,7 @@ fn the_reference_server_meets_every_hostile_client_case() {
         .map(|(case, failures, _)| (case, failures))
         .collect();
     assert!(failed.is_empty(), "{failed:#?}");
-    assert_eq!(judged.len(), 15);
+    assert_eq!(judged.len(), 16);
     // Wire snapshots (snapshots/hostile_*.snap), but for the two answers of
     // megabytes and 10,000 levels.
     let mut settings = insta::Settings::clone_current();
@@ -263,9 +263,9 @@ fn read_json(path: &std::path::Path) -> Value {
 }
 
 /// `elicit-check run --hostile` with no server command: the reference server
-/// passes all 15 cases, each a row and a verdict in the three evidence files.
+/// passes all 16 cases, each a row and a verdict in the three evidence files.
 #[test]
-fn run_hostile_passes_all_15_cases_on_the_reference_server() {
+fn run_hostile_passes_all_16_cases_on_the_reference_server() {
     let dir = output_dir("hostile-reference");
     let output = crate::util::run_elicit_check(&[
         "--hostile".as_ref(),
@@ -286,7 +286,7 @@ fn run_hostile_passes_all_15_cases_on_the_reference_server() {
     assert!(
         stdout
             .lines()
-            .any(|line| line.starts_with("15 passed, 0 failed in ")),
+            .any(|line| line.starts_with("16 passed, 0 failed in ")),
         "{stdout}"
     );
     let results = read_json(&dir.join("results.json"));
@@ -302,7 +302,7 @@ fn run_hostile_passes_all_15_cases_on_the_reference_server() {
     let all: Vec<&str> = HostileCase::ALL.iter().map(|case| case.name()).collect();
     assert_eq!(names, all);
     let lines = std::fs::read_to_string(dir.join("results.jsonl")).expect("results.jsonl");
-    assert_eq!(lines.lines().count(), 15);
+    assert_eq!(lines.lines().count(), 16);
     let run = read_json(&dir.join("run.json"));
     assert_eq!(
         (
@@ -311,7 +311,7 @@ fn run_hostile_passes_all_15_cases_on_the_reference_server() {
             &run["cases"],
             &run["passed"]
         ),
-        (&json!("finished"), &json!(true), &json!(15), &json!(15))
+        (&json!("finished"), &json!(true), &json!(16), &json!(16))
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -446,4 +446,104 @@ for line in sys.stdin:
         json!({"dropped_request": 1})
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Issue 10, section 2: "elicitation answered ... twice". JSON-RPC 2.0 gives a
+/// request one response, so only the first reply under its id counts: the
+/// decline. calculator.py (which reads one line as the answer) passes;
+/// `--bug second-answer`, which takes a second reply under the same id that
+/// came with the first, computes 21 on it and fails `computed_on_refusal`
+/// (exit 1). The reference server passes too (see
+/// `the_reference_server_meets_every_hostile_client_case`).
+#[test]
+fn a_server_that_takes_the_second_answer_to_one_elicitation_fails_reply_twice() {
+    let run_case = |name: &str, server: &[String]| {
+        let dir = output_dir(name);
+        let mut args: Vec<std::ffi::OsString> = vec![
+            "--hostile".into(),
+            "--case".into(),
+            "reply_twice".into(),
+            "--output".into(),
+            dir.clone().into_os_string(),
+            "--".into(),
+        ];
+        args.extend(server.iter().map(Into::into));
+        let output = crate::util::run_elicit_check(&args);
+        let results = read_json(&dir.join("results.json"));
+        let _ = std::fs::remove_dir_all(&dir);
+        (output.status.code(), results[0].clone())
+    };
+    let (code, plain) = run_case("twice-plain", &calculator(None));
+    assert_eq!(code, Some(0), "{plain}");
+    assert_eq!(plain["verdict"], "passed");
+    assert_eq!(
+        plain["evidence"]["outcome"],
+        json!({"status": "declined", "computed": false})
+    );
+    let (code, second) = run_case("twice-second", &calculator(Some("second-answer")));
+    assert_eq!(code, Some(1), "{second}");
+    assert_eq!(second["verdict"], "computed_on_refusal");
+    assert_eq!(
+        second["primary"],
+        r#"tools/call id 1 after a decline, then an accept under the same id: outcome {"status":"calculated","computed":true,"value":21}, expected status "declined", computed false"#
+    );
+    // Both replies were sent under the request's own id, 0.
+    let replies: Vec<&Value> = second["evidence"]["wire"]
+        .as_array()
+        .expect("frames")
+        .iter()
+        .filter(|frame| frame["from"] == "client" && frame["message"].get("result").is_some())
+        .map(|frame| &frame["message"])
+        .collect();
+    assert_eq!(
+        replies,
+        [
+            &json!({"jsonrpc": "2.0", "id": 0, "result": {"action": "decline"}}),
+            &json!({"jsonrpc": "2.0", "id": 0, "result": {"action": "accept", "content": {"units": 3, "unit_value": 7}}}),
+        ]
+    );
+}
+
+/// What rmcp 3.11 alone does when stdin ends while a call waits on its
+/// elicitation (the reason for `Gate::settled` in the reference server's line
+/// filter): its service drains in-flight handlers for a bounded time (5 s,
+/// `drain_timeout` in rmcp's `service.rs`; not asserted here), but this
+/// handler's elicitation can never be answered, so the service ends (quit
+/// reason `Closed`) with no reply to the call: nothing after the
+/// `elicitation/create` is written. The bound here is generous; the verdict,
+/// not the time, is asserted.
+#[test]
+fn rmcp_alone_ends_at_eof_without_replying_to_a_call_whose_elicitation_is_pending() {
+    runtime().block_on(async {
+        let (mut to_server, server_in) = tokio::io::duplex(1 << 16);
+        let (server_out, from_server) = tokio::io::duplex(1 << 16);
+        let service = tokio::spawn(async move {
+            let running = ReferenceServer::default()
+                .serve((server_in, server_out))
+                .await?;
+            anyhow::Ok(running.waiting().await?)
+        });
+        let mut lines = BufReader::new(from_server).lines();
+        send(&mut to_server, &hostile::initialize(0)).await;
+        read_until(&mut lines, |seen| !seen.is_empty()).await;
+        send(&mut to_server, hostile::INITIALIZED.as_bytes()).await;
+        send(&mut to_server, &hostile::call(1)).await;
+        let seen = read_until(&mut lines, |seen| !seen.is_empty()).await;
+        assert_eq!(seen[0]["method"], json!("elicitation/create"));
+        drop(to_server);
+        let ended = tokio::time::timeout(Duration::from_secs(120), service)
+            .await
+            .expect("the service ends after stdin closed")
+            .expect("the service task ends")
+            .expect("the service ends without an error");
+        assert!(
+            matches!(ended, rmcp::service::QuitReason::Closed),
+            "{ended:?}"
+        );
+        let after = tokio::time::timeout(Duration::from_secs(120), lines.next_line())
+            .await
+            .expect("stdout ends")
+            .expect("read");
+        assert_eq!(after, None, "no reply to the call after stdin closed");
+    });
 }

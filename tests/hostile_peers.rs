@@ -1,4 +1,4 @@
-//! The 15 hostile-client cases (`elicit-check run --hostile`, issue 10) on every
+//! The 16 hostile-client cases (`elicit-check run --hostile`, issue 10) on every
 //! SDK peer and on `fixtures/servers/calculator.py`, in one test: which server
 //! passes which case, and with which primary verdict it fails. The expected
 //! table is written by hand from JSON-RPC 2.0 / MCP 2025-11-25 and from the
@@ -52,6 +52,17 @@ const LEFT_OUT: [(&str, &str); 1] = [("TypeScript SDK correct", "oversized_answe
 ///   calculator.py matches ids by their text.
 /// - `reply_id_unknown`: the SDKs ignore a reply under an id they never used;
 ///   calculator.py takes any reply as the answer.
+/// - `reply_twice` (decline, then accept, both under the request's own id, in
+///   one write): every SDK resolves the request with the first reply (the
+///   decline) and drops the second (Python SDK 1.x logs "Received response with
+///   an unknown request ID" on stderr and sends the client a
+///   `notifications/message` "Internal Server Error"; 2.x and the TS SDK say
+///   nothing); calculator.py reads one line as the answer (it answers the
+///   second reply with a `-32601` error under id 0, which this case does not
+///   judge). The TypeScript *correct* peer computes 21: it reads the answer from
+///   the last raw reply line it saw (the accept, which came in the same chunk),
+///   not from the SDK's result: a property of the peer script, as in
+///   `reply_id_mistyped` (the naive row shows the SDK).
 /// - `not_json_and_no_method`, `invalid_utf8`: no SDK replies `-32700` (id null) to
 ///   a line that is not JSON or not UTF-8, nor `-32600` with id 41 to a request
 ///   object without `method` (Python SDK 1.x logs the validation error on
@@ -81,7 +92,7 @@ const LEFT_OUT: [(&str, &str); 1] = [("TypeScript SDK correct", "oversized_answe
 ///   after stdin closed until the SDK's own 60 s request timeout of the pending
 ///   `elicitation/create` (a timer that keeps node alive) and is killed after the
 ///   20 s grace; the correct TS peer bounds its wait at 5 s and exits.
-const EXPECTED: [(&str, [&str; 7]); 15] = [
+const EXPECTED: [(&str, [&str; 7]); 16] = [
     (
         "call_before_initialized",
         ["elicited_before_initialized"; 7],
@@ -108,6 +119,18 @@ const EXPECTED: [(&str, [&str; 7]); 15] = [
             "pass",
             "pass",
             "computed_on_refusal",
+        ],
+    ),
+    (
+        "reply_twice",
+        [
+            "pass",
+            "pass",
+            "pass",
+            "pass",
+            "computed_on_refusal",
+            "pass",
+            "pass",
         ],
     ),
     ("not_json_and_no_method", ["no_error_reply"; 7]),

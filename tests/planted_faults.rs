@@ -103,6 +103,31 @@ fn bool_as_integer(case: &Case) -> Value {
     read_fields(case, |value| value.as_bool().map(i64::from))
 }
 
+/// `bounds-off-by-one`: each bound checked one off, so a JSON integer one past
+/// a bound (`units` 0 or 11, `unit_value` 0 or 101) is taken as valid. Restated
+/// as the core reading that integer as the bound it passes: the outcome's
+/// status and `errors` are the faulty server's, its `value` may not be (11 × 7
+/// read as 10 × 7), which changes nothing here: a case finds the fault when its
+/// status or errors differ from the contract's.
+fn bounds_off_by_one(case: &Case) -> Value {
+    if case.policy != "validated" {
+        return correct(case);
+    }
+    misread_outcome(case, &|result| {
+        if let Some(Value::Object(content)) = result.get_mut("content") {
+            for (name, min, max) in [("units", 1, 10), ("unit_value", 1, 100)] {
+                if let Some(value) = content.get_mut(name) {
+                    match value.as_i64() {
+                        Some(integer) if integer == min - 1 => *value = Value::from(min),
+                        Some(integer) if integer == max + 1 => *value = Value::from(max),
+                        _ => {}
+                    }
+                }
+            }
+        }
+    })
+}
+
 /// `null-content-as-empty`: `"content": null` read as `{}`.
 fn null_content_as_empty(case: &Case) -> Value {
     misread_outcome(case, &|result| {
@@ -179,6 +204,7 @@ const FAULTS: &[(&str, Faulty)] = &[
     ("float-as-integer", float_as_integer),
     ("string-as-integer", string_as_integer),
     ("bool-as-integer", bool_as_integer),
+    ("bounds-off-by-one", bounds_off_by_one),
     ("null-content-as-empty", null_content_as_empty),
     ("empty-content-as-missing", empty_content_as_missing),
     (

@@ -297,3 +297,219 @@ fn a_run_stopped_by_sigterm_or_sigint_kills_the_server_group_in_flight() {
         assert_nothing_left(&pids, name);
     }
 }
+
+/// Waits (at most 20 s) until `file` holds a pid.
+fn read_pid(file: &str) -> i32 {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Some(pid) = std::fs::read_to_string(file)
+            .ok()
+            .and_then(|text| text.trim().parse().ok())
+        {
+            return pid;
+        }
+        assert!(Instant::now() < deadline, "nothing wrote {file}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// `sh -c SCRIPT` where SCRIPT starts a `sleep 1000` grandchild (which never
+/// reads stdin, so it ignores stdin close), writes `$$ $!` to `pid_file` and
+/// then runs `server` (exec'd when `exec`, else waited for, as `npx` and `uv
+/// run` do), the shell-quoted words after it. The grandchild's stdout and
+/// stderr go to `/dev/null`, so the server's own exit closes its pipes.
+fn wrapper(pid_file: &str, server: &[String], exec: bool) -> Vec<String> {
+    let server = elicit_check::error::shell_words(server);
+    let run = if exec { "exec " } else { "" };
+    vec![
+        "sh".to_owned(),
+        "-c".to_owned(),
+        format!("sleep 1000 >/dev/null 2>&1 & echo $$ $! > {pid_file}; {run}{server}"),
+    ]
+}
+
+/// `fixtures/servers/misbehaving.py --fault FAULT`.
+fn misbehaving(fault: &str) -> Vec<String> {
+    crate::util::require_program("python3", "the misbehaving server needs python3");
+    vec![
+        "python3".to_owned(),
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/fixtures/servers/misbehaving.py"
+        )
+        .to_owned(),
+        "--fault".to_owned(),
+        fault.to_owned(),
+    ]
+}
+
+/// Runs `accept_valid` against a wrapper (not exec'd) around
+/// `misbehaving.py --fault FAULT` with `bounds`, while a bystander the harness
+/// did not start runs: the run exits 1 with `verdict` and `primary`, nothing of
+/// the server's group is left (by pid: the wrapper's group and the grandchild),
+/// and the bystander is untouched. Returns the case's evidence.
+fn fails_and_leaves_nothing(
+    test: &str,
+    fault: &str,
+    bounds: &[&str],
+    verdict: &str,
+    primary: &str,
+) -> Value {
+    let scratch = Scratch::new(test);
+    let pid_file = scratch.path("pid");
+    let output = scratch.path("out");
+    let mut bystander = Bystander::start();
+    let command = wrapper(&pid_file, &misbehaving(fault), false);
+    let mut args = vec!["--case", "accept_valid", "--output", &output];
+    args.extend(bounds);
+    args.push("--");
+    args.extend(command.iter().map(String::as_str));
+    let run = elicit_check(&args).output().expect("elicit-check runs");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert_eq!(run.status.code(), Some(1), "{test}: {stdout}");
+    let pids = read_pids(&pid_file);
+    assert_nothing_left(&pids, test);
+    assert!(
+        bystander.still_running(),
+        "{test}: a process the harness did not start was touched"
+    );
+    let verdicts = results(Path::new(&output));
+    assert_eq!(verdicts[0]["verdict"], verdict, "{test}: {stdout}");
+    assert_eq!(verdicts[0]["primary"], primary, "{test}: {stdout}");
+    assert_eq!(verdicts[0]["evidence"]["pid"], Value::from(pids.wrapper));
+    verdicts[0]["evidence"].clone()
+}
+
+/// A failing case: the server the wrapper waits for exits with code 3 during
+/// `tools/call` (the wrapper exits with it); the grandchild left behind in the
+/// group is killed and recorded.
+#[test]
+fn a_wrapper_whose_server_crashes_leaves_nothing_of_its_group() {
+    let evidence = fails_and_leaves_nothing(
+        "crash",
+        "crash-on-call",
+        &[],
+        "crashed",
+        "exit code 3 before replying to tools/call",
+    );
+    assert_eq!(evidence["exit_code"], 3);
+    assert_eq!(evidence["forced_kill"], false);
+    assert_eq!(evidence["group_left_running"], true);
+}
+
+/// A call timeout: the server never answers `tools/call`; after the call bound
+/// stdin closes, the server exits, the wrapper with it, and the grandchild is
+/// killed with the group.
+#[test]
+fn a_wrapper_whose_server_hangs_on_the_call_leaves_nothing_of_its_group() {
+    let evidence = fails_and_leaves_nothing(
+        "hang",
+        "hang-on-call",
+        &["--call-timeout", "1"],
+        "hung",
+        "no reply to tools/call within 1 s",
+    );
+    assert_eq!(evidence["forced_kill"], false);
+    assert_eq!(evidence["group_left_running"], true);
+}
+
+/// The forced kill after the shutdown grace: the server ignores stdin close
+/// (and SIGTERM); after the grace the whole group (wrapper, server,
+/// grandchild) is killed.
+#[test]
+fn a_wrapper_whose_server_outlives_the_shutdown_grace_is_killed_with_its_group() {
+    let evidence = fails_and_leaves_nothing(
+        "grace",
+        "ignore-stdin-close",
+        &["--shutdown-grace", "1"],
+        "ignored_stdin_close",
+        "the server did not exit after its stdin closed (no exit code: killed after 1 s)",
+    );
+    assert_eq!(evidence["forced_kill"], true);
+    assert_eq!(evidence["exit_code"], Value::Null);
+}
+
+/// Issue 10, section 1b for `run --hostile`: SIGTERM while a hostile case
+/// waits on the server keeps that case as `interrupted` with its frames so far
+/// (the raw session registered as the case in flight), with a `--hostile`
+/// reproduction, and kills the server's whole group (a wrapper's grandchild too).
+#[test]
+fn a_hostile_run_stopped_by_sigterm_keeps_the_case_in_flight_and_kills_its_group() {
+    let scratch = Scratch::new("hostile-sigterm");
+    let pid_file = scratch.path("pid");
+    let hanging = scratch.path("hanging");
+    let output = scratch.path("out");
+    let mut bystander = Bystander::start();
+    let mut server = crate::util::calculator(Some("hang-on-call"));
+    server.extend(["--pid-file".to_owned(), hanging.clone()]);
+    let command = wrapper(&pid_file, &server, true);
+    let mut args = vec![
+        "--hostile",
+        "--case",
+        "reply_id_mistyped",
+        "--startup-timeout",
+        "600",
+        "--call-timeout",
+        "600",
+        "--output",
+        &output,
+        "--",
+    ];
+    args.extend(command.iter().map(String::as_str));
+    let mut run = Runner(Some(
+        elicit_check(&args).spawn().expect("elicit-check starts"),
+    ));
+    let pids = read_pids(&pid_file);
+    // calculator.py writes this file when it starts hanging in tools/call: the
+    // case is in flight.
+    assert_eq!(
+        read_pid(&hanging),
+        pids.wrapper,
+        "exec keeps the wrapper's pid"
+    );
+    let status = run.stop(libc::SIGTERM);
+    assert_eq!(status.code(), Some(2), "an interrupted run exits 2");
+    assert_nothing_left(&pids, "hostile sigterm");
+    assert!(
+        bystander.still_running(),
+        "a process the harness did not start was touched"
+    );
+    let verdicts = results(Path::new(&output));
+    assert_eq!(verdicts.len(), 2, "{verdicts:?}");
+    let kept = &verdicts[0];
+    assert_eq!(kept["case"], "reply_id_mistyped");
+    assert_eq!(kept["verdict"], "interrupted");
+    assert_eq!(
+        kept["primary"],
+        "the run was terminated while this case was in flight"
+    );
+    assert_eq!(kept["evidence"]["pid"], Value::from(pids.wrapper));
+    assert_eq!(
+        kept["evidence"]["input"]["capabilities"],
+        serde_json::json!({"elicitation": {"form": {}}})
+    );
+    let client_methods: Vec<&str> = kept["evidence"]["wire"]
+        .as_array()
+        .expect("frames")
+        .iter()
+        .filter(|frame| frame["from"] == "client")
+        .filter_map(|frame| frame["message"]["method"].as_str())
+        .collect();
+    assert_eq!(
+        client_methods,
+        ["initialize", "notifications/initialized", "tools/call"],
+        "the frames so far are kept"
+    );
+    assert_eq!(
+        kept["reproduce"],
+        format!(
+            "elicit-check run --hostile --case reply_id_mistyped -- {}",
+            elicit_check::error::shell_words(&command)
+        )
+        .as_str()
+    );
+    assert_eq!(
+        verdicts[1],
+        serde_json::json!({"run_status": "interrupted", "cases": 1, "stopped_because": "terminated by SIGTERM"})
+    );
+}

@@ -232,6 +232,7 @@ fn the_minimal_failure_heading_says_how_shrinking_ended() {
         failures: Vec::new(),
         shrink_runs,
         shrink_stopped_early,
+        reproduce: String::new(),
     };
     assert_eq!(
         failure(1, false).heading(),

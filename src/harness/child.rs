@@ -34,6 +34,38 @@ pub struct Exit {
     pub group_left_running: bool,
 }
 
+/// How the server ended, with the signal that ended it ([`ServerProcess::end`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ended {
+    /// Exit code, forced kill, stderr, the group (as [`ServerProcess::shutdown`]).
+    pub exit: Exit,
+    /// The signal that ended the server when one did and the harness did not
+    /// kill it after the grace (`9` for SIGKILL); `None` after an exit code.
+    pub signal: Option<i32>,
+}
+
+/// A signal in the protocol's words: `signal 9 (SIGKILL)`, `signal 11
+/// (SIGSEGV)`; a number without a common name is `signal 42` (issue 10,
+/// section 1: "crashed (exit code or signal ...)").
+pub fn describe_signal(signal: i32) -> String {
+    let name = match signal {
+        libc::SIGHUP => "SIGHUP",
+        libc::SIGINT => "SIGINT",
+        libc::SIGQUIT => "SIGQUIT",
+        libc::SIGILL => "SIGILL",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGALRM => "SIGALRM",
+        libc::SIGTERM => "SIGTERM",
+        _ => return format!("signal {signal}"),
+    };
+    format!("signal {signal} ({name})")
+}
+
 /// A running server process with its stdio taken apart.
 #[derive(Debug)]
 pub struct ServerProcess {
@@ -102,7 +134,14 @@ impl ServerProcess {
     /// closed), then kills its process group. Processes of the group still running
     /// after the child exited are killed too (see [`Exit::group_left_running`]).
     /// Collects stderr within `grace` too.
-    pub async fn shutdown(mut self, grace: Duration) -> Exit {
+    pub async fn shutdown(self, grace: Duration) -> Exit {
+        self.end(grace).await.exit
+    }
+
+    /// [`ServerProcess::shutdown`], also giving the signal that ended the
+    /// server ([`Ended::signal`]; `std::os::unix::process::ExitStatusExt`).
+    pub async fn end(mut self, grace: Duration) -> Ended {
+        use std::os::unix::process::ExitStatusExt;
         let (status, forced_kill) = match tokio::time::timeout(grace, self.child.wait()).await {
             Ok(status) => (status.ok(), false),
             Err(_) => {
@@ -121,11 +160,16 @@ impl ServerProcess {
                 "[elicit-check: stderr still open after the server exited]".to_owned()
             }
         };
-        Exit {
-            code: status.and_then(|status| status.code()),
-            forced_kill,
-            stderr,
-            group_left_running,
+        Ended {
+            exit: Exit {
+                code: status.and_then(|status| status.code()),
+                forced_kill,
+                stderr,
+                group_left_running,
+            },
+            signal: status
+                .filter(|_| !forced_kill)
+                .and_then(|status| status.signal()),
         }
     }
 
@@ -165,5 +209,42 @@ impl Drop for ServerProcess {
     /// panic, a cancelled future) still ends the whole group.
     fn drop(&mut self) {
         self.kill_group();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn signals_are_named_by_number_and_name() {
+        assert_eq!(describe_signal(9), "signal 9 (SIGKILL)");
+        assert_eq!(describe_signal(11), "signal 11 (SIGSEGV)");
+        assert_eq!(describe_signal(15), "signal 15 (SIGTERM)");
+        assert_eq!(describe_signal(6), "signal 6 (SIGABRT)");
+        assert_eq!(describe_signal(42), "signal 42");
+    }
+
+    /// `Ended::signal` is the signal that ended the process, read from its
+    /// exit status (a shell that kills itself), and none after an exit code.
+    #[test]
+    fn the_signal_that_ended_a_process_is_kept_and_an_exit_code_has_none() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime");
+        let end = |script: &str| {
+            let command = ["sh".to_owned(), "-c".to_owned(), script.to_owned()];
+            runtime.block_on(async {
+                let (process, stdin, _stdout) = spawn(&command).expect("sh starts");
+                drop(stdin);
+                process.end(Duration::from_secs(30)).await
+            })
+        };
+        let killed = end("kill -TERM $$");
+        assert_eq!((killed.exit.code, killed.signal), (None, Some(15)));
+        assert!(!killed.exit.forced_kill);
+        let exited = end("exit 3");
+        assert_eq!((exited.exit.code, exited.signal), (Some(3), None));
     }
 }

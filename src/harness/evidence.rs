@@ -41,6 +41,11 @@ pub struct Evidence {
     pub stderr: String,
     /// The server's exit code (`None`: ended by a signal).
     pub exit_code: Option<i32>,
+    /// The signal that ended the server (`9` for SIGKILL), when one did and the
+    /// harness did not kill it after the grace; absent otherwise (issue 10,
+    /// section 1: a crash names its exit code or signal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub exit_signal: Option<i32>,
     /// Whether the harness killed the server after the shutdown grace period.
     pub forced_kill: bool,
     /// The shutdown grace period in seconds: how long the server was given to
@@ -64,7 +69,8 @@ pub struct Evidence {
 }
 
 impl Evidence {
-    /// Assembles the evidence of `case` from a finished session and its one call.
+    /// Assembles the evidence of `case` from a finished session and its one call
+    /// (`exit_signal` is left for the caller: [`super::Session::finish_with_signal`]).
     pub fn new(case: &Case, command: &[String], finished: Finished, call: Call) -> Self {
         Evidence {
             case: case.name.clone(),
@@ -80,6 +86,7 @@ impl Evidence {
             stray_stdout: finished.recording.stray_stdout,
             stderr: finished.exit.stderr,
             exit_code: finished.exit.code,
+            exit_signal: None,
             forced_kill: finished.exit.forced_kill,
             shutdown_grace_secs: finished.shutdown_grace.as_secs_f64(),
             group_left_running: finished.exit.group_left_running,

@@ -17,6 +17,7 @@ use tokio::task::JoinHandle;
 
 use super::Limits;
 use super::child::{self, Exit, ServerProcess};
+use super::in_flight::Registration;
 use super::proxy::{self, ProxyState, Recording};
 use crate::error::Error;
 
@@ -39,6 +40,10 @@ pub enum HostileCase {
     /// The elicitation answered under an id the server never used (accept
     /// {3, 7}), then under its own id with decline.
     ReplyIdUnknown,
+    /// The elicitation answered twice under its own id, in one write: decline,
+    /// then accept {3, 7}; then a `ping` (id 42) whose reply is awaited, so a
+    /// second result to the call would be on the wire by then.
+    ReplyTwice,
     /// A line that is not JSON, then a request object with an `id` but no
     /// `method`, then a normal call.
     NotJsonAndNoMethod,
@@ -73,10 +78,11 @@ pub enum HostileCase {
 
 impl HostileCase {
     /// Every case, in the README table's order.
-    pub const ALL: [HostileCase; 15] = [
+    pub const ALL: [HostileCase; 16] = [
         HostileCase::CallBeforeInitialized,
         HostileCase::ReplyIdMistyped,
         HostileCase::ReplyIdUnknown,
+        HostileCase::ReplyTwice,
         HostileCase::NotJsonAndNoMethod,
         HostileCase::InvalidUtf8,
         HostileCase::ActionUpperCase,
@@ -97,6 +103,7 @@ impl HostileCase {
             HostileCase::CallBeforeInitialized => "call_before_initialized",
             HostileCase::ReplyIdMistyped => "reply_id_mistyped",
             HostileCase::ReplyIdUnknown => "reply_id_unknown",
+            HostileCase::ReplyTwice => "reply_twice",
             HostileCase::NotJsonAndNoMethod => "not_json_and_no_method",
             HostileCase::InvalidUtf8 => "invalid_utf8",
             HostileCase::ActionUpperCase => "action_upper_case",
@@ -186,6 +193,20 @@ impl HostileCase {
                 }
                 raw.expect(|message| is_reply_to(message, &json!(1))).await;
             }
+            HostileCase::ReplyTwice => {
+                raw.send(&call(1)).await;
+                if let Some(id) = raw.expect(is_elicitation).await.map(|m| m["id"].clone()) {
+                    // One write: a server reads both replies before it answers.
+                    raw.send_all(&[
+                        &reply(&id, r#"{"action":"decline"}"#),
+                        &reply(&id, VALID_ACCEPT),
+                    ])
+                    .await;
+                }
+                raw.expect(|message| is_reply_to(message, &json!(1))).await;
+                raw.send(BARRIER_PING.as_bytes()).await;
+                raw.expect(|message| is_reply_to(message, &json!(42))).await;
+            }
             HostileCase::NotJsonAndNoMethod | HostileCase::InvalidUtf8 => {
                 // The bad lines, then a `ping` (id 42) whose reply is awaited: a
                 // server reads its stdin in order, so by then it has answered the
@@ -258,6 +279,8 @@ pub struct Played {
     pub recording: Recording,
     /// How the server ended after its stdin closed.
     pub exit: Exit,
+    /// The signal that ended the server, when one did ([`child::Ended::signal`]).
+    pub signal: Option<i32>,
     /// Waits that ran out (`waited 10s for ...`), in order.
     pub timeouts: Vec<String>,
     /// The server's process id.
@@ -265,7 +288,8 @@ pub struct Played {
 }
 
 /// The `ping` (id 42) sent after the bad lines of `not_json_and_no_method` and
-/// `invalid_utf8`: its reply shows the server has read them.
+/// `invalid_utf8`, and after the call of `reply_twice`: its reply shows the
+/// server has read (and answered) everything before it.
 pub const BARRIER_PING: &str = r#"{"jsonrpc":"2.0","id":42,"method":"ping"}"#;
 
 /// `notifications/initialized`.
@@ -310,10 +334,13 @@ fn is_reply_to(message: &Value, id: &Value) -> bool {
     message.get("method").is_none() && message.get("id") == Some(id)
 }
 
-/// A server process driven line by line, recorded by the proxy.
+/// A server process driven line by line, recorded by the proxy. While it runs
+/// it is registered as the case in flight (`super::in_flight`), so a run stopped
+/// by Ctrl-C or SIGTERM keeps its frames so far as an `interrupted` verdict.
 struct RawSession {
     state: ProxyState,
     process: ServerProcess,
+    in_flight: Option<Registration>,
     stdin: Option<ChildStdin>,
     frames: Lines<BufReader<DuplexStream>>,
     pump: JoinHandle<()>,
@@ -336,9 +363,11 @@ impl RawSession {
             to_script,
             None,
         ));
+        let in_flight = Registration::new(&state, process.pid);
         Ok(RawSession {
             state,
             process,
+            in_flight,
             stdin: Some(stdin),
             frames: BufReader::new(from_proxy).lines(),
             pump,
@@ -419,12 +448,12 @@ impl RawSession {
     }
 
     /// Closes stdin, waits for the exit (killing the group after the grace) and
-    /// for the end of stdout.
+    /// for the end of stdout; the case is then no longer in flight.
     async fn finish(mut self) -> Played {
         let pid = self.process.pid;
         self.stdin = None;
         self.state.event("server stdin closed");
-        let exit = self.process.shutdown(self.limits.shutdown).await;
+        let child::Ended { exit, signal } = self.process.end(self.limits.shutdown).await;
         drop(self.frames);
         if tokio::time::timeout(self.limits.shutdown, &mut self.pump)
             .await
@@ -433,9 +462,13 @@ impl RawSession {
             self.pump.abort();
             self.state.event("server stdout still open after exit");
         }
+        if let Some(registration) = self.in_flight.take() {
+            registration.done();
+        }
         Played {
             recording: self.state.recording(),
             exit,
+            signal,
             timeouts: self.timeouts,
             pid,
         }

@@ -2,8 +2,8 @@
 //! (issue 10, section 1b).
 //!
 //! A run scopes its work with [`IN_FLIGHT`]; each case run through
-//! [`super::run_case`] (or its 2026-07-28 twin) registers its session's recording
-//! there while it runs and removes it when the session finishes. When Ctrl-C or
+//! [`super::run_case`] (or its 2026-07-28 twin, or a hostile-client case's raw
+//! session, [`super::hostile`]) registers its session's recording there while it runs and removes it when the session finishes. When Ctrl-C or
 //! SIGTERM drops the run, the sessions still registered are the cases in flight:
 //! [`InFlight::take`] turns their frames, stray lines and timeline so far into
 //! evidence, so the case is kept as `interrupted` instead of being dropped. Outside
@@ -80,6 +80,7 @@ impl InFlight {
                     stray_stdout: recording.stray_stdout,
                     stderr: String::new(),
                     exit_code: None,
+                    exit_signal: None,
                     forced_kill: false,
                     shutdown_grace_secs: 0.0,
                     group_left_running: false,

@@ -454,7 +454,13 @@ impl Session {
 
     /// Closes the client, then the server's stdin; waits for the server to exit
     /// (killing it after the grace period) and returns everything recorded.
-    pub async fn finish(mut self) -> Finished {
+    pub async fn finish(self) -> Finished {
+        self.finish_with_signal().await.0
+    }
+
+    /// [`Session::finish`], also giving the signal that ended the server
+    /// ([`child::Ended::signal`]), for the evidence's `exit_signal`.
+    pub async fn finish_with_signal(mut self) -> (Finished, Option<i32>) {
         let protocol_version = self.protocol_version();
         if let Some(client) = self.client.take() {
             let _ = tokio::time::timeout(self.limits.shutdown, client.cancel()).await;
@@ -470,7 +476,7 @@ impl Session {
             self.state
                 .event("client pump did not end; server stdin dropped");
         }
-        let exit = self.process.shutdown(self.limits.shutdown).await;
+        let child::Ended { exit, signal } = self.process.end(self.limits.shutdown).await;
         if tokio::time::timeout(self.limits.shutdown, &mut to_client)
             .await
             .is_err()
@@ -478,11 +484,15 @@ impl Session {
             to_client.abort();
             self.state.event("server stdout still open after exit");
         }
-        self.state.event(match (exit.code, exit.forced_kill) {
-            (Some(code), false) => format!("exited with code {code}"),
-            (None, false) => "ended by a signal".to_owned(),
-            (_, true) => "killed after the shutdown grace period".to_owned(),
-        });
+        self.state
+            .event(match (exit.code, exit.forced_kill, signal) {
+                (Some(code), false, _) => format!("exited with code {code}"),
+                (None, false, Some(signal)) => {
+                    format!("killed by {}", child::describe_signal(signal))
+                }
+                (None, false, None) => "ended by a signal".to_owned(),
+                (_, true, _) => "killed after the shutdown grace period".to_owned(),
+            });
         if exit.group_left_running {
             self.state.event(
                 "processes of the server's group were still running after it exited; killed",
@@ -491,7 +501,7 @@ impl Session {
         if let Some(registration) = self.in_flight.take() {
             registration.done();
         }
-        Finished {
+        let finished = Finished {
             recording: self.state.recording(),
             exit,
             callbacks: self.callbacks.load(Ordering::SeqCst),
@@ -499,7 +509,8 @@ impl Session {
             pid,
             startup_error: self.startup_error,
             shutdown_grace: self.limits.shutdown,
-        }
+        };
+        (finished, signal)
     }
 }
 
@@ -543,8 +554,10 @@ pub async fn run_case(
     in_flight::scoped(case, command, async {
         let mut session = Session::start(command, &case.capabilities, limits, tap).await?;
         let call = session.call(&case.policy, case.wire_answer()).await;
-        let finished = session.finish().await;
-        Ok(Evidence::new(case, command, finished, call))
+        let (finished, signal) = session.finish_with_signal().await;
+        let mut evidence = Evidence::new(case, command, finished, call);
+        evidence.exit_signal = signal;
+        Ok(evidence)
     })
     .await
 }

@@ -191,7 +191,7 @@ async fn run_case_in_flight(
         },
     };
     let discovered = session.client.is_some();
-    let mut finished = session.finish().await;
+    let (mut finished, signal) = session.finish_with_signal().await;
     if finished.protocol_version.is_none() && discovered {
         // The discover lifecycle keeps no peer info; the version is the one every
         // request carried in `_meta` and the server accepted.
@@ -199,6 +199,7 @@ async fn run_case_in_flight(
     }
     let mut evidence = Evidence::new(case, command, finished, driven.call);
     evidence.rpc_error = driven.rpc_error;
+    evidence.exit_signal = signal;
     Ok(evidence)
 }
 

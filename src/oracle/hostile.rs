@@ -34,6 +34,9 @@ pub fn expected(case: HostileCase) -> &'static str {
         HostileCase::ReplyIdMistyped | HostileCase::ReplyIdUnknown => {
             "the reply under a wrong id is ignored: declined, nothing computed"
         }
+        HostileCase::ReplyTwice => {
+            "only the first reply under the request's id counts: declined, nothing computed, one result"
+        }
         HostileCase::NotJsonAndNoMethod => {
             "-32700 with id null; -32600 with id 41; the next call calculated 21"
         }
@@ -75,6 +78,18 @@ pub fn findings(case: HostileCase, played: &Played, exact: bool) -> Vec<Finding>
                 _ => "an accept under an id the server never used",
             };
             expect_outcome(wire, 1, "declined", None, what, Primary::ComputedOnRefusal)
+        }
+        HostileCase::ReplyTwice => {
+            let mut failures = expect_outcome(
+                wire,
+                1,
+                "declined",
+                None,
+                "a decline, then an accept under the same id",
+                Primary::ComputedOnRefusal,
+            );
+            failures.extend(one_reply(wire, 1));
+            failures
         }
         HostileCase::NotJsonAndNoMethod => {
             let mut failures =
@@ -203,9 +218,13 @@ pub fn findings(case: HostileCase, played: &Played, exact: bool) -> Vec<Finding>
     } else if exit.code != Some(0) {
         failures.push(Finding::new(
             Primary::Crashed,
-            match exit.code {
-                Some(code) => format!("exit code {code}, expected 0"),
-                None => "ended by a signal, expected exit code 0".to_owned(),
+            match (exit.code, played.signal) {
+                (Some(code), _) => format!("exit code {code}, expected 0"),
+                (None, Some(signal)) => format!(
+                    "killed by {}, expected exit code 0",
+                    crate::harness::child::describe_signal(signal)
+                ),
+                (None, None) => "ended by a signal, expected exit code 0".to_owned(),
             },
         ));
     }
@@ -285,13 +304,18 @@ pub fn primary(played: &Played, findings: &[Finding]) -> Finding {
     first.clone()
 }
 
-/// How the process ended, in the protocol's words: `exit code 3`, `no exit
-/// code: ended by a signal`, `no exit code: killed after the shutdown grace`.
+/// How the process ended, in the protocol's words: `exit code 3`, `killed by
+/// signal 9 (SIGKILL)`, `no exit code: ended by a signal` (the signal unknown),
+/// `no exit code: killed after the shutdown grace`.
 fn describe_exit(played: &Played) -> String {
-    match (played.exit.forced_kill, played.exit.code) {
-        (true, _) => "no exit code: killed after the shutdown grace".to_owned(),
-        (false, Some(code)) => format!("exit code {code}"),
-        (false, None) => "no exit code: ended by a signal".to_owned(),
+    match (played.exit.forced_kill, played.exit.code, played.signal) {
+        (true, _, _) => "no exit code: killed after the shutdown grace".to_owned(),
+        (false, Some(code), _) => format!("exit code {code}"),
+        (false, None, Some(signal)) => format!(
+            "killed by {}",
+            crate::harness::child::describe_signal(signal)
+        ),
+        (false, None, None) => "no exit code: ended by a signal".to_owned(),
     }
 }
 
@@ -383,20 +407,7 @@ fn late_answer_after_timeout(wire: &[Frame]) -> Vec<Finding> {
             ),
         ));
     }
-    let replies = wire
-        .iter()
-        .filter(|frame| {
-            frame.from == Side::Server
-                && method(frame).is_none()
-                && frame.message.get("id") == Some(&Value::from(1))
-        })
-        .count();
-    if replies != 1 {
-        failures.push(Finding::new(
-            Primary::ContractFailure,
-            format!("tools/call id 1: {replies} replies, expected exactly 1"),
-        ));
-    }
+    failures.extend(one_reply(wire, 1));
     failures.extend(expect_outcome(
         wire,
         2,
@@ -406,6 +417,28 @@ fn late_answer_after_timeout(wire: &[Frame]) -> Vec<Finding> {
         Primary::WrongOutcome,
     ));
     failures
+}
+
+/// At most one reply to the client's request `id` (JSON-RPC 2.0: one Response
+/// per Request; none is [`expect_outcome`]'s to report): a second one is a
+/// [`Primary::ContractFailure`].
+fn one_reply(wire: &[Frame], id: u64) -> Vec<Finding> {
+    let replies = wire
+        .iter()
+        .filter(|frame| {
+            frame.from == Side::Server
+                && method(frame).is_none()
+                && frame.message.get("id") == Some(&Value::from(id))
+        })
+        .count();
+    if replies > 1 {
+        vec![Finding::new(
+            Primary::ContractFailure,
+            format!("tools/call id {id}: {replies} replies, expected exactly 1"),
+        )]
+    } else {
+        Vec::new()
+    }
 }
 
 fn method(frame: &Frame) -> Option<&str> {
@@ -517,6 +550,7 @@ mod tests {
                 stderr: String::new(),
                 group_left_running: false,
             },
+            signal: None,
             timeouts: Vec::new(),
             pid: None,
         }
@@ -585,6 +619,53 @@ mod tests {
             result(1, json!({"status":"declined","computed":false})),
         )]);
         assert!(judge(HostileCase::ReplyIdUnknown, &declined, true).is_empty());
+    }
+
+    /// JSON-RPC 2.0: one Response per Request. Answered twice under its own id
+    /// (decline, then accept), a request is answered by the first reply: the
+    /// call declines, and gets one result.
+    #[test]
+    fn an_elicitation_answered_twice_counts_the_first_answer_and_one_result() {
+        let declined = frame(
+            8,
+            Side::Server,
+            result(1, json!({"status":"declined","computed":false})),
+        );
+        let ping = frame(
+            10,
+            Side::Server,
+            json!({"jsonrpc":"2.0","id":42,"result":{}}),
+        );
+        let good = played(vec![declined.clone(), ping.clone()]);
+        assert!(judge(HostileCase::ReplyTwice, &good, true).is_empty());
+        let second_taken = played(vec![
+            frame(8, Side::Server, calculated(1, 21)),
+            ping.clone(),
+        ]);
+        assert_eq!(
+            findings(HostileCase::ReplyTwice, &second_taken, false),
+            [Finding::new(
+                Primary::ComputedOnRefusal,
+                r#"tools/call id 1 after a decline, then an accept under the same id: outcome {"status":"calculated","computed":true,"value":21}, expected status "declined", computed false"#
+            )]
+        );
+        let answered_twice = played(vec![
+            declined,
+            frame(9, Side::Server, calculated(1, 21)),
+            ping,
+        ]);
+        assert_eq!(
+            findings(HostileCase::ReplyTwice, &answered_twice, false),
+            [Finding::new(
+                Primary::ContractFailure,
+                "tools/call id 1: 2 replies, expected exactly 1"
+            )]
+        );
+        // No reply at all is the missing reply, said once.
+        assert_eq!(
+            verdicts(HostileCase::ReplyTwice, &played(Vec::new()), false),
+            [Primary::Hung]
+        );
     }
 
     #[test]
@@ -992,6 +1073,14 @@ mod tests {
             findings(HostileCase::EofWhileElicitationPending, &nothing, false)[1],
             Finding::new(Crashed, "ended by a signal, expected exit code 0")
         );
+        nothing.signal = Some(9);
+        assert_eq!(
+            findings(HostileCase::EofWhileElicitationPending, &nothing, false)[1],
+            Finding::new(
+                Crashed,
+                "killed by signal 9 (SIGKILL), expected exit code 0"
+            )
+        );
     }
 
     /// `played` with a result to `initialize` first: the session started.
@@ -1086,6 +1175,8 @@ mod tests {
         assert_eq!(describe_exit(&ended), "exit code 0");
         ended.exit.code = None;
         assert_eq!(describe_exit(&ended), "no exit code: ended by a signal");
+        ended.signal = Some(6);
+        assert_eq!(describe_exit(&ended), "killed by signal 6 (SIGABRT)");
         ended.exit.forced_kill = true;
         assert_eq!(
             describe_exit(&ended),
@@ -1107,7 +1198,7 @@ mod tests {
             .iter()
             .map(|case| expected(*case))
             .collect();
-        assert_eq!(texts.len(), 9, "{texts:?}");
+        assert_eq!(texts.len(), 10, "{texts:?}");
         assert!(expected(HostileCase::LateAnswerAfterTimeout).starts_with("timed_out"));
     }
 }

@@ -8,14 +8,14 @@
 
 use serde_json::{Value, json};
 
-use super::{HungWatch, Settings, emit};
+use super::{Settings, emit};
 use crate::case::{Answer, Case};
 use crate::error::Error;
 use crate::harness::Evidence;
 use crate::harness::evidence::RMCP_VERSION;
 use crate::harness::hostile::{CAPABILITIES, HostileCase, Played};
 use crate::oracle::hostile;
-use crate::report::{EvidenceLog, Verdict, hostile_reproduction};
+use crate::report::{EvidenceLog, Replay, ReplayKind, Verdict, reproduction};
 
 /// The hostile-client case named `name` (its [`HostileCase::name`]), among [`HostileCase::ALL`].
 pub fn case_named(name: &str) -> Option<HostileCase> {
@@ -68,7 +68,6 @@ pub async fn run_hostile(
     use futures::StreamExt;
     let (first, rest) = cases.split_at(cases.len().min(1));
     let jobs = settings.schedule.jobs.max(1);
-    let mut hung = HungWatch::default();
     let mut index = 0;
     for chunk in std::iter::once(first).chain(rest.chunks(jobs)) {
         let verdicts: Vec<Result<Verdict, Error>> =
@@ -77,14 +76,17 @@ pub async fn run_hostile(
                 .collect()
                 .await;
         for verdict in verdicts {
-            emit(index, vec![verdict?], log, on_verdict, &mut hung, settings)?;
+            emit(index, vec![verdict?], log, on_verdict, settings)?;
             index += 1;
         }
     }
     Ok(())
 }
 
-/// Plays one case against `command` and judges it.
+/// Plays one case against `command` and judges it. While it plays, it is the
+/// case in flight of a run's registry (`crate::harness::in_flight`, under the
+/// name and [`input`] of the case), so Ctrl-C or SIGTERM keeps it as
+/// `interrupted` with its frames so far.
 ///
 /// # Errors
 /// [`Error::Spawn`] when the server cannot start.
@@ -93,7 +95,12 @@ pub async fn judge(
     case: HostileCase,
     settings: &Settings,
 ) -> Result<Verdict, Error> {
-    let played = case.play(command, settings.limits).await?;
+    let played = crate::harness::in_flight::scoped(
+        &input(case),
+        command,
+        case.play(command, settings.limits),
+    )
+    .await?;
     Ok(verdict(
         case,
         command,
@@ -106,7 +113,8 @@ pub async fn judge(
 /// The verdict of one played case: the failures of
 /// [`crate::oracle::hostile::findings`], the primary verdict of
 /// [`crate::oracle::hostile::primary`], the evidence (every frame, stderr,
-/// exit), and for a failure the command that replays it.
+/// exit), and for a failure the command that replays it (`--exact-messages`
+/// when `exact` judged a server other than the reference server so).
 pub fn verdict(
     case: HostileCase,
     command: &[String],
@@ -121,16 +129,19 @@ pub fn verdict(
     let mut verdict = Verdict::new(Value::from(hostile::expected(case)), failures, evidence);
     verdict.verdict = finding.verdict;
     verdict.primary = finding.evidence;
-    verdict.reproduce = (!verdict.passed).then(|| hostile_reproduction(&verdict));
+    verdict.replay = Replay {
+        kind: ReplayKind::Hostile,
+        exact_messages: Some(exact),
+        session: false,
+    };
+    verdict.reproduce = (!verdict.passed).then(|| reproduction(&verdict));
     verdict
 }
 
-/// The [`Evidence`] of a played case. Its `input` is a case named after the
-/// hostile case with the client's capabilities and, where the case sends one
-/// answer, that answer; its `outcome` is the `structuredContent` (or text
-/// content JSON) of `tools/call` id 1 (id 2 for `call_before_initialized`, whose
-/// call 1 is the early one), and `rpc_error` the JSON-RPC error of that call.
-fn evidence(case: HostileCase, command: &[String], played: Played, grace: f64) -> Evidence {
+/// The `input` of a hostile case's evidence: a case named after it with the
+/// client's capabilities ([`CAPABILITIES`]) and, where the case sends one
+/// answer, that answer.
+fn input(case: HostileCase) -> Case {
     let answer = case
         .action()
         .map(|action| json!({"action": action, "content": {"units": 3, "unit_value": 7}}))
@@ -140,13 +151,21 @@ fn evidence(case: HostileCase, command: &[String], played: Played, grace: f64) -
                 .and_then(|text| serde_json::from_str(&text).ok()),
             _ => None,
         });
-    let input = Case {
+    Case {
         name: case.name().to_owned(),
         policy: "validated".to_owned(),
         capabilities: serde_json::from_str(CAPABILITIES).unwrap_or(Value::Null),
         answer: answer.map(Answer::Result),
         answer_text: None,
-    };
+    }
+}
+
+/// The [`Evidence`] of a played case. Its `input` is [`input`]; its `outcome`
+/// is the `structuredContent` (or text content JSON) of `tools/call` id 1 (id 2
+/// for `call_before_initialized`, whose call 1 is the early one), and
+/// `rpc_error` the JSON-RPC error of that call.
+fn evidence(case: HostileCase, command: &[String], played: Played, grace: f64) -> Evidence {
+    let input = input(case);
     let started = hostile::started(&played);
     let wire = &played.recording.wire;
     let reply = |id: u64| {
@@ -202,6 +221,7 @@ fn evidence(case: HostileCase, command: &[String], played: Played, grace: f64) -
         stray_stdout: played.recording.stray_stdout,
         stderr: played.exit.stderr,
         exit_code: played.exit.code,
+        exit_signal: played.signal,
         forced_kill: played.exit.forced_kill,
         shutdown_grace_secs: grace,
         group_left_running: played.exit.group_left_running,
@@ -269,6 +289,7 @@ mod tests {
                 stderr: "bye\n".into(),
                 group_left_running: false,
             },
+            signal: None,
             timeouts: Vec::new(),
             pid: Some(42),
         }
@@ -325,6 +346,27 @@ mod tests {
         assert_eq!(
             evidence.input.capabilities,
             json!({"elicitation":{"form":{}}})
+        );
+    }
+
+    /// A server other than the reference server judged with exact messages
+    /// replays so: its reproduction carries `--exact-messages`.
+    #[test]
+    fn a_case_judged_with_exact_messages_replays_with_them() {
+        let computed =
+            json!({"structuredContent":{"status":"calculated","computed":true,"value":21}});
+        let verdict = super::verdict(
+            HostileCase::ActionReject,
+            &names(&["node", "server.js"]),
+            played(1, computed),
+            true,
+            5.0,
+        );
+        assert_eq!(
+            verdict.reproduce.as_deref(),
+            Some(
+                "elicit-check run --hostile --exact-messages --case action_reject -- node server.js"
+            )
         );
     }
 
