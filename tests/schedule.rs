@@ -257,10 +257,28 @@ fn a_session_run_shrinks_a_generated_failure_to_the_serial_minimal_failure() {
         .filter(|verdict| verdict["passed"] == false && verdict.get("reason").is_some())
         .count();
     assert_eq!(generated_failures, 1, "{}", serial.stdout);
-    let minimal = &serial.summary["minimal_failure"];
-    assert_eq!(minimal["case"]["answer"]["result"]["action"], "decline");
-    assert_eq!(minimal["outcome"]["computed"], true);
-    assert_eq!(&session.summary["minimal_failure"], minimal);
+    // The same minimal failure; its reproduction repeats the run's --session.
+    let minimal = |run: &Run| {
+        let mut minimal = run.summary["minimal_failure"].clone();
+        let reproduce = minimal["reproduce"].take();
+        (minimal, reproduce.as_str().unwrap_or_default().to_owned())
+    };
+    let (serial_minimal, serial_reproduce) = minimal(&serial);
+    let (session_minimal, session_reproduce) = minimal(&session);
+    assert_eq!(
+        serial_minimal["case"]["answer"]["result"]["action"],
+        "decline"
+    );
+    assert_eq!(serial_minimal["outcome"]["computed"], true);
+    assert_eq!(session_minimal, serial_minimal);
+    assert!(
+        serial_reproduce.starts_with("elicit-check run --answer "),
+        "{serial_reproduce}"
+    );
+    assert_eq!(
+        session_reproduce,
+        serial_reproduce.replacen("run --answer", "run --session --answer", 1)
+    );
 }
 
 #[test]
@@ -411,9 +429,16 @@ fn a_session_run_stops_at_two_hung_cases_without_running_the_rest_of_its_batch()
         &std::fs::read_to_string(dir.join("results.json")).expect("results.json"),
     )
     .expect("JSON");
-    let verdicts: Vec<&Value> = results.as_array().expect("an array").iter().collect();
-    assert_eq!(verdicts.len(), 2);
-    assert!(verdicts.iter().all(|verdict| verdict["verdict"] == "hung"));
+    // Two verdicts, then the end record of a run that stopped.
+    let records = results.as_array().expect("an array");
+    assert_eq!(records.len(), 3, "{results}");
+    assert!(
+        records[..2]
+            .iter()
+            .all(|verdict| verdict["verdict"] == "hung")
+    );
+    assert_eq!(records[2]["run_status"], "stopped");
+    assert_eq!(records[2]["cases"], 2);
     // Server starts, by the schedule's rules: the first case alone (its session,
     // then its fresh re-run: 2); the other 18 contract cases' window starts one
     // session per capability set at once (form, {}, {"elicitation":{}}, url: 4);
