@@ -92,6 +92,13 @@ const LEFT_OUT: [(&str, &str); 1] = [("TypeScript SDK correct", "oversized_answe
 ///   after stdin closed until the SDK's own 60 s request timeout of the pending
 ///   `elicitation/create` (a timer that keeps node alive) and is killed after the
 ///   20 s grace; the correct TS peer bounds its wait at 5 s and exits.
+/// - `eof_right_after_request`: the Python SDKs (1.x and 2.x) race with their
+///   own shutdown: at the end of stdin the session closes its write stream and
+///   cancels the request handlers still running, so the reply to `tools/list`
+///   is written only when its handler got to run first (python-sdk issue #2678,
+///   open). Seen here: 0 to 3 `dropped_request` in 16 runs, 4 at a time, of each
+///   Python peer, and once in a `cargo test` run under load. Those cells are
+///   [`RACE`] cells: either verdict holds, so they read `pass or dropped_request`.
 const EXPECTED: [(&str, [&str; 7]); 16] = [
     (
         "call_before_initialized",
@@ -177,8 +184,25 @@ const EXPECTED: [(&str, [&str; 7]); 16] = [
             "pass",
         ],
     ),
-    ("eof_right_after_request", ["pass"; 7]),
+    (
+        "eof_right_after_request",
+        [RACE, RACE, RACE, RACE, "pass", "pass", "pass"],
+    ),
 ];
+
+/// The cell of a race inside an SDK (see [`EXPECTED`]'s doc): the run may end
+/// with either of [`RACE_VERDICTS`].
+const RACE: &str = "pass or dropped_request";
+
+/// The verdicts a [`RACE`] cell may end with.
+const RACE_VERDICTS: [&str; 2] = ["passed", "dropped_request"];
+
+/// The cell [`EXPECTED`] gives `case` on the server of `column`.
+fn expected_cell(case: &str, column: &str) -> Option<&'static str> {
+    let (_, cells) = EXPECTED.iter().find(|(name, _)| *name == case)?;
+    let index = COLUMNS.iter().position(|name| *name == column)?;
+    Some(cells[index])
+}
 
 /// Correct peers and calculator.py pass; naive peers end without an
 /// `invalid_response` / `invalid_content` outcome.
@@ -251,14 +275,19 @@ fn table(columns: &[(&str, Vec<Value>)]) -> String {
     out.push('\n');
     for case in HostileCase::ALL {
         out.push_str(&format!("| `{}` |", case.name()));
-        for (_, verdicts) in columns {
+        for (name, verdicts) in columns {
             let cell = verdicts
                 .iter()
                 .find(|verdict| verdict["case"] == case.name())
                 .map_or("not run", |verdict| {
                     verdict["verdict"].as_str().unwrap_or("?")
                 });
-            let cell = if cell == "passed" { "pass" } else { cell };
+            let race = expected_cell(case.name(), name) == Some(RACE);
+            let cell = match cell {
+                cell if race && RACE_VERDICTS.contains(&cell) => RACE,
+                "passed" => "pass",
+                cell => cell,
+            };
             out.push_str(&format!(" {cell} |"));
         }
         out.push('\n');
