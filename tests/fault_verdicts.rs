@@ -44,18 +44,14 @@ impl Drop for OutputDir {
     }
 }
 
-fn misbehaving(fault: &str) -> Vec<String> {
-    crate::util::require_program("python3", "the misbehaving server needs python3");
-    vec![
-        "python3".to_owned(),
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/fixtures/servers/misbehaving.py"
-        )
-        .to_owned(),
-        "--fault".to_owned(),
-        fault.to_owned(),
-    ]
+use crate::util::misbehaving;
+
+/// `FLAGS --output DIR -- SERVER...`: the arguments of `elicit-check run`.
+fn run_args(flags: &[&str], dir: &OutputDir, server: Vec<String>) -> Vec<String> {
+    let mut args: Vec<String> = flags.iter().map(|flag| (*flag).to_owned()).collect();
+    args.extend(["--output".to_owned(), dir.text(), "--".to_owned()]);
+    args.extend(server);
+    args
 }
 
 /// What one run of one case against one fault showed.
@@ -72,14 +68,8 @@ struct Shown {
 /// options (short bounds only where the fault makes them expire anyway).
 fn show(fault: &str, case: &str, bounds: &[&str]) -> Shown {
     let dir = OutputDir::new(&format!("{fault}-{case}"));
-    let mut args: Vec<String> = ["--case", case, "--output", &dir.text()]
-        .iter()
-        .chain(bounds)
-        .map(|arg| (*arg).to_owned())
-        .collect();
-    args.push("--".to_owned());
-    args.extend(misbehaving(fault));
-    let output = run(&args);
+    let flags: Vec<&str> = ["--case", case].iter().chain(bounds).copied().collect();
+    let output = run(&run_args(&flags, &dir, misbehaving(fault)));
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     let prefix = format!("    {case}: ");
     let detail = stdout
@@ -310,20 +300,11 @@ fn a_server_that_never_answers_the_call_hung() {
 #[test]
 fn two_consecutive_hung_cases_stop_the_run_unless_keep_going() {
     let dir = OutputDir::new("hung-stop");
-    let mut args: Vec<String> = [
-        "--cases",
-        "5",
-        "--seed",
-        "1",
-        "--call-timeout",
-        "0.5",
-        "--output",
-    ]
-    .map(str::to_owned)
-    .to_vec();
-    args.push(dir.text());
-    args.push("--".to_owned());
-    args.extend(misbehaving("hang-on-call"));
+    let args = run_args(
+        &["--cases", "5", "--seed", "1", "--call-timeout", "0.5"],
+        &dir,
+        misbehaving("hang-on-call"),
+    );
     let output = run(&args);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{stdout}");
@@ -365,23 +346,21 @@ fn two_consecutive_hung_cases_stop_the_run_unless_keep_going() {
         Some(results[2].clone())
     );
 
-    let mut args: Vec<String> = [
-        "--case",
-        "accept_valid",
-        "--case",
-        "decline",
-        "--case",
-        "cancel",
-        "--keep-going",
-        "--call-timeout",
-        "0.5",
-        "--output",
-    ]
-    .map(str::to_owned)
-    .to_vec();
-    args.push(dir.text());
-    args.push("--".to_owned());
-    args.extend(misbehaving("hang-on-call"));
+    let args = run_args(
+        &[
+            "--case",
+            "accept_valid",
+            "--case",
+            "decline",
+            "--case",
+            "cancel",
+            "--keep-going",
+            "--call-timeout",
+            "0.5",
+        ],
+        &dir,
+        misbehaving("hang-on-call"),
+    );
     let output = run(&args);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{stdout}");
@@ -474,22 +453,20 @@ fn an_aborted_run_says_so_in_all_three_evidence_files() {
 #[test]
 fn a_hung_contract_case_and_a_hung_generated_case_are_two_in_a_row() {
     let dir = OutputDir::new("hung-phases");
-    let mut args: Vec<String> = [
-        "--case",
-        "cancel",
-        "--cases",
-        "3",
-        "--seed",
-        "1",
-        "--call-timeout",
-        "0.5",
-        "--output",
-    ]
-    .map(str::to_owned)
-    .to_vec();
-    args.push(dir.text());
-    args.push("--".to_owned());
-    args.extend(misbehaving("hang-on-call"));
+    let args = run_args(
+        &[
+            "--case",
+            "cancel",
+            "--cases",
+            "3",
+            "--seed",
+            "1",
+            "--call-timeout",
+            "0.5",
+        ],
+        &dir,
+        misbehaving("hang-on-call"),
+    );
     let output = run(&args);
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{stdout}");
@@ -681,13 +658,11 @@ fn a_generated_failure_reproduces_exactly_from_its_command() {
     let server = crate::util::calculator(Some("computes-on-decline"));
     let dir = OutputDir::new("replay");
     // Seed 81 makes the first generated case a decline carrying a valid form.
-    let mut args: Vec<String> = ["--cases", "1", "--seed", "81", "--output"]
-        .map(str::to_owned)
-        .to_vec();
-    args.push(dir.text());
-    args.push("--".to_owned());
-    args.extend(server.iter().cloned());
-    let output = run(&args);
+    let output = run(&run_args(
+        &["--cases", "1", "--seed", "81"],
+        &dir,
+        server.clone(),
+    ));
     assert_eq!(output.status.code(), Some(1));
     let verdicts = dir.json("results.json");
     let verdicts = verdicts.as_array().expect("an array");
@@ -825,20 +800,18 @@ fn results_json_holds_the_whole_run_and_a_later_generated_case_replays_alone() {
 #[test]
 fn a_hung_generated_case_is_not_shrunk() {
     let dir = OutputDir::new("hung-generated");
-    let mut args: Vec<String> = [
-        "--case",
-        "generated_0001",
-        "--seed",
-        "1",
-        "--call-timeout",
-        "0.5",
-        "--output",
-    ]
-    .map(str::to_owned)
-    .to_vec();
-    args.push(dir.text());
-    args.push("--".to_owned());
-    args.extend(misbehaving("hang-on-call"));
+    let args = run_args(
+        &[
+            "--case",
+            "generated_0001",
+            "--seed",
+            "1",
+            "--call-timeout",
+            "0.5",
+        ],
+        &dir,
+        misbehaving("hang-on-call"),
+    );
     let output = run(&args);
     assert_eq!(output.status.code(), Some(1));
     let summary = dir.json("run.json");
@@ -883,13 +856,7 @@ fn the_minimal_failure_reproduces_from_its_answer_line() {
     let (server, server_line) = calculator_words("computes-on-decline");
     let dir = OutputDir::new("minimal-line");
     // Seed 81 makes the first generated case a decline carrying a valid form.
-    let mut args: Vec<String> = ["--cases", "1", "--seed", "81", "--output"]
-        .map(str::to_owned)
-        .to_vec();
-    args.push(dir.text());
-    args.push("--".to_owned());
-    args.extend(server);
-    let output = run(&args);
+    let output = run(&run_args(&["--cases", "1", "--seed", "81"], &dir, server));
     assert_eq!(output.status.code(), Some(1));
     let minimal = dir.json("run.json")["minimal_failure"].clone();
     let line = minimal["reproduce"]
@@ -1086,13 +1053,11 @@ fn run_answer_runs_one_case_with_that_raw_answer() {
 #[test]
 fn an_invalid_request_answered_without_its_id_is_no_error_reply() {
     let dir = OutputDir::new("no-id");
-    let mut args: Vec<String> = ["--hostile", "--case", "not_json_and_no_method", "--output"]
-        .map(str::to_owned)
-        .to_vec();
-    args.push(dir.text());
-    args.push("--".to_owned());
-    args.extend(misbehaving("request-error-without-id"));
-    let output = run(&args);
+    let output = run(&run_args(
+        &["--hostile", "--case", "not_json_and_no_method"],
+        &dir,
+        misbehaving("request-error-without-id"),
+    ));
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(1), "{stdout}");
     let verdicts = dir.json("results.json");

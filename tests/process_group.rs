@@ -328,21 +328,6 @@ fn wrapper(pid_file: &str, server: &[String], exec: bool) -> Vec<String> {
     ]
 }
 
-/// `fixtures/servers/misbehaving.py --fault FAULT`.
-fn misbehaving(fault: &str) -> Vec<String> {
-    crate::util::require_program("python3", "the misbehaving server needs python3");
-    vec![
-        "python3".to_owned(),
-        concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/fixtures/servers/misbehaving.py"
-        )
-        .to_owned(),
-        "--fault".to_owned(),
-        fault.to_owned(),
-    ]
-}
-
 /// Runs `accept_valid` against a wrapper (not exec'd) around
 /// `misbehaving.py --fault FAULT` with `bounds`, while a bystander the harness
 /// did not start runs: the run exits 1 with `verdict` and `primary`, nothing of
@@ -359,7 +344,7 @@ fn fails_and_leaves_nothing(
     let pid_file = scratch.path("pid");
     let output = scratch.path("out");
     let mut bystander = Bystander::start();
-    let command = wrapper(&pid_file, &misbehaving(fault), false);
+    let command = wrapper(&pid_file, &crate::util::misbehaving(fault), false);
     let mut args = vec!["--case", "accept_valid", "--output", &output];
     args.extend(bounds);
     args.push("--");

@@ -384,10 +384,7 @@ fn session_and_parallel_runs_give_the_serial_verdicts_on_the_python_sdk_peer() {
 /// start appends a line to `starts`.
 fn counted_hanging_server(starts: &Path) -> Vec<String> {
     util::require_program("python3", "the misbehaving server needs python3");
-    let script = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/fixtures/servers/misbehaving.py"
-    );
+    let script = util::MISBEHAVING;
     vec![
         "sh".to_owned(),
         "-c".to_owned(),

@@ -144,3 +144,17 @@ pub fn run_elicit_check<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::
         .output()
         .expect("elicit-check runs")
 }
+
+/// `fixtures/servers/misbehaving.py`: a test-only server with one fault per verdict.
+pub const MISBEHAVING: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/fixtures/servers/misbehaving.py"
+);
+
+/// `python3 fixtures/servers/misbehaving.py --fault FAULT`.
+pub fn misbehaving(fault: &str) -> Vec<String> {
+    require_program("python3", "the misbehaving server needs python3");
+    ["python3", MISBEHAVING, "--fault", fault]
+        .map(str::to_owned)
+        .to_vec()
+}
