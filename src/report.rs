@@ -570,6 +570,21 @@ impl EvidenceLog {
         Ok(log)
     }
 
+    /// Appends `record` as one line to `results.jsonl` and flushes it.
+    ///
+    /// # Errors
+    /// [`Error::Json`] or [`Error::Io`] naming `results.jsonl`.
+    fn append_line(&self, state: &mut LogState, record: &impl Serialize) -> Result<(), Error> {
+        let path = self.dir.join("results.jsonl");
+        let line = serde_json::to_string(record).map_err(|source| Error::Json {
+            path: path.clone(),
+            source,
+        })?;
+        writeln!(state.lines, "{line}")
+            .and_then(|()| state.lines.flush())
+            .map_err(io_error(&path))
+    }
+
     fn state(&self) -> std::sync::MutexGuard<'_, LogState> {
         self.inner
             .lock()
@@ -583,14 +598,7 @@ impl EvidenceLog {
     /// [`Error::Io`] when a file cannot be written.
     pub fn push(&self, verdict: Verdict) -> Result<(), Error> {
         let mut state = self.state();
-        let path = self.dir.join("results.jsonl");
-        let line = serde_json::to_string(&verdict).map_err(|source| Error::Json {
-            path: path.clone(),
-            source,
-        })?;
-        writeln!(state.lines, "{line}")
-            .and_then(|()| state.lines.flush())
-            .map_err(io_error(&path))?;
+        self.append_line(&mut state, &verdict)?;
         state.tallies.push(Tally {
             case: verdict.case,
             passed: verdict.passed,
@@ -691,14 +699,7 @@ impl EvidenceLog {
                     .and_then(Value::as_str)
                     .map(str::to_owned),
             };
-            let path = self.dir.join("results.jsonl");
-            let line = serde_json::to_string(&end).map_err(|source| Error::Json {
-                path: path.clone(),
-                source,
-            })?;
-            writeln!(state.lines, "{line}")
-                .and_then(|()| state.lines.flush())
-                .map_err(io_error(&path))?;
+            self.append_line(&mut state, &end)?;
         }
         let results = self.write_results()?;
         self.write_json("run.json", &with_status(summary, status))?;
