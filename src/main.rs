@@ -440,14 +440,17 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
                 eprintln!(
                     "elicit-check: {signal}: stopping; the case in flight is kept as interrupted and its server killed"
                 );
-                for evidence in in_flight.take() {
-                    log.push(report::Verdict::interrupted(
-                        evidence,
-                        signal,
-                        args.replay(),
-                        seed,
-                    ))?;
-                }
+                // The cases in flight, kept as interrupted, and the cases that
+                // finished behind one of them (-j N) or in a session batch that
+                // had not ended: all kept, in case order.
+                let interrupted = in_flight
+                    .take()
+                    .into_iter()
+                    .map(|evidence| {
+                        report::Verdict::interrupted(evidence, signal, args.replay(), seed)
+                    })
+                    .collect();
+                log.push_stopped(interrupted)?;
                 Some(signal)
             }
         }

@@ -529,6 +529,10 @@ struct LogState {
     tallies: Vec<Tally>,
     last_checkpoint: Option<Instant>,
     checkpoint_cost: Duration,
+    /// Cases started but not logged yet, by (phase, case number): their name
+    /// and, once judged, their verdicts (a case before them is still running,
+    /// `-j N`, or their session batch has not ended, `--session`).
+    stash: std::collections::BTreeMap<(usize, usize), (String, Vec<Verdict>)>,
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
@@ -563,11 +567,74 @@ impl EvidenceLog {
                 tallies: Vec::new(),
                 last_checkpoint: None,
                 checkpoint_cost: Duration::ZERO,
+                stash: std::collections::BTreeMap::new(),
             }),
         };
         log.write_json("run.json", &with_status(run, "in_progress"))?;
         log.write_json("results.json", &Vec::<Verdict>::new())?;
         Ok(log)
+    }
+
+    /// Notes that case `name` at `key` (phase, case number) has started, so a
+    /// stopped run can log it in its place ([`EvidenceLog::push_stopped`]).
+    pub fn stash_started(&self, key: (usize, usize), name: &str) {
+        self.state()
+            .stash
+            .entry(key)
+            .or_insert_with(|| (name.to_owned(), Vec::new()));
+    }
+
+    /// Keeps the verdicts of the case at `key` until [`EvidenceLog::unstash`]
+    /// (the run logs them in case order) or [`EvidenceLog::push_stopped`] (the
+    /// run was stopped first); a later stash under the same key replaces them.
+    pub fn stash(&self, key: (usize, usize), verdicts: Vec<Verdict>) {
+        let name = verdicts
+            .first()
+            .map(|verdict| verdict.case.clone())
+            .unwrap_or_default();
+        let mut state = self.state();
+        let entry = state.stash.entry(key).or_insert_with(|| (name, Vec::new()));
+        entry.1 = verdicts;
+    }
+
+    /// Forgets the case stashed at `key`: the run is logging it itself.
+    pub fn unstash(&self, key: (usize, usize)) {
+        self.state().stash.remove(&key);
+    }
+
+    /// Logs what a run stopped by Ctrl-C or SIGTERM has of the cases it had
+    /// started, in case order (issue 10, section 1b: nothing lost): each case
+    /// in flight, `interrupted` (one verdict each, in the place of the started
+    /// case of its name, `NAME@2026-07-28` in the place of `NAME`), and each
+    /// case judged but not logged yet (it finished behind a case in flight, or
+    /// in a session batch that had not ended). Started cases with neither are
+    /// left out; the stash is emptied. Returns how many verdicts it logged.
+    ///
+    /// # Errors
+    /// As [`EvidenceLog::push`].
+    pub fn push_stopped(&self, interrupted: Vec<Verdict>) -> Result<usize, Error> {
+        let mut stashed = std::mem::take(&mut self.state().stash);
+        let mut unplaced = Vec::new();
+        for verdict in interrupted {
+            let base = verdict.case.split('@').next().unwrap_or_default();
+            match stashed
+                .values_mut()
+                .find(|(name, verdicts)| name == base && verdicts.is_empty())
+            {
+                Some((_, verdicts)) => verdicts.push(verdict),
+                None => unplaced.push(verdict),
+            }
+        }
+        let mut count = 0;
+        for verdict in stashed
+            .into_values()
+            .flat_map(|(_, verdicts)| verdicts)
+            .chain(unplaced)
+        {
+            self.push(verdict)?;
+            count += 1;
+        }
+        Ok(count)
     }
 
     /// Appends `record` as one line to `results.jsonl` and flushes it.

@@ -21,6 +21,8 @@ use crate::compare;
 use crate::error::Error;
 use crate::harness::era::Protocol;
 use crate::harness::mrtr::{self, Retry};
+use futures::StreamExt;
+
 use crate::harness::{self, Evidence, Limits};
 use crate::oracle::contract::{self, Judging};
 use crate::oracle::{era, model};
@@ -139,13 +141,22 @@ pub async fn run_cases_in(
     let (first, rest) = cases.split_at(cases.len().min(1));
     let mut index = 0;
     for chunk in std::iter::once(first).chain(rest.chunks(settings.schedule.window())) {
-        for verdicts in schedule::judge_window(command, chunk, settings).await? {
-            emit(index, verdicts, log, on_verdict, settings)?;
+        let mut judged =
+            schedule::judge_stream(command, chunk, settings, log, (CONTRACT, index), &|_, _| {});
+        while let Some(verdicts) = judged.next().await {
+            log.unstash((CONTRACT, index));
+            emit(index, verdicts?, log, on_verdict, settings)?;
             index += 1;
         }
     }
     Ok(())
 }
+
+/// The phase of the contract cases in the evidence log's stash keys
+/// ([`schedule::StashKey`]).
+const CONTRACT: usize = 0;
+/// The phase of the generated cases in the stash keys.
+const GENERATED: usize = 1;
 
 /// Logs and shows the verdicts of case number `index`; the first case's
 /// verdict ends the run with [`Error::ServerDidNotStart`] when its session
@@ -200,6 +211,19 @@ async fn judge(
         (Protocol::V2025_11_25, None) => harness::run_case(command, case, limits, None).await?,
         (Protocol::V2026_07_28, _) => mrtr::run_case(command, case, limits, Retry::Echo).await?,
     };
+    Ok(verdict_from(case, expected, settings, protocol, evidence))
+}
+
+/// The verdict of `evidence`, the run of `case` in `protocol`, against its
+/// expected 2025-11-25 outcome (a missing one is a failure; on 2026-07-28 issue
+/// 9's table turns it into that era's expected result).
+pub(crate) fn verdict_from(
+    case: &Case,
+    expected: Option<Value>,
+    settings: &Settings,
+    protocol: Protocol,
+    evidence: Evidence,
+) -> Verdict {
     let mut verdict = match (expected, protocol) {
         (Some(expected), Protocol::V2025_11_25) => {
             let judgement = contract::judge(case, &expected, &evidence, settings.judging);
@@ -223,7 +247,7 @@ async fn judge(
     };
     verdict.replay = settings.replay();
     verdict.settle();
-    Ok(verdict)
+    verdict
 }
 
 /// Runs one case in each era of `settings.protocols`, in order. With both eras, the
@@ -400,16 +424,17 @@ pub async fn run_answer(
 ) -> Result<(), Error> {
     let expected = model::expected_outcome(case);
     let cases = [(case.clone(), Some(expected))];
-    for (index, mut verdicts) in schedule::judge_window(command, &cases, settings)
-        .await?
-        .into_iter()
-        .enumerate()
-    {
-        for verdict in &mut verdicts {
+    let by_answer = |_: usize, verdicts: &mut Vec<Verdict>| {
+        for verdict in verdicts {
             verdict.replay.kind = ReplayKind::Answer;
             verdict.settle();
         }
-        emit(index, verdicts, log, on_verdict, settings)?;
+    };
+    let mut judged =
+        schedule::judge_stream(command, &cases, settings, log, (CONTRACT, 0), &by_answer);
+    while let Some(verdicts) = judged.next().await {
+        log.unstash((CONTRACT, 0));
+        emit(0, verdicts?, log, on_verdict, settings)?;
     }
     Ok(())
 }
@@ -532,6 +557,7 @@ async fn run_generated_where(
         // Generated in order by one runner, so the cases do not depend on the
         // schedule or the selection; shrinking moves only a case's own tree.
         let mut trees = Vec::new();
+        let mut generated: Vec<(usize, GeneratedCase)> = Vec::new();
         let mut cases = Vec::new();
         while index < count && trees.len() < window {
             let tree = strategy
@@ -541,29 +567,51 @@ async fn run_generated_where(
             if !selected(index) {
                 continue;
             }
-            let mut generated = tree.current();
-            generated.case.name = format!("{GENERATED_PREFIX}{index:04}");
-            cases.push((generated.case.clone(), Some(generated.expected.clone())));
-            trees.push((tree, generated));
+            let mut case = tree.current();
+            case.case.name = format!("{GENERATED_PREFIX}{index:04}");
+            cases.push((case.case.clone(), Some(case.expected.clone())));
+            generated.push((index, case));
+            trees.push(tree);
         }
-        let judged = schedule::judge_window(command, &cases, settings).await?;
-        for ((mut tree, generated), mut verdicts) in trees.into_iter().zip(judged) {
-            add_generated_checks(&generated, &mut verdicts);
+        let checked = |position: usize, verdicts: &mut Vec<Verdict>| {
+            let (_, generated) = &generated[position];
+            add_generated_checks(generated, verdicts);
+            for verdict in verdicts {
+                verdict.reason = Some(generated.reason.to_string());
+                verdict.seed = Some(seed);
+                verdict.settle();
+            }
+        };
+        // The first failure of the window, shrunk once the window is judged
+        // (no case is in flight then: its bounds would run out unpolled).
+        let mut first_failure = None;
+        // Stash keys: the window's first case number, then one per case.
+        let first = generated.first().map_or(0, |(number, _)| *number);
+        let mut judged =
+            schedule::judge_stream(command, &cases, settings, log, (GENERATED, first), &checked);
+        let mut position = 0;
+        while let Some(verdicts) = judged.next().await {
+            let verdicts = verdicts?;
+            let (number, _) = generated[position];
+            log.unstash((GENERATED, first + position));
             let failed = verdicts.iter().any(|verdict| !verdict.passed);
             // A hung case would cost one call bound per shrink run: not shrunk.
             let shrinkable = verdicts
                 .iter()
                 .all(|verdict| verdict.verdict != Primary::Hung);
-            for mut verdict in verdicts {
-                verdict.reason = Some(generated.reason.to_string());
-                verdict.seed = Some(seed);
-                verdict.settle();
+            if failed && shrinkable && first_failure.is_none() {
+                first_failure = Some(position);
+            }
+            for verdict in verdicts {
                 log.push(verdict)?;
                 stop_if_hung(log, settings)?;
             }
-            if failed && shrinkable && minimal.is_none() {
-                minimal = Some(shrink(command, &mut tree, settings, MAX_SHRINK_RUNS).await?);
-            }
+            progress(number);
+            position += 1;
+        }
+        drop(judged);
+        if let (Some(position), None) = (first_failure, &minimal) {
+            minimal = Some(shrink(command, &mut trees[position], settings, MAX_SHRINK_RUNS).await?);
         }
         progress(index);
     }

@@ -29,6 +29,7 @@
 
 use std::fmt;
 
+use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
 use serde_json::Value;
 
@@ -37,7 +38,7 @@ use crate::error::Error;
 use crate::harness::era::Protocol;
 use crate::harness::{self, Evidence, Session};
 use crate::oracle::contract;
-use crate::report::Verdict;
+use crate::report::{EvidenceLog, Verdict};
 use crate::run::{self, Settings};
 use crate::verdict::{self, Primary};
 
@@ -48,8 +49,11 @@ use crate::verdict::{self, Primary};
 /// fewer starts (issue 11: a Python server takes 0.5–1 s to start).
 pub const SESSION_BATCH: usize = 1024;
 
-/// Cases started ahead per parallel job in fresh-process mode.
-const FRESH_AHEAD: usize = 4;
+/// Cases per parallel job in one fresh-process window: verdicts stream out as
+/// they come (in case order), and the first failure of a window is shrunk when
+/// the window is done, so a window only sets how often the jobs wait for each
+/// other and how late that shrinking starts.
+const FRESH_AHEAD: usize = 32;
 
 /// Which processes the cases run in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -107,9 +111,10 @@ impl Schedule {
         }
     }
 
-    /// How many cases are handed to [`judge_window`] at once: one when serial
-    /// in fresh-process mode (each verdict shown as soon as it is in), a few
-    /// per job with `-j` 2 or more, [`SESSION_BATCH`] per job in session mode.
+    /// How many cases are handed to [`judge_stream`] at once: one when serial
+    /// in fresh-process mode (a failure is shrunk before the next case runs),
+    /// [`FRESH_AHEAD`] per job with `-j` 2 or more, [`SESSION_BATCH`] per job in
+    /// session mode.
     pub fn window(&self) -> usize {
         let jobs = self.jobs.max(1);
         match self.mode {
@@ -127,54 +132,105 @@ impl Default for Schedule {
     }
 }
 
+/// Where a case's verdicts wait in the evidence log between being judged and
+/// being logged ([`EvidenceLog::stash`]): the run's phase (0: contract cases,
+/// 1: generated cases) and the case's number in it.
+pub type StashKey = (usize, usize);
+
+/// What the run does to a case's verdicts once they are judged, before they are
+/// stashed and yielded (the generated-case checks, `run.rs`): called with the
+/// case's index in the `cases` given to [`judge_stream`].
+pub type Finish<'a> = &'a (dyn Fn(usize, &mut Vec<Verdict>) + Sync);
+
 /// Judges `cases` (each with its expected 2025-11-25 outcome, `None` when there
-/// is none) under `settings.schedule`; returns each case's verdicts (one per era)
-/// in case order. In session mode the list stops early after
+/// is none) under `settings.schedule`; yields each case's verdicts (one per era)
+/// in case order, as soon as the case and every case before it are judged: in
+/// fresh-process mode with `-j N` cases in flight, in session mode a group of
+/// sessions at a time. Each case's verdicts, once judged (and `finish`ed), are
+/// also stashed in `log` under `first` + its index until the caller logs them,
+/// so a run stopped by a signal still logs every case that finished
+/// ([`EvidenceLog::push_stopped`]). Dropping the stream ends the cases in flight
+/// (their servers are killed). In session mode the stream stops early after
 /// [`run::MAX_CONSECUTIVE_HUNG`] consecutive `hung` cases (unless
 /// `settings.keep_going`), where the run stops anyway, so a server that hangs on
 /// every call costs two cases' bounds, not a batch's.
 ///
 /// # Errors
-/// [`Error::Spawn`] when a server cannot start.
-pub async fn judge_window(
-    command: &[String],
-    cases: &[(Case, Option<Value>)],
-    settings: &Settings,
-) -> Result<Vec<Vec<Verdict>>, Error> {
+/// [`Error::Spawn`] when a server cannot start (the stream's last item).
+pub fn judge_stream<'a>(
+    command: &'a [String],
+    cases: &'a [(Case, Option<Value>)],
+    settings: &'a Settings,
+    log: &'a EvidenceLog,
+    first: StashKey,
+    finish: Finish<'a>,
+) -> BoxStream<'a, Result<Vec<Verdict>, Error>> {
     let schedule = settings.schedule.for_protocols(&settings.protocols);
     let jobs = schedule.jobs.max(1);
-    let sessions = schedule.mode == Mode::Session && !cases.is_empty();
-    if !sessions {
-        return futures::stream::iter(cases.iter().map(|(case, expected)| {
-            run::judge_in(command, case, expected.clone(), settings, None)
-        }))
-        .buffered(jobs)
-        .try_collect()
-        .await;
+    let key = move |index: usize| (first.0, first.1 + index);
+    if schedule.mode != Mode::Session {
+        return futures::stream::iter(cases.iter().enumerate())
+            .map(move |(index, (case, expected))| async move {
+                log.stash_started(key(index), &case.name);
+                let mut verdicts =
+                    run::judge_in(command, case, expected.clone(), settings, None).await?;
+                finish(index, &mut verdicts);
+                log.stash(key(index), verdicts.clone());
+                Ok(verdicts)
+            })
+            .buffered(jobs)
+            .boxed();
     }
-    let group = cases.len().div_ceil(jobs);
-    let groups = cases.chunks(group).map(|chunk| async move {
-        let evidence = session_evidence(command, chunk, settings).await?;
-        let mut verdicts = Vec::with_capacity(chunk.len());
-        for ((case, expected), evidence) in chunk.iter().zip(evidence) {
-            verdicts.push(
-                run::judge_in(command, case, expected.clone(), settings, Some(evidence)).await?,
-            );
+    let group = cases.len().div_ceil(jobs).max(1);
+    let groups = cases.chunks(group).enumerate().map(move |(number, chunk)| {
+        let offset = number * group;
+        async move {
+            // The 2025-11-25 verdict of each case as its session leaves it, kept
+            // until the group's verdicts are final (a stop keeps it).
+            let ran = |index: usize, evidence: &Evidence| {
+                let (case, expected) = &chunk[index];
+                let mut verdicts = vec![run::verdict_from(
+                    case,
+                    expected.clone(),
+                    settings,
+                    Protocol::V2025_11_25,
+                    evidence.clone(),
+                )];
+                finish(offset + index, &mut verdicts);
+                log.stash(key(offset + index), verdicts);
+            };
+            for (index, (case, _)) in chunk.iter().enumerate() {
+                log.stash_started(key(offset + index), &case.name);
+            }
+            let evidence = session_evidence(command, chunk, settings, &ran).await?;
+            let mut verdicts = Vec::with_capacity(chunk.len());
+            for (index, ((case, expected), evidence)) in chunk.iter().zip(evidence).enumerate() {
+                let mut judged =
+                    run::judge_in(command, case, expected.clone(), settings, Some(evidence))
+                        .await?;
+                finish(offset + index, &mut judged);
+                log.stash(key(offset + index), judged.clone());
+                verdicts.push(judged);
+            }
+            Ok::<_, Error>(verdicts)
         }
-        Ok::<_, Error>(verdicts)
     });
-    let judged = futures::future::try_join_all(groups).await?;
-    // A group that stopped at its hung cases (session_evidence) is the last one
-    // whose verdicts count: the run stops there, in case order.
-    let mut verdicts = Vec::with_capacity(cases.len());
-    for (chunk, judged) in cases.chunks(group).zip(judged) {
-        let stopped = judged.len() < chunk.len();
-        verdicts.extend(judged);
-        if stopped {
-            break;
+    futures::stream::once(async move {
+        let judged = futures::future::try_join_all(groups).await?;
+        // A group that stopped at its hung cases (session_evidence) is the last
+        // one whose verdicts count: the run stops there, in case order.
+        let mut verdicts = Vec::with_capacity(cases.len());
+        for (chunk, judged) in cases.chunks(group).zip(judged) {
+            let stopped = judged.len() < chunk.len();
+            verdicts.extend(judged);
+            if stopped {
+                break;
+            }
         }
-    }
-    Ok(verdicts)
+        Ok::<_, Error>(futures::stream::iter(verdicts.into_iter().map(Ok)))
+    })
+    .try_flatten()
+    .boxed()
 }
 
 /// A running session and the cases it passed so far (indexes into the group).
@@ -191,6 +247,7 @@ async fn session_evidence(
     command: &[String],
     cases: &[(Case, Option<Value>)],
     settings: &Settings,
+    on_ran: &(dyn Fn(usize, &Evidence) + Sync),
 ) -> Result<Vec<Evidence>, Error> {
     let limits = settings.limits;
     let mut evidence: Vec<Option<Evidence>> = vec![None; cases.len()];
@@ -230,6 +287,7 @@ async fn session_evidence(
         });
         if passed {
             open[position].passed.push(index);
+            on_ran(index, &ran);
             evidence[index] = Some(ran);
         } else {
             close(
@@ -238,6 +296,7 @@ async fn session_evidence(
                 open.swap_remove(position),
                 settings,
                 &mut evidence,
+                on_ran,
             )
             .await?;
             let fresh = harness::run_case(command, case, limits, None).await?;
@@ -246,13 +305,14 @@ async fn session_evidence(
             } else {
                 0
             };
+            on_ran(index, &fresh);
             evidence[index] = Some(fresh);
             continue;
         }
         hung = 0;
     }
     for session in open {
-        close(command, cases, session, settings, &mut evidence).await?;
+        close(command, cases, session, settings, &mut evidence, on_ran).await?;
     }
     Ok(evidence
         .into_iter()
@@ -315,6 +375,7 @@ async fn close(
     open: Open,
     settings: &Settings,
     evidence: &mut [Option<Evidence>],
+    on_ran: &(dyn Fn(usize, &Evidence) + Sync),
 ) -> Result<(), Error> {
     let seen = open.session.stray_line_count();
     let finished = open.session.finish().await;
@@ -330,7 +391,9 @@ async fn close(
     }
     for index in open.passed {
         let case = &cases[index].0;
-        evidence[index] = Some(harness::run_case(command, case, settings.limits, None).await?);
+        let fresh = harness::run_case(command, case, settings.limits, None).await?;
+        on_ran(index, &fresh);
+        evidence[index] = Some(fresh);
     }
     Ok(())
 }

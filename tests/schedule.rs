@@ -395,18 +395,23 @@ fn counted_hanging_server(starts: &Path) -> Vec<String> {
     ]
 }
 
-#[test]
-fn a_session_run_stops_at_two_hung_cases_without_running_the_rest_of_its_batch() {
+/// Runs the contract cases with `flags` against a server that hangs on every
+/// call; checks that the run stops after two `hung` cases and returns how many
+/// servers it started.
+fn starts_until_the_hung_stop(test: &str, flags: &[&str]) -> usize {
     let starts = std::env::temp_dir().join(format!(
-        "elicit-check-{}-schedule-hung-starts",
+        "elicit-check-{}-schedule-{test}-starts",
         std::process::id()
     ));
     let _ = std::fs::remove_file(&starts);
     let server = counted_hanging_server(&starts);
-    let dir =
-        std::env::temp_dir().join(format!("elicit-check-{}-schedule-hung", std::process::id()));
+    let dir = std::env::temp_dir().join(format!(
+        "elicit-check-{}-schedule-{test}",
+        std::process::id()
+    ));
     let output = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
-        .args(["run", "--cases", "0", "--session", "-j", "1"])
+        .args(["run", "--cases", "0"])
+        .args(flags)
         .args(["--call-timeout", "0.5", "--shutdown-grace", "1", "--output"])
         .arg(&dir)
         .arg("--")
@@ -415,12 +420,12 @@ fn a_session_run_stops_at_two_hung_cases_without_running_the_rest_of_its_batch()
         .output()
         .expect("elicit-check runs");
     let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert_eq!(output.status.code(), Some(1), "{test}: {stdout}");
     assert!(
         stdout
             .lines()
             .any(|line| line.starts_with("stopped (hung): 0 passed, 2 failed in ")),
-        "{stdout}"
+        "{test}: {stdout}"
     );
     let results: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("results.json")).expect("results.json"),
@@ -428,7 +433,7 @@ fn a_session_run_stops_at_two_hung_cases_without_running_the_rest_of_its_batch()
     .expect("JSON");
     // Two verdicts, then the end record of a run that stopped.
     let records = results.as_array().expect("an array");
-    assert_eq!(records.len(), 3, "{results}");
+    assert_eq!(records.len(), 3, "{test}: {results}");
     assert!(
         records[..2]
             .iter()
@@ -436,17 +441,147 @@ fn a_session_run_stops_at_two_hung_cases_without_running_the_rest_of_its_batch()
     );
     assert_eq!(records[2]["run_status"], "stopped");
     assert_eq!(records[2]["cases"], 2);
-    // Server starts, by the schedule's rules: the first case alone (its session,
-    // then its fresh re-run: 2); the other 18 contract cases' window starts one
-    // session per capability set at once (form, {}, {"elicitation":{}}, url: 4);
-    // its first case hangs in its session and in its fresh re-run (1), the next
-    // case of that set gets a new session and a fresh re-run (2), and the window
-    // stops at its second hung case in a row: 9. Without the stop, each of the 18
-    // cases would cost a session and a fresh run (more than 30 starts).
     let started = std::fs::read_to_string(&starts).expect("the start log");
-    assert_eq!(started.lines().count(), 9, "{started}");
     let _ = std::fs::remove_file(&starts);
     let _ = std::fs::remove_dir_all(&dir);
+    started.lines().count()
+}
+
+#[test]
+fn a_run_stops_at_two_hung_cases_without_running_the_rest_of_its_batch() {
+    // Session mode, by the schedule's rules: the first case alone (its session,
+    // then its fresh re-run: 2); the other 18 contract cases' batch starts one
+    // session per capability set at once (form, {}, {"elicitation":{}}, url: 4);
+    // its first case hangs in its session and in its fresh re-run (1), the next
+    // case of that set gets a new session and a fresh re-run (2), and the batch
+    // stops at its second hung case in a row: 9. Without the stop, each of the 18
+    // cases would cost a session and a fresh run (more than 30 starts).
+    assert_eq!(
+        starts_until_the_hung_stop("hung-session", &["--session", "-j", "1"]),
+        9
+    );
+    // Fresh processes, two at a time: the first case alone (1), then cases 2
+    // and 3 at once (2); the run stops at case 2, the second hung case, and
+    // case 3 is ended unjudged: 3. With a window of cases judged before any was
+    // logged, the whole window would start first.
+    assert_eq!(starts_until_the_hung_stop("hung-parallel", &["-j", "2"]), 3);
+}
+
+/// Runs the contract cases with `flags` against a server (behind `sh`) that
+/// hangs on the `decline` case (the 6th), waits until `ended` of its servers
+/// have exited and the hang has begun, then stops the run with SIGTERM; returns
+/// each record's (case, verdict) and the last record's `run_status`.
+fn stopped_at_the_decline(
+    test: &str,
+    flags: &[&str],
+    ended: usize,
+) -> (Vec<(String, String)>, Value) {
+    util::require_program("sh", "the wrapped server runs under sh");
+    let dir = std::env::temp_dir().join(format!(
+        "elicit-check-{}-schedule-{test}",
+        std::process::id()
+    ));
+    let ends = dir.with_extension("ends");
+    let pid_file = dir.with_extension("pid");
+    let _ = std::fs::remove_file(&ends);
+    let _ = std::fs::remove_file(&pid_file);
+    // `sh` appends a line when its server has exited.
+    let calculator = util::calculator(Some("hang-on-decline")).join(" ");
+    let server = [
+        "sh".to_owned(),
+        "-c".to_owned(),
+        format!(r#"{calculator} --pid-file "$1"; echo ended >> "$2""#),
+        "sh".to_owned(),
+        pid_file.display().to_string(),
+        ends.display().to_string(),
+    ];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+        .args(["run", "--cases", "0"])
+        .args(flags)
+        .args(["--call-timeout", "60", "--output"])
+        .arg(&dir)
+        .arg("--")
+        .args(&server)
+        .env_remove("RUST_LOG")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("elicit-check runs");
+    let count = || {
+        std::fs::read_to_string(&ends)
+            .map(|text| text.lines().count())
+            .unwrap_or(0)
+    };
+    for _ in 0..2400 {
+        if count() >= ended && pid_file.exists() {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    assert_eq!(count(), ended, "{test}: servers that ended before the stop");
+    assert!(pid_file.exists(), "{test}: the decline case hangs");
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let status = child.wait().expect("elicit-check ends");
+    assert_eq!(status.code(), Some(2), "{test}");
+    let results: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("results.json")).expect("results.json"),
+    )
+    .expect("JSON");
+    let records = results.as_array().expect("an array");
+    let cases = records
+        .iter()
+        .filter_map(|record| {
+            Some((
+                record["case"].as_str()?.to_owned(),
+                record["verdict"].as_str()?.to_owned(),
+            ))
+        })
+        .collect();
+    let end = records
+        .last()
+        .map_or(Value::Null, |end| end["run_status"].clone());
+    for path in [&ends, &pid_file] {
+        let _ = std::fs::remove_file(path);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    (cases, end)
+}
+
+/// The contract's first `count` cases with `verdict`, then `decline`
+/// interrupted, then `after`.
+fn kept(count: usize, after: &[(&str, &str)]) -> Vec<(String, String)> {
+    let mut cases: Vec<(String, String)> = util::contract_names()
+        .into_iter()
+        .take(count)
+        .map(|name| (name, "passed".to_owned()))
+        .collect();
+    cases.push(("decline".to_owned(), "interrupted".to_owned()));
+    cases.extend(
+        after
+            .iter()
+            .map(|(case, verdict)| ((*case).to_owned(), (*verdict).to_owned())),
+    );
+    cases
+}
+
+/// A run stopped by a signal keeps every case it finished (issue 10, section
+/// 1b: nothing lost), in case order, with the case in flight as interrupted.
+#[test]
+fn a_stopped_run_keeps_every_case_it_finished_in_parallel_or_in_a_session() {
+    // -j 2: the `cancel` case after the hanging `decline` finishes on the other
+    // job (servers of cases 1-5 and 7 end) but waits behind it to be logged.
+    let (cases, end) = stopped_at_the_decline("stop-parallel", &["-j", "2"], 6);
+    assert_eq!(cases, kept(5, &[("cancel", "passed")]));
+    assert_eq!(end, "interrupted");
+    // --session: cases 2-5 passed in their session (its server still running:
+    // only the first case's server ended), whose batch had not ended; `decline`
+    // hangs in the same session.
+    let (cases, end) = stopped_at_the_decline("stop-session", &["--session", "-j", "1"], 1);
+    assert_eq!(cases, kept(5, &[]));
+    assert_eq!(end, "interrupted");
 }
 
 #[test]
@@ -544,8 +679,8 @@ fn the_schedule_window_is_one_case_when_serial_and_a_batch_per_job_in_sessions()
     assert_eq!(Schedule::SERIAL.window(), 1);
     assert_eq!(Schedule::default(), Schedule::SERIAL);
     assert_eq!(window(Mode::FreshProcess, 0), 1);
-    assert_eq!(window(Mode::FreshProcess, 2), 8);
-    assert_eq!(window(Mode::FreshProcess, 3), 12);
+    assert_eq!(window(Mode::FreshProcess, 2), 64);
+    assert_eq!(window(Mode::FreshProcess, 3), 96);
     assert_eq!(window(Mode::Session, 1), 1024);
     assert_eq!(window(Mode::Session, 2), 2048);
     assert_eq!(Mode::FreshProcess.to_string(), "fresh-process");

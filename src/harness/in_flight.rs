@@ -112,8 +112,20 @@ impl Registration {
     /// Registers `state` as the session of the case in flight, when a run's
     /// registry and a case are in scope.
     pub(crate) fn new(state: &ProxyState, pid: Option<u32>) -> Option<Registration> {
-        let registry = IN_FLIGHT.try_with(Clone::clone).ok()?;
         let (case, command) = CASE.try_with(Clone::clone).ok()?;
+        Registration::for_case(state, pid, case, command)
+    }
+
+    /// Registers `state` as the session of `case` (run with `command`) while
+    /// one call of a longer session is in flight (session mode, `schedule.rs`),
+    /// when a run's registry is in scope.
+    pub(crate) fn for_case(
+        state: &ProxyState,
+        pid: Option<u32>,
+        case: Case,
+        command: Vec<String>,
+    ) -> Option<Registration> {
+        let registry = IN_FLIGHT.try_with(Clone::clone).ok()?;
         let id = registry.next.fetch_add(1, Ordering::Relaxed);
         registry.entries().push(Entry {
             id,

@@ -353,7 +353,17 @@ impl Session {
         }
         let callbacks = self.callbacks.load(Ordering::SeqCst);
         let before = self.state.mark();
+        // In flight while its call runs: a stopped run keeps it as interrupted.
+        let in_flight = in_flight::Registration::for_case(
+            &self.state,
+            self.process.pid,
+            case.clone(),
+            command.to_vec(),
+        );
         let call = self.call(&case.policy, case.wire_answer()).await;
+        if let Some(registration) = in_flight {
+            registration.done();
+        }
         let during = self.state.recording_since(before);
         let mut recording = self.handshake.clone().unwrap_or_default();
         recording.wire.extend(during.wire);

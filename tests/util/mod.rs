@@ -158,3 +158,11 @@ pub fn misbehaving(fault: &str) -> Vec<String> {
         .map(str::to_owned)
         .to_vec()
 }
+
+/// The names of the contract cases, in `fixtures/cases.json` order.
+pub fn contract_names() -> Vec<String> {
+    elicit_check::case::contract_cases()
+        .into_iter()
+        .map(|case| case.name)
+        .collect()
+}
