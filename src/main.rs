@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use elicit_check::error::counted;
 use elicit_check::harness::Limits;
 use elicit_check::harness::era::Protocol;
 use elicit_check::oracle::contract::Judging;
@@ -500,7 +501,11 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
     match (status, tallies.last()) {
         ("finished", _) => writeln!(closing, "{counts}")?,
         ("stopped", Some(last)) => writeln!(closing, "stopped ({}): {counts}", last.verdict)?,
-        (other, _) => writeln!(closing, "{other} after {} cases: {counts}", tallies.len())?,
+        (other, _) => writeln!(
+            closing,
+            "{other} after {}: {counts}",
+            counted(tallies.len(), "case")
+        )?,
     }
     let mut summary = run_info;
     let members = summary
@@ -549,7 +554,7 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
     }
     eprintln!("elicit-check: evidence in {}", results.display());
     if let Some(signal) = interrupted {
-        anyhow::bail!("{signal} after {} cases", tallies.len());
+        anyhow::bail!("{signal} after {}", counted(tallies.len(), "case"));
     }
     if let (true, Some(error)) = (hung, &stopped) {
         eprintln!("elicit-check: {error:#}");
@@ -658,10 +663,18 @@ async fn run_all(
         .await?;
     }
     if cases > 0 {
-        eprintln!("elicit-check: {cases} generated cases, seed {seed} (repeat with --seed {seed})");
+        eprintln!(
+            "elicit-check: {}, seed {seed} (repeat with --seed {seed})",
+            counted(cases, "generated case")
+        );
         let bar = indicatif::ProgressBar::new(cases as u64);
+        let template = if cases == 1 {
+            "{bar:40} {pos}/{len} generated case"
+        } else {
+            "{bar:40} {pos}/{len} generated cases"
+        };
         bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} generated cases")
+            indicatif::ProgressStyle::with_template(template)
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         *minimal = elicit_check::run::run_generated_in(
@@ -835,14 +848,17 @@ fn check_target(args: &CheckArgs) -> anyhow::Result<elicit_check::check::Target>
 async fn check(args: CheckArgs) -> anyhow::Result<bool> {
     let target = check_target(&args)?;
     eprintln!(
-        "elicit-check: checking tool {:?} of {} ({} cases, seed {}, {})",
+        "elicit-check: checking tool {:?} of {} ({}, seed {}, {})",
         target.tool,
         elicit_check::error::shell_words(&target.command),
-        if target.replay.is_empty() {
-            target.cases
-        } else {
-            1
-        },
+        counted(
+            if target.replay.is_empty() {
+                target.cases
+            } else {
+                1
+            },
+            "case"
+        ),
         target
             .seed
             .map_or_else(|| "from the clock".to_owned(), |seed| seed.to_string()),

@@ -916,7 +916,7 @@ mod tests {
             "no exit code: killed by a signal",
             "the server did not exit after stdin closed and was killed",
             "0 elicitation/create requests, expected 1",
-            "no reply: stdout closed before the awaited frame (after 1 frames)",
+            "no reply: stdout closed before the awaited frame (after 1 frame)",
             "tools/call id 2 after the next call: no reply, expected status \"calculated\"",
             "requestedSchema $.x: unexpected key",
             // Two replies to one call is news even when the session then hung.

@@ -475,7 +475,7 @@ fn a_run_stopped_by_sigterm_kills_its_server_and_keeps_the_evidence() {
     assert!(
         stdout
             .lines()
-            .any(|line| line.starts_with("interrupted after 1 cases: 0 passed, 1 failed in ")),
+            .any(|line| line.starts_with("interrupted after 1 case: 0 passed, 1 failed in ")),
         "{stdout}"
     );
 }

@@ -441,7 +441,7 @@ fn an_aborted_run_says_so_in_all_three_evidence_files() {
     assert!(
         stdout
             .lines()
-            .any(|line| line.starts_with("aborted after 1 cases: 1 passed, 0 failed in ")),
+            .any(|line| line.starts_with("aborted after 1 case: 1 passed, 0 failed in ")),
         "{stdout}"
     );
 }

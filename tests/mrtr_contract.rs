@@ -272,6 +272,29 @@ fn the_era_checks_reject_a_changed_outcome_a_server_request_and_a_lost_echo() {
 }
 
 #[test]
+fn a_call_never_retried_is_one_tools_call_request_in_the_singular() {
+    let (case, expected, evidence) = accept_valid();
+    let mut once = evidence.clone();
+    let retry = once
+        .wire
+        .iter()
+        .rfind(|frame| frame.message.get("method") == Some(&json!("tools/call")))
+        .expect("the retry")
+        .message["id"]
+        .clone();
+    // The retry and its reply gone: one call answered input_required, no retry.
+    once.wire
+        .retain(|frame| frame.message.get("id") != Some(&retry));
+    let failures = era::check(&case, &expected, &once, true);
+    assert!(
+        failures.contains(
+            &"1 tools/call request, expected 2 (call → input_required → retry → result)".to_owned()
+        ),
+        "{failures:?}"
+    );
+}
+
+#[test]
 fn the_era_checks_reject_a_missing_capability_answered_any_other_way() {
     let (case, legacy) = util::contract_case("unsupported_guarded");
     let expected = era::expected(&case, &legacy);

@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 
 use crate::case::{Answer, Case};
 use crate::compare;
+use crate::error::counted;
 use crate::harness::Evidence;
 use crate::harness::proxy::{Frame, Side};
 
@@ -263,8 +264,8 @@ fn check_wire(
     let want = if refused { 1 } else { 2 };
     if calls.len() != want {
         failures.push(format!(
-            "{} tools/call requests, expected {want} ({})",
-            calls.len(),
+            "{}, expected {want} ({})",
+            counted(calls.len(), "tools/call request"),
             if refused {
                 "the call, refused"
             } else {
