@@ -561,7 +561,7 @@ fn computing_on_out_of_range_integers_is_computed_on_invalid() {
         "accept_out_of_range",
         &[],
         "computed_on_invalid",
-        "computed on an accept that breaks the requestedSchema (value 77); expected status \"invalid_content\"",
+        "computed on an accept the contract refuses (value 77): units must be an integer from 1 to 10, written without fraction or exponent; expected status \"invalid_content\"",
     );
     assert_eq!(shown.code, Some(1));
 }
