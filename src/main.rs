@@ -566,27 +566,53 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
     Ok(tallies.iter().all(|tally| tally.passed))
 }
 
-/// Checks that the server's program exists before anything is written: a path
-/// must name a file, a bare name must be found on `PATH`.
+/// Checks that the server's program can be started before anything is
+/// written: a path must name a regular file with an execute bit, a bare name
+/// must be such a file in a folder of `PATH` (as `execvp` looks it up). Each
+/// refusal says why: not found, a directory, not executable.
 fn check_program(program: &str) -> anyhow::Result<()> {
-    let found = if program.contains('/') {
-        std::path::Path::new(program).is_file()
-    } else {
-        std::env::var_os("PATH")
-            .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
+    use std::os::unix::fs::PermissionsExt;
+    let quoted = elicit_check::error::shell_words(&[program.to_owned()]);
+    let executable = |metadata: &std::fs::Metadata| {
+        metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
     };
-    if found {
-        Ok(())
-    } else {
-        anyhow::bail!(
-            "cannot start server: {} not found{}",
-            elicit_check::error::shell_words(&[program.to_owned()]),
-            if program.contains('/') {
-                ""
-            } else {
-                " on PATH"
+    if program.contains('/') {
+        return match std::fs::metadata(program) {
+            Err(_) => anyhow::bail!("cannot start server: {quoted} not found"),
+            Ok(metadata) if metadata.is_dir() => {
+                anyhow::bail!("cannot start server: {quoted} is a directory, not a program")
             }
-        )
+            Ok(metadata) if !metadata.is_file() => {
+                anyhow::bail!("cannot start server: {quoted} is not a regular file")
+            }
+            Ok(metadata) if !executable(&metadata) => {
+                anyhow::bail!("cannot start server: {quoted} is not executable")
+            }
+            Ok(_) => Ok(()),
+        };
+    }
+    let candidates: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|path| {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join(program))
+                .collect()
+        })
+        .unwrap_or_default();
+    if candidates
+        .iter()
+        .any(|candidate| std::fs::metadata(candidate).is_ok_and(|m| executable(&m)))
+    {
+        return Ok(());
+    }
+    match candidates
+        .iter()
+        .find(|candidate| std::fs::metadata(candidate).is_ok_and(|m| m.is_file()))
+    {
+        Some(file) => anyhow::bail!(
+            "cannot start server: {quoted} not found on PATH ({} is not executable)",
+            file.display()
+        ),
+        None => anyhow::bail!("cannot start server: {quoted} not found on PATH"),
     }
 }
 

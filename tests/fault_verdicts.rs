@@ -603,10 +603,12 @@ fn a_server_that_outlives_its_stdin_is_killed_and_named() {
     assert_eq!(shown.detail.len(), 2, "{:?}", shown.detail);
 }
 
-/// Section 1b: a typo in `--case`, a server that does not exist, or a server
-/// command without `--` never touches the previous run's evidence.
+/// Section 1b: a typo in `--case`, a server that does not exist (or is a
+/// directory, or a file without an execute bit), or a server command without
+/// `--` never touches the previous run's evidence.
 #[test]
 fn bad_arguments_leave_the_previous_evidence_untouched() {
+    use std::os::unix::fs::PermissionsExt;
     let dir = OutputDir::new("untouched");
     let output = run(&["--case", "decline", "--output", &dir.text()].map(str::to_owned));
     assert_eq!(output.status.code(), Some(0));
@@ -615,26 +617,45 @@ fn bad_arguments_leave_the_previous_evidence_untouched() {
         .map(|name| dir.read(name))
         .collect();
     assert_eq!(dir.json("run.json")["status"], "finished");
+    // A server "program" that is a folder, and one that is a file nobody may run.
+    let programs = OutputDir::new("untouched-programs");
+    let folder = programs.0.join("a folder");
+    std::fs::create_dir_all(&folder).expect("a folder");
+    let plain = programs.0.join("server.py");
+    std::fs::write(&plain, "print('not run')\n").expect("a file");
+    std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o644)).expect("mode 644");
+    let folder = folder.to_string_lossy().into_owned();
+    let plain = plain.to_string_lossy().into_owned();
     for (args, message) in [
         (
             vec!["--case", "nope"],
-            "no contract case named \"nope\"; the cases are: accept_valid,",
+            "no contract case named \"nope\"; the cases are: accept_valid,".to_owned(),
         ),
         (
             vec!["--", "/no/such/server"],
-            "cannot start server: /no/such/server not found",
+            "cannot start server: /no/such/server not found".to_owned(),
         ),
         (
             vec!["--", "no-such-server-program"],
-            "cannot start server: no-such-server-program not found on PATH",
+            "cannot start server: no-such-server-program not found on PATH".to_owned(),
+        ),
+        (
+            vec!["--", &folder, "serve"],
+            format!("cannot start server: '{folder}' is a directory, not a program"),
+        ),
+        (
+            vec!["--", &plain],
+            format!("cannot start server: {plain} is not executable"),
         ),
         (
             vec!["python3", "x.py"],
-            "put the server command after `--`, e.g. `elicit-check run -- python3 server.py`",
+            "put the server command after `--`, e.g. `elicit-check run -- python3 server.py`"
+                .to_owned(),
         ),
         (
             vec!["--case", "generated_0003"],
-            "--case generated_N replays a generated case of a seed: give the --seed it came from",
+            "--case generated_N replays a generated case of a seed: give the --seed it came from"
+                .to_owned(),
         ),
     ] {
         let mut all = vec!["--output".to_owned(), dir.text()];
@@ -642,13 +663,45 @@ fn bad_arguments_leave_the_previous_evidence_untouched() {
         let output = run(&all);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
-        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert!(stderr.contains(&message), "{args:?}: {stderr}");
         let after: Vec<String> = ["run.json", "results.json", "results.jsonl"]
             .iter()
             .map(|name| dir.read(name))
             .collect();
         assert_eq!(after, before, "{args:?} changed the evidence");
     }
+}
+
+/// A bare program name is looked up on `PATH` as `execvp` does: a file there
+/// without an execute bit is no program, and the message says which file it was.
+#[test]
+fn a_program_on_path_must_be_executable() {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = OutputDir::new("path-bin");
+    std::fs::create_dir_all(&bin.0).expect("a folder");
+    let plain = bin.0.join("my-server");
+    std::fs::write(&plain, "#!/bin/sh\n").expect("a file");
+    std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o644)).expect("mode 644");
+    let dir = OutputDir::new("path-output");
+    let output = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+        .args(["run", "--output", &dir.text(), "--", "my-server"])
+        .env("PATH", &bin.0)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("elicit-check runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "cannot start server: my-server not found on PATH ({} is not executable)",
+            plain.display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        !dir.0.exists(),
+        "no evidence folder for a run that cannot start"
+    );
 }
 
 /// Section 1b: a failed generated case's reproduction command replays exactly
