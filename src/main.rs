@@ -55,7 +55,7 @@ struct CheckArgs {
     #[arg(long)]
     acted_not_error: bool,
     /// Generated cases, one server process each [default: 100] (see --session).
-    #[arg(long)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     cases: Option<usize>,
     /// Run the generated cases one `tools/call` after another in one server
     /// process; a case that breaks a property there (or every case of a session
@@ -65,10 +65,10 @@ struct CheckArgs {
     #[arg(long)]
     session: bool,
     /// Seed of the generated cases (default: from the clock; printed).
-    #[arg(long)]
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
     seed: Option<u64>,
     /// Run only this case of the seed (with --seed), as a failure's reproduction line says.
-    #[arg(long, value_name = "I")]
+    #[arg(long, value_name = "I", allow_negative_numbers = true)]
     case_index: Option<usize>,
     /// Replay this answer (an ElicitResult as JSON) instead of generating; repeat
     /// it for a multi-step form, one per elicitation/create in order.
@@ -78,7 +78,7 @@ struct CheckArgs {
     #[arg(long)]
     strict: bool,
     /// Most server runs spent shrinking one property's failure [default: 200].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     max_shrink_runs: Option<usize>,
     /// Print one JSON document instead of the table.
     #[arg(long)]
@@ -93,13 +93,13 @@ struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Seconds a server may take to answer `initialize` and `tools/list`.
-    #[arg(long, default_value_t = 10.0, value_parser = seconds)]
+    #[arg(long, default_value_t = 10.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
     startup_timeout: f64,
     /// Seconds one `tools/call` may take, elicitations included.
-    #[arg(long, default_value_t = 10.0, value_parser = seconds)]
+    #[arg(long, default_value_t = 10.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
     call_timeout: f64,
     /// Seconds a server may take to exit after its stdin closes before it is killed.
-    #[arg(long, default_value_t = 5.0, value_parser = seconds)]
+    #[arg(long, default_value_t = 5.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
     shutdown_grace: f64,
     /// The server command, after `--` (e.g. `-- python3 server.py`).
     #[arg(last = true)]
@@ -110,12 +110,12 @@ struct CheckArgs {
 struct ServeArgs {
     /// Seconds a sealed 2026-07-28 `requestState` stays valid (`0`: every state
     /// has expired when it comes back, to test expiry without waiting).
-    #[arg(long, default_value_t = 300.0, value_parser = seconds_or_zero)]
+    #[arg(long, default_value_t = 300.0, value_parser = seconds_or_zero, value_name = "SECS", allow_negative_numbers = true)]
     request_state_ttl: f64,
     /// Seconds a 2025-11-25 call waits for the answer to its `elicitation/create`;
     /// then it ends `{"status":"timed_out","computed":false}` and the request is
     /// cancelled (`notifications/cancelled`) [default: no limit].
-    #[arg(long, value_parser = seconds)]
+    #[arg(long, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
     elicitation_timeout: Option<f64>,
 }
 
@@ -126,10 +126,10 @@ struct RunArgs {
     output: PathBuf,
     /// Generated cases to run over stdio after the contract cases
     /// [default: 256, or 0 when --case is given].
-    #[arg(long)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     cases: Option<usize>,
     /// Seed of the generated cases (default: from the clock; printed, so a run can be repeated).
-    #[arg(long)]
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
     seed: Option<u64>,
     /// Run only this contract case (repeatable); default: all 19. With
     /// --hostile, a hostile-client case (default: all 16).
@@ -143,13 +143,13 @@ struct RunArgs {
     #[arg(long, conflicts_with_all = ["cases", "seed", "session", "protocol"])]
     hostile: bool,
     /// Seconds a server may take to answer `initialize` and `tools/list`.
-    #[arg(long, default_value_t = 10.0, value_parser = seconds)]
+    #[arg(long, default_value_t = 10.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
     startup_timeout: f64,
     /// Seconds one `tools/call` may take, elicitation included.
-    #[arg(long, default_value_t = 10.0, value_parser = seconds)]
+    #[arg(long, default_value_t = 10.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
     call_timeout: f64,
     /// Seconds a server may take to exit after its stdin closes before it is killed.
-    #[arg(long, default_value_t = 5.0, value_parser = seconds)]
+    #[arg(long, default_value_t = 5.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
     shutdown_grace: f64,
     /// Protocol era: 2025-11-25 (`initialize`, `elicitation/create`), 2026-07-28
     /// (`server/discover`, `InputRequiredResult`, retry), or both (each case in
@@ -172,7 +172,7 @@ struct RunArgs {
     session: bool,
     /// Cases (or, with --session, groups of cases) run at once, each in its own
     /// server process [default: the number of cores]. Output stays in case order.
-    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(short = 'j', long = "jobs", value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
     /// Run one case with this raw answer instead of the contract and generated
     /// cases: the `result` of the reply to `elicitation/create`, sent byte for
@@ -210,8 +210,15 @@ fn parse_cli() -> Cli {
         Err(error) => {
             let args: Vec<String> = std::env::args().collect();
             let subcommand = args.get(1).map(String::as_str);
+            // A stray word is likely the server command; a stray `-x` is a
+            // misspelt option, where that hint would mislead.
+            let stray_is_an_option = matches!(
+                error.get(clap::error::ContextKind::InvalidArg),
+                Some(clap::error::ContextValue::String(arg)) if arg.starts_with('-')
+            );
             if error.kind() == clap::error::ErrorKind::UnknownArgument
                 && matches!(subcommand, Some("run" | "check"))
+                && !stray_is_an_option
                 && !args.iter().any(|arg| arg == "--")
             {
                 let _ = error.print();
