@@ -153,9 +153,10 @@ struct RunArgs {
     shutdown_grace: f64,
     /// Protocol era: 2025-11-25 (`initialize`, `elicitation/create`), 2026-07-28
     /// (`server/discover`, `InputRequiredResult`, retry), or both (each case in
-    /// both eras; a case whose outcomes differ beyond issue 9's table fails).
-    #[arg(long, default_value = "2025-11-25", value_parser = clap::builder::PossibleValuesParser::new(["2025-11-25", "2026-07-28", "both"]))]
-    protocol: String,
+    /// both eras; a case whose outcomes differ beyond issue 9's table fails)
+    /// [default: 2025-11-25, or 2026-07-28 for `--case NAME@2026-07-28`].
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(["2025-11-25", "2026-07-28", "both"]))]
+    protocol: Option<String>,
     /// Judge free-text messages word for word, `errors` in contract order and the
     /// exact `requestedSchema` [default: on for the built-in reference server,
     /// off for a server given after `--`, which is judged by meaning].
@@ -233,7 +234,61 @@ fn parse_cli() -> Cli {
     }
 }
 
+/// The suffix `--protocol both` gives the name of a case's 2026-07-28 verdict
+/// (`accept_valid@2026-07-28`); `--case` takes it to mean that case in that era.
+const ERA_2026_SUFFIX: &str = "@2026-07-28";
+
 impl RunArgs {
+    /// The era(s) of `--protocol` (2025-11-25 when not given).
+    fn protocol(&self) -> &str {
+        self.protocol.as_deref().unwrap_or("2025-11-25")
+    }
+
+    /// `--case NAME@2026-07-28` (the name of a case's 2026-07-28 verdict in a
+    /// run of `--protocol both`) selects NAME in era 2026-07-28 only, as
+    /// `--case NAME --protocol 2026-07-28` does. Refused with another explicit
+    /// `--protocol`, and beside a `--case` without the suffix when `--protocol`
+    /// is not given (which era would that one run in?).
+    fn with_era_names(mut self) -> anyhow::Result<RunArgs> {
+        if self.hostile {
+            return Ok(self);
+        }
+        let Some(first) = self
+            .only
+            .iter()
+            .find(|name| name.ends_with(ERA_2026_SUFFIX))
+            .cloned()
+        else {
+            return Ok(self);
+        };
+        let base = first.trim_end_matches(ERA_2026_SUFFIX).to_owned();
+        match self.protocol.as_deref() {
+            None | Some("2026-07-28") => {}
+            Some(other) => anyhow::bail!(
+                "--case {first} is the case's run in protocol 2026-07-28, but --protocol is \
+                 {other}: give --case {base} --protocol {other}, or leave out --protocol"
+            ),
+        }
+        if self.protocol.is_none()
+            && let Some(plain) = self
+                .only
+                .iter()
+                .find(|name| !name.ends_with(ERA_2026_SUFFIX))
+        {
+            anyhow::bail!(
+                "--case {first} runs in protocol 2026-07-28 and --case {plain} in 2025-11-25: \
+                 give --protocol 2026-07-28 to run both there, or run them separately"
+            );
+        }
+        for name in &mut self.only {
+            if let Some(base) = name.strip_suffix(ERA_2026_SUFFIX) {
+                *name = base.to_owned();
+            }
+        }
+        self.protocol = Some("2026-07-28".to_owned());
+        Ok(self)
+    }
+
     /// Whether free text is judged word for word: `--exact-messages`, by
     /// default on for the built-in reference server only.
     fn exact_messages(&self) -> bool {
@@ -370,6 +425,7 @@ fn main() -> ExitCode {
 /// with its frames so far (its server killed), and the three evidence files say
 /// the run was interrupted.
 async fn run(args: RunArgs) -> anyhow::Result<bool> {
+    let args = args.with_era_names()?;
     let hostile = if args.hostile {
         elicit_check::run::hostile::select(&args.only)?
     } else {
@@ -417,14 +473,14 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
     let run_info = json!({
         "server_command": command,
         "seed": seed,
-        "protocol": args.protocol,
+        "protocol": args.protocol(),
         "generated_cases": cases,
         "hostile": args.hostile,
     });
     let log = EvidenceLog::create_for_run(&args.output, &run_info)
         .with_context(|| format!("cannot write the evidence folder {}", args.output.display()))?;
     let mut minimal = None;
-    let schedule = args.schedule().for_protocols(&protocols(&args.protocol));
+    let schedule = args.schedule().for_protocols(&protocols(args.protocol()));
     let started = std::time::Instant::now();
     let mut signals = StopSignals::listen();
     let mut stopped: Option<anyhow::Error> = None;
@@ -641,10 +697,10 @@ async fn run_all(
         call: Duration::from_secs_f64(args.call_timeout),
         shutdown: Duration::from_secs_f64(args.shutdown_grace),
     };
-    eprintln!("elicit-check: protocol {}", args.protocol);
+    eprintln!("elicit-check: protocol {}", args.protocol());
     let settings = elicit_check::run::Settings {
         limits,
-        protocols: protocols(&args.protocol),
+        protocols: protocols(args.protocol()),
         judging: Judging {
             exact_messages: args.exact_messages(),
         },

@@ -154,8 +154,12 @@ const PROGRAM: &str = "elicit-check";
 /// [`Verdict::replay`]'s kind:
 /// - a case by name: `elicit-check run --case NAME -- SERVER`, with `--seed S`
 ///   for a generated case (generation is deterministic, so `--case
-///   generated_0042 --seed S` replays exactly its answer) and `--protocol` for
-///   a case of the 2026-07-28 era;
+///   generated_0042 --seed S` replays exactly its answer) and `--protocol
+///   2026-07-28` for a case of a run in that era; the 2026-07-28 verdict of a
+///   run in both eras (`NAME@2026-07-28`) is replayed alone by that name
+///   (`--case NAME@2026-07-28`), or with `--protocol both --case NAME` when it
+///   failed because the eras differ, which only both eras show; by its inputs
+///   it is `--protocol 2026-07-28` (or `both`) with them;
 /// - a hostile-client case (issue 10, section 2): `elicit-check run --hostile
 ///   --case NAME -- SERVER`; hostile cases speak 2025-11-25 only (`--hostile`
 ///   refuses `--protocol` and `--session`), so neither is added;
@@ -173,18 +177,23 @@ pub fn reproduction(verdict: &Verdict) -> String {
     if verdict.replay.kind == ReplayKind::Hostile {
         return command_line(verdict, &[]);
     }
+    let by_answer = verdict.replay.kind == ReplayKind::Answer;
     let (name, protocol) = match verdict.case.split_once('@') {
-        Some((name, _)) => (name, Some("both")),
+        // The 2026-07-28 verdict of a run in both eras: a difference between
+        // the eras shows only when both run.
+        Some((name, _)) if eras_differed(verdict) => (name, Some("both")),
+        // Otherwise that era alone: `--case NAME@2026-07-28` selects it.
+        Some(_) if by_answer => (verdict.case.as_str(), Some("2026-07-28")),
+        Some(_) => (verdict.case.as_str(), None),
         None => (
             verdict.case.as_str(),
-            (verdict.evidence.protocol_version.as_deref() == Some("2026-07-28"))
-                .then_some("2026-07-28"),
+            spoke_2026_07_28(&verdict.evidence).then_some("2026-07-28"),
         ),
     };
     let mut words: Vec<String> = protocol
         .map(|protocol| vec!["--protocol".to_owned(), protocol.to_owned()])
         .unwrap_or_default();
-    if verdict.replay.kind == ReplayKind::Answer {
+    if by_answer {
         words.extend(answer_options(&verdict.evidence.input));
     } else {
         words.extend(["--case".to_owned(), name.to_owned()]);
@@ -193,6 +202,26 @@ pub fn reproduction(verdict: &Verdict) -> String {
         }
     }
     command_line(verdict, &words)
+}
+
+/// Whether one of the verdict's failures is the difference between the two
+/// eras of a case (`oracle::era::eras_differ`).
+fn eras_differed(verdict: &Verdict) -> bool {
+    verdict
+        .failures
+        .iter()
+        .any(|failure| failure.starts_with(crate::oracle::era::ERAS_DIFFER))
+}
+
+/// Whether the case ran in protocol 2026-07-28: negotiated so, or opened with
+/// `server/discover` (the era's first request; a server that did not start
+/// negotiated nothing).
+fn spoke_2026_07_28(evidence: &Evidence) -> bool {
+    evidence.protocol_version.as_deref() == Some("2026-07-28")
+        || evidence.wire.iter().any(|frame| {
+            frame.from == crate::harness::proxy::Side::Client
+                && frame.message.get("method").and_then(Value::as_str) == Some("server/discover")
+        })
 }
 
 /// The options of `run --answer` that give `case`'s inputs: `--policy` and
@@ -983,15 +1012,97 @@ pub(crate) mod tests {
             verdict.reproduce.as_deref(),
             Some("elicit-check run --capabilities '{}' -- node server.js")
         );
-        // The 2026-07-28 run of a case in both eras.
+        // The 2026-07-28 run of a case in both eras: that era alone, unless the
+        // eras differed, which only both show.
         verdict.case = format!("{MINIMAL_CASE}@2026-07-28");
         verdict.replay.session = true;
         verdict.settle();
         assert_eq!(
             verdict.reproduce.as_deref(),
             Some(
+                "elicit-check run --session --protocol 2026-07-28 --capabilities '{}' -- node server.js"
+            )
+        );
+        verdict.failures.insert(
+            0,
+            "the eras differ: 2025-11-25 gave null, 2026-07-28 gave null".to_owned(),
+        );
+        verdict.settle();
+        assert_eq!(
+            verdict.reproduce.as_deref(),
+            Some(
                 "elicit-check run --session --protocol both --capabilities '{}' -- node server.js"
             )
+        );
+    }
+
+    #[test]
+    fn a_verdict_of_the_2026_07_28_era_replays_in_that_era_only() {
+        let server = ["server"];
+        let replay = Replay {
+            kind: ReplayKind::Case,
+            exact_messages: Some(false),
+            session: false,
+        };
+        // `--protocol both`: the 2026-07-28 verdict by its own name.
+        let mut verdict = failed("accept_valid@2026-07-28", &server, replay);
+        verdict.evidence.protocol_version = Some("2026-07-28".to_owned());
+        verdict.settle();
+        assert_eq!(
+            verdict.reproduce.as_deref(),
+            Some("elicit-check run --case accept_valid@2026-07-28 -- server")
+        );
+        verdict.seed = Some(7);
+        verdict.case = "generated_0003@2026-07-28".to_owned();
+        verdict.settle();
+        assert_eq!(
+            verdict.reproduce.as_deref(),
+            Some("elicit-check run --case generated_0003@2026-07-28 --seed 7 -- server")
+        );
+        // It failed because the eras differ: both eras again.
+        verdict.failures.push(
+            "the eras differ: 2025-11-25 gave {\"status\":\"declined\",\"computed\":false}, \
+             2026-07-28 gave null"
+                .to_owned(),
+        );
+        verdict.settle();
+        assert_eq!(
+            verdict.reproduce.as_deref(),
+            Some("elicit-check run --protocol both --case generated_0003 --seed 7 -- server")
+        );
+        // `--protocol 2026-07-28`: a server that did not start negotiated no
+        // version, but the case opened with server/discover.
+        let mut modern = failed("accept_valid", &server, replay);
+        modern.evidence.protocol_version = None;
+        modern.settle();
+        assert_eq!(
+            modern.reproduce.as_deref(),
+            Some("elicit-check run --case accept_valid -- server"),
+            "no 2026-07-28 frame: the default era"
+        );
+        modern.evidence.wire.push(crate::harness::proxy::Frame {
+            seq: 0,
+            from: crate::harness::proxy::Side::Client,
+            message: json!({"jsonrpc": "2.0", "id": 0, "method": "server/discover"}),
+            text: None,
+        });
+        modern.settle();
+        assert_eq!(
+            modern.reproduce.as_deref(),
+            Some("elicit-check run --protocol 2026-07-28 --case accept_valid -- server")
+        );
+        // A reply from the server saying server/discover is no request of the client.
+        modern.evidence.wire[0].from = crate::harness::proxy::Side::Server;
+        modern.settle();
+        assert_eq!(
+            modern.reproduce.as_deref(),
+            Some("elicit-check run --case accept_valid -- server")
+        );
+        modern.evidence.protocol_version = Some("2026-07-28".to_owned());
+        modern.settle();
+        assert_eq!(
+            modern.reproduce.as_deref(),
+            Some("elicit-check run --protocol 2026-07-28 --case accept_valid -- server")
         );
     }
 
