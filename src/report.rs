@@ -51,9 +51,20 @@ pub struct Verdict {
     pub evidence: Evidence,
 }
 
+/// The warning of a case whose server left a process of its group running
+/// after it exited (`group_left_running` in the evidence): a wrapper's child,
+/// killed by the harness (README "The harness").
+pub const GROUP_LEFT_RUNNING: &str = "a process of the server's process group was still running after the server exited; it was killed";
+
 impl Verdict {
-    /// A verdict from checks already run, classified ([`Verdict::settle`]).
+    /// A verdict from checks already run, classified ([`Verdict::settle`]);
+    /// with the [`GROUP_LEFT_RUNNING`] warning when the evidence says so.
     pub fn new(expected: Value, failures: Vec<String>, evidence: Evidence) -> Self {
+        let warnings = if evidence.group_left_running {
+            vec![GROUP_LEFT_RUNNING.to_owned()]
+        } else {
+            Vec::new()
+        };
         let mut verdict = Verdict {
             case: evidence.case.clone(),
             passed: failures.is_empty(),
@@ -61,7 +72,7 @@ impl Verdict {
             primary: String::new(),
             expected,
             failures,
-            warnings: Vec::new(),
+            warnings,
             reason: None,
             seed: None,
             reproduce: None,
