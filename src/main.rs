@@ -520,6 +520,7 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
     // The closing lines for people: on stdout, or on stderr under --json (stdout
     // then holds the one JSON document only).
     let mut closing = String::new();
+    closing.push_str(&failed_generated(&log, &tallies));
     let generated: Vec<report::Tally> = tallies.iter().filter(|t| t.generated).cloned().collect();
     if !generated.is_empty() {
         writeln!(closing, "generated: {}", report::tally_summary(&generated))?;
@@ -627,6 +628,24 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         return Err(error);
     }
     Ok(tallies.iter().all(|tally| tally.passed))
+}
+
+/// The closing lines that show the failed generated cases (they have no table
+/// row): read back from `results.jsonl` only when one failed
+/// ([`report::write_failed_generated`]).
+fn failed_generated(log: &EvidenceLog, tallies: &[report::Tally]) -> String {
+    if !tallies.iter().any(|tally| tally.generated && !tally.passed) {
+        return String::new();
+    }
+    let mut out = Vec::new();
+    let written = log
+        .case_lines()
+        .map_err(anyhow::Error::from)
+        .and_then(|cases| Ok(report::write_failed_generated(&mut out, tallies, &cases)?));
+    match written {
+        Ok(()) => String::from_utf8_lossy(&out).into_owned(),
+        Err(error) => format!("elicit-check: cannot show the failed generated cases: {error:#}\n"),
+    }
 }
 
 /// Checks that the server's program can be started before anything is

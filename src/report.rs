@@ -373,12 +373,7 @@ pub fn write_row(out: &mut impl Write, verdict: &Verdict) -> std::io::Result<()>
     )?;
     let case = &verdict.case;
     if !verdict.passed {
-        writeln!(
-            out,
-            "    {case}: {}: {}",
-            verdict.verdict,
-            shorten(&verdict.primary)
-        )?;
+        write_primary(out, case, verdict.verdict.name(), &verdict.primary)?;
         let finding = verdict::Finding {
             verdict: verdict.verdict,
             evidence: verdict.primary.clone(),
@@ -402,7 +397,66 @@ pub fn write_row(out: &mut impl Write, verdict: &Verdict) -> std::io::Result<()>
             .reproduce
             .clone()
             .unwrap_or_else(|| reproduction(verdict));
-        writeln!(out, "    {case}: reproduce: {reproduce}")?;
+        write_reproduce(out, case, &reproduce)?;
+    }
+    Ok(())
+}
+
+/// The first line under a failed case's row: `    CASE: VERDICT: EVIDENCE`.
+fn write_primary(
+    out: &mut impl Write,
+    case: &str,
+    verdict: &str,
+    primary: &str,
+) -> std::io::Result<()> {
+    writeln!(out, "    {case}: {verdict}: {}", shorten(primary))
+}
+
+/// The last line under a failed case's row: `    CASE: reproduce: COMMAND`.
+fn write_reproduce(out: &mut impl Write, case: &str, reproduce: &str) -> std::io::Result<()> {
+    writeln!(out, "    {case}: reproduce: {reproduce}")
+}
+
+/// Most failed generated cases [`write_failed_generated`] prints; the others
+/// are in `results.json`.
+pub const MAX_FAILED_GENERATED_SHOWN: usize = 10;
+
+/// Writes the failed generated cases, which have no table row (the table lists
+/// the contract cases as they finish, the generated ones run under a progress
+/// bar): for each of the first [`MAX_FAILED_GENERATED_SHOWN`], the lines a row
+/// has first and last, its primary verdict with its evidence and its
+/// reproduction command; then `... and N more failed generated cases: see
+/// results.json`. `tallies` and `cases` are the run's cases in order (a
+/// [`Tally`] says which are generated).
+///
+/// # Errors
+/// The writer's I/O error.
+pub fn write_failed_generated(
+    out: &mut impl Write,
+    tallies: &[Tally],
+    cases: &[CaseLine],
+) -> std::io::Result<()> {
+    let failed: Vec<&CaseLine> = tallies
+        .iter()
+        .zip(cases)
+        .filter(|(tally, _)| tally.generated && !tally.passed)
+        .map(|(_, case)| case)
+        .collect();
+    for case in failed.iter().take(MAX_FAILED_GENERATED_SHOWN) {
+        write_primary(out, &case.case, &case.verdict, &case.primary)?;
+        if let Some(reproduce) = &case.reproduce {
+            write_reproduce(out, &case.case, reproduce)?;
+        }
+    }
+    if failed.len() > MAX_FAILED_GENERATED_SHOWN {
+        writeln!(
+            out,
+            "... and {}: see results.json",
+            crate::error::counted(
+                failed.len() - MAX_FAILED_GENERATED_SHOWN,
+                "more failed generated case"
+            )
+        )?;
     }
     Ok(())
 }
@@ -1159,6 +1213,74 @@ pub(crate) mod tests {
             hostile.reproduce.as_deref(),
             Some("elicit-check run --hostile --case deep_answer -- server")
         );
+    }
+
+    #[test]
+    fn failed_generated_cases_are_shown_as_under_a_row_at_most_ten() {
+        let tally = |case: &str, passed: bool, generated: bool| Tally {
+            case: case.to_owned(),
+            passed,
+            verdict: if passed {
+                Primary::Passed
+            } else {
+                Primary::Hung
+            },
+            generated,
+        };
+        let line = |case: &str, passed: bool| CaseLine {
+            case: case.to_owned(),
+            passed,
+            verdict: if passed { "passed" } else { "hung" }.to_owned(),
+            primary: if passed {
+                "every check held"
+            } else {
+                "no reply to tools/call within 1 s"
+            }
+            .to_owned(),
+            reproduce: (!passed).then(|| format!("elicit-check run --case {case} --seed 3")),
+        };
+        // A failed contract case (it has its row) and a passed generated case
+        // are not shown; the failed generated ones are.
+        let mut tallies = vec![
+            tally("decline", false, false),
+            tally("generated_0001", true, true),
+        ];
+        let mut lines = vec![line("decline", false), line("generated_0001", true)];
+        for index in 2..=12 {
+            let name = format!("generated_{index:04}");
+            tallies.push(tally(&name, false, true));
+            lines.push(line(&name, false));
+        }
+        let shown = |tallies: &[Tally], lines: &[CaseLine]| {
+            let mut out = Vec::new();
+            write_failed_generated(&mut out, tallies, lines).expect("written");
+            String::from_utf8(out).expect("UTF-8")
+        };
+        let text = shown(&tallies[..3], &lines[..3]);
+        assert_eq!(
+            text,
+            "    generated_0002: hung: no reply to tools/call within 1 s\n    \
+             generated_0002: reproduce: elicit-check run --case generated_0002 --seed 3\n"
+        );
+        // Eleven failed: ten shown, then one more (in the singular).
+        let text = shown(&tallies, &lines);
+        let all: Vec<&str> = text.lines().collect();
+        assert_eq!(all.len(), 21, "{text}");
+        assert_eq!(
+            all[0],
+            "    generated_0002: hung: no reply to tools/call within 1 s"
+        );
+        assert_eq!(
+            all[19],
+            "    generated_0011: reproduce: elicit-check run --case generated_0011 --seed 3"
+        );
+        assert_eq!(
+            all[20],
+            "... and 1 more failed generated case: see results.json"
+        );
+        // Exactly ten: no "more" line.
+        assert_eq!(shown(&tallies[..12], &lines[..12]).lines().count(), 20);
+        assert_eq!(shown(&tallies[..2], &lines[..2]), "");
     }
 
     #[test]

@@ -877,6 +877,46 @@ fn a_hung_generated_case_is_not_shrunk() {
     );
 }
 
+/// Failed generated cases have no table row: each of the first ten is shown
+/// before the summary lines as a contract case is under its row (its primary
+/// verdict with the evidence, its reproduction line), then how many more
+/// there are. Every case of `hang-on-call` hangs, so none is shrunk.
+#[test]
+fn failed_generated_cases_are_shown_before_the_summary_at_most_ten() {
+    let dir = OutputDir::new("generated-shown");
+    let mut flags = vec!["--seed", "1", "--call-timeout", "0.5", "--keep-going"];
+    let names: Vec<String> = (1..=12)
+        .map(|index| format!("generated_{index:04}"))
+        .collect();
+    for name in &names {
+        flags.extend(["--case", name.as_str()]);
+    }
+    let output = run(&run_args(&flags, &dir, misbehaving("hang-on-call")));
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let mut expected: Vec<String> = Vec::new();
+    for name in &names[..10] {
+        expected.push(format!(
+            "    {name}: hung: no reply to tools/call within 0.5 s"
+        ));
+        expected.push(format!(
+            "    {name}: reproduce: elicit-check run --case {name} --seed 1 -- python3 {} --fault hang-on-call",
+            crate::util::MISBEHAVING
+        ));
+    }
+    expected.push("... and 2 more failed generated cases: see results.json".to_owned());
+    expected.push("generated: 0 passed, 12 failed".to_owned());
+    let lines: Vec<&str> = stdout.lines().collect();
+    // After the table's header (no contract case ran), before the summary line.
+    assert_eq!(lines.len(), expected.len() + 2, "{stdout}");
+    assert_eq!(lines[1..=expected.len()], expected, "{stdout}");
+    assert!(
+        lines[expected.len() + 1].starts_with("0 passed, 12 failed in "),
+        "{stdout}"
+    );
+    assert_eq!(dir.json("run.json")["verdicts"], json!({"hung": 12}));
+}
+
 /// The script of `fixtures/servers/calculator.py` as a reproduction line quotes it.
 fn calculator_words(bug: &str) -> (Vec<String>, String) {
     let server = crate::util::calculator(Some(bug));
