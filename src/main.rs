@@ -187,7 +187,8 @@ struct RunArgs {
     answer_error: Option<String>,
     /// The client capabilities of the --answer case, a JSON object declared at
     /// `initialize` byte for byte [default: {"elicitation":{"form":{}}}]; given
-    /// alone (or with --policy), the case has no answer.
+    /// alone (or with --policy), the client answers as a spec client does:
+    /// `{"action":"cancel"}` with form declared, else error -32602.
     #[arg(long, value_name = "JSON", conflicts_with_all = ["only", "cases", "seed", "hostile"])]
     capabilities: Option<String>,
     /// The `policy` argument of the --answer case [default: validated].
