@@ -1040,6 +1040,38 @@ fn a_reproduction_carries_exact_messages_and_session_and_gives_the_same_verdict(
 /// JSON-RPC error is `protocol_error` with its code and message; no form
 /// declared under a guarded policy is `unsupported`). Bad values are refused
 /// before anything is written.
+/// `--policy` or `--capabilities` without `--answer`: the harness client answers
+/// `elicitation/create` as a spec client does (README, the options of `run`):
+/// `{"action":"cancel"}` when form is declared, JSON-RPC error -32602 when not.
+#[test]
+fn run_without_an_answer_lets_the_client_answer_as_a_spec_client() {
+    for (args, reply) in [
+        (
+            vec!["--policy", "validated"],
+            json!({"jsonrpc": "2.0", "id": 0, "result": {"action": "cancel"}}),
+        ),
+        (
+            vec!["--policy", "diagnostic_unchecked", "--capabilities", "{}"],
+            json!({"jsonrpc": "2.0", "id": 0, "error": {"code": -32602, "message": "elicitation mode not declared: form"}}),
+        ),
+    ] {
+        let dir = OutputDir::new("no-answer");
+        let mut all: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+        all.extend(["--output".to_owned(), dir.text()]);
+        let output = run(&all);
+        assert_eq!(output.status.code(), Some(0), "{args:?}");
+        let verdicts = dir.json("results.json");
+        let replies: Vec<&Value> = verdicts[0]["evidence"]["wire"]
+            .as_array()
+            .expect("the wire")
+            .iter()
+            .filter(|frame| frame["from"] == "client" && frame["message"].get("method").is_none())
+            .map(|frame| &frame["message"])
+            .collect();
+        assert_eq!(replies, [&reply], "{args:?}");
+    }
+}
+
 #[test]
 fn run_answer_runs_one_case_with_that_raw_answer() {
     for (args, expected) in [
