@@ -81,11 +81,33 @@ pub fn shell_words(command: &[String]) -> String {
         .join(" ")
 }
 
+/// `count` and `noun` as people say them: `1 case`, `0 cases`, `2 cases` (every
+/// noun counted in this crate's messages makes its plural with an `s`).
+pub fn counted(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
+    }
+}
+
 /// `stderr` under a banner, or nothing when it is empty (no empty banner).
 fn stderr_banner(stderr: &str) -> String {
     if stderr.trim().is_empty() {
         String::new()
     } else {
         format!("\n--- its stderr (last lines) ---\n{stderr}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::counted;
+
+    #[test]
+    fn one_of_a_thing_is_singular_and_any_other_count_plural() {
+        assert_eq!(counted(1, "case"), "1 case");
+        assert_eq!(counted(0, "case"), "0 cases");
+        assert_eq!(counted(2, "tools/call request"), "2 tools/call requests");
     }
 }

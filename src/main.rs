@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use elicit_check::error::counted;
 use elicit_check::harness::Limits;
 use elicit_check::harness::era::Protocol;
 use elicit_check::oracle::contract::Judging;
@@ -54,7 +55,7 @@ struct CheckArgs {
     #[arg(long)]
     acted_not_error: bool,
     /// Generated cases, one server process each [default: 100] (see --session).
-    #[arg(long)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     cases: Option<usize>,
     /// Run the generated cases one `tools/call` after another in one server
     /// process; a case that breaks a property there (or every case of a session
@@ -64,10 +65,10 @@ struct CheckArgs {
     #[arg(long)]
     session: bool,
     /// Seed of the generated cases (default: from the clock; printed).
-    #[arg(long)]
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
     seed: Option<u64>,
     /// Run only this case of the seed (with --seed), as a failure's reproduction line says.
-    #[arg(long, value_name = "I")]
+    #[arg(long, value_name = "I", allow_negative_numbers = true)]
     case_index: Option<usize>,
     /// Replay this answer (an ElicitResult as JSON) instead of generating; repeat
     /// it for a multi-step form, one per elicitation/create in order.
@@ -77,7 +78,7 @@ struct CheckArgs {
     #[arg(long)]
     strict: bool,
     /// Most server runs spent shrinking one property's failure [default: 200].
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     max_shrink_runs: Option<usize>,
     /// Print one JSON document instead of the table.
     #[arg(long)]
@@ -92,13 +93,13 @@ struct CheckArgs {
     #[arg(long, value_name = "FILE")]
     config: Option<PathBuf>,
     /// Seconds a server may take to answer `initialize` and `tools/list`.
-    #[arg(long, default_value_t = 10.0, value_parser = seconds)]
+    #[arg(long, default_value_t = 10.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
     startup_timeout: f64,
     /// Seconds one `tools/call` may take, elicitations included.
-    #[arg(long, default_value_t = 10.0, value_parser = seconds)]
+    #[arg(long, default_value_t = 10.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
     call_timeout: f64,
     /// Seconds a server may take to exit after its stdin closes before it is killed.
-    #[arg(long, default_value_t = 5.0, value_parser = seconds)]
+    #[arg(long, default_value_t = 5.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
     shutdown_grace: f64,
     /// The server command, after `--` (e.g. `-- python3 server.py`).
     #[arg(last = true)]
@@ -109,12 +110,12 @@ struct CheckArgs {
 struct ServeArgs {
     /// Seconds a sealed 2026-07-28 `requestState` stays valid (`0`: every state
     /// has expired when it comes back, to test expiry without waiting).
-    #[arg(long, default_value_t = 300.0, value_parser = seconds_or_zero)]
+    #[arg(long, default_value_t = 300.0, value_parser = seconds_or_zero, value_name = "SECS", allow_negative_numbers = true)]
     request_state_ttl: f64,
     /// Seconds a 2025-11-25 call waits for the answer to its `elicitation/create`;
     /// then it ends `{"status":"timed_out","computed":false}` and the request is
     /// cancelled (`notifications/cancelled`) [default: no limit].
-    #[arg(long, value_parser = seconds)]
+    #[arg(long, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
     elicitation_timeout: Option<f64>,
 }
 
@@ -125,10 +126,10 @@ struct RunArgs {
     output: PathBuf,
     /// Generated cases to run over stdio after the contract cases
     /// [default: 256, or 0 when --case is given].
-    #[arg(long)]
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
     cases: Option<usize>,
     /// Seed of the generated cases (default: from the clock; printed, so a run can be repeated).
-    #[arg(long)]
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
     seed: Option<u64>,
     /// Run only this contract case (repeatable); default: all 19. With
     /// --hostile, a hostile-client case (default: all 16).
@@ -142,19 +143,20 @@ struct RunArgs {
     #[arg(long, conflicts_with_all = ["cases", "seed", "session", "protocol"])]
     hostile: bool,
     /// Seconds a server may take to answer `initialize` and `tools/list`.
-    #[arg(long, default_value_t = 10.0, value_parser = seconds)]
+    #[arg(long, default_value_t = 10.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
     startup_timeout: f64,
     /// Seconds one `tools/call` may take, elicitation included.
-    #[arg(long, default_value_t = 10.0, value_parser = seconds)]
+    #[arg(long, default_value_t = 10.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
     call_timeout: f64,
     /// Seconds a server may take to exit after its stdin closes before it is killed.
-    #[arg(long, default_value_t = 5.0, value_parser = seconds)]
+    #[arg(long, default_value_t = 5.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
     shutdown_grace: f64,
     /// Protocol era: 2025-11-25 (`initialize`, `elicitation/create`), 2026-07-28
     /// (`server/discover`, `InputRequiredResult`, retry), or both (each case in
-    /// both eras; a case whose outcomes differ beyond issue 9's table fails).
-    #[arg(long, default_value = "2025-11-25", value_parser = clap::builder::PossibleValuesParser::new(["2025-11-25", "2026-07-28", "both"]))]
-    protocol: String,
+    /// both eras; a case whose outcomes differ beyond issue 9's table fails)
+    /// [default: 2025-11-25, or 2026-07-28 for `--case NAME@2026-07-28`].
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(["2025-11-25", "2026-07-28", "both"]))]
+    protocol: Option<String>,
     /// Judge free-text messages word for word, `errors` in contract order and the
     /// exact `requestedSchema` [default: on for the built-in reference server,
     /// off for a server given after `--`, which is judged by meaning].
@@ -171,7 +173,7 @@ struct RunArgs {
     session: bool,
     /// Cases (or, with --session, groups of cases) run at once, each in its own
     /// server process [default: the number of cores]. Output stays in case order.
-    #[arg(short = 'j', long = "jobs", value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(short = 'j', long = "jobs", value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(u16).range(1..))]
     jobs: Option<u16>,
     /// Run one case with this raw answer instead of the contract and generated
     /// cases: the `result` of the reply to `elicitation/create`, sent byte for
@@ -185,7 +187,8 @@ struct RunArgs {
     answer_error: Option<String>,
     /// The client capabilities of the --answer case, a JSON object declared at
     /// `initialize` byte for byte [default: {"elicitation":{"form":{}}}]; given
-    /// alone (or with --policy), the case has no answer.
+    /// alone (or with --policy), the client answers as a spec client does:
+    /// `{"action":"cancel"}` with form declared, else error -32602.
     #[arg(long, value_name = "JSON", conflicts_with_all = ["only", "cases", "seed", "hostile"])]
     capabilities: Option<String>,
     /// The `policy` argument of the --answer case [default: validated].
@@ -209,8 +212,15 @@ fn parse_cli() -> Cli {
         Err(error) => {
             let args: Vec<String> = std::env::args().collect();
             let subcommand = args.get(1).map(String::as_str);
+            // A stray word is likely the server command; a stray `-x` is a
+            // misspelt option, where that hint would mislead.
+            let stray_is_an_option = matches!(
+                error.get(clap::error::ContextKind::InvalidArg),
+                Some(clap::error::ContextValue::String(arg)) if arg.starts_with('-')
+            );
             if error.kind() == clap::error::ErrorKind::UnknownArgument
                 && matches!(subcommand, Some("run" | "check"))
+                && !stray_is_an_option
                 && !args.iter().any(|arg| arg == "--")
             {
                 let _ = error.print();
@@ -225,7 +235,61 @@ fn parse_cli() -> Cli {
     }
 }
 
+/// The suffix `--protocol both` gives the name of a case's 2026-07-28 verdict
+/// (`accept_valid@2026-07-28`); `--case` takes it to mean that case in that era.
+const ERA_2026_SUFFIX: &str = "@2026-07-28";
+
 impl RunArgs {
+    /// The era(s) of `--protocol` (2025-11-25 when not given).
+    fn protocol(&self) -> &str {
+        self.protocol.as_deref().unwrap_or("2025-11-25")
+    }
+
+    /// `--case NAME@2026-07-28` (the name of a case's 2026-07-28 verdict in a
+    /// run of `--protocol both`) selects NAME in era 2026-07-28 only, as
+    /// `--case NAME --protocol 2026-07-28` does. Refused with another explicit
+    /// `--protocol`, and beside a `--case` without the suffix when `--protocol`
+    /// is not given (which era would that one run in?).
+    fn with_era_names(mut self) -> anyhow::Result<RunArgs> {
+        if self.hostile {
+            return Ok(self);
+        }
+        let Some(first) = self
+            .only
+            .iter()
+            .find(|name| name.ends_with(ERA_2026_SUFFIX))
+            .cloned()
+        else {
+            return Ok(self);
+        };
+        let base = first.trim_end_matches(ERA_2026_SUFFIX).to_owned();
+        match self.protocol.as_deref() {
+            None | Some("2026-07-28") => {}
+            Some(other) => anyhow::bail!(
+                "--case {first} is the case's run in protocol 2026-07-28, but --protocol is \
+                 {other}: give --case {base} --protocol {other}, or leave out --protocol"
+            ),
+        }
+        if self.protocol.is_none()
+            && let Some(plain) = self
+                .only
+                .iter()
+                .find(|name| !name.ends_with(ERA_2026_SUFFIX))
+        {
+            anyhow::bail!(
+                "--case {first} runs in protocol 2026-07-28 and --case {plain} in 2025-11-25: \
+                 give --protocol 2026-07-28 to run both there, or run them separately"
+            );
+        }
+        for name in &mut self.only {
+            if let Some(base) = name.strip_suffix(ERA_2026_SUFFIX) {
+                *name = base.to_owned();
+            }
+        }
+        self.protocol = Some("2026-07-28".to_owned());
+        Ok(self)
+    }
+
     /// Whether free text is judged word for word: `--exact-messages`, by
     /// default on for the built-in reference server only.
     fn exact_messages(&self) -> bool {
@@ -362,6 +426,7 @@ fn main() -> ExitCode {
 /// with its frames so far (its server killed), and the three evidence files say
 /// the run was interrupted.
 async fn run(args: RunArgs) -> anyhow::Result<bool> {
+    let args = args.with_era_names()?;
     let hostile = if args.hostile {
         elicit_check::run::hostile::select(&args.only)?
     } else {
@@ -409,14 +474,14 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
     let run_info = json!({
         "server_command": command,
         "seed": seed,
-        "protocol": args.protocol,
+        "protocol": args.protocol(),
         "generated_cases": cases,
         "hostile": args.hostile,
     });
     let log = EvidenceLog::create_for_run(&args.output, &run_info)
         .with_context(|| format!("cannot write the evidence folder {}", args.output.display()))?;
     let mut minimal = None;
-    let schedule = args.schedule().for_protocols(&protocols(&args.protocol));
+    let schedule = args.schedule().for_protocols(&protocols(args.protocol()));
     let started = std::time::Instant::now();
     let mut signals = StopSignals::listen();
     let mut stopped: Option<anyhow::Error> = None;
@@ -459,6 +524,7 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
     // The closing lines for people: on stdout, or on stderr under --json (stdout
     // then holds the one JSON document only).
     let mut closing = String::new();
+    closing.push_str(&failed_generated(&log, &tallies));
     let generated: Vec<report::Tally> = tallies.iter().filter(|t| t.generated).cloned().collect();
     if !generated.is_empty() {
         writeln!(closing, "generated: {}", report::tally_summary(&generated))?;
@@ -503,7 +569,11 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
     match (status, tallies.last()) {
         ("finished", _) => writeln!(closing, "{counts}")?,
         ("stopped", Some(last)) => writeln!(closing, "stopped ({}): {counts}", last.verdict)?,
-        (other, _) => writeln!(closing, "{other} after {} cases: {counts}", tallies.len())?,
+        (other, _) => writeln!(
+            closing,
+            "{other} after {}: {counts}",
+            counted(tallies.len(), "case")
+        )?,
     }
     let mut summary = run_info;
     let members = summary
@@ -552,7 +622,7 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
     }
     eprintln!("elicit-check: evidence in {}", results.display());
     if let Some(signal) = interrupted {
-        anyhow::bail!("{signal} after {} cases", tallies.len());
+        anyhow::bail!("{signal} after {}", counted(tallies.len(), "case"));
     }
     if let (true, Some(error)) = (hung, &stopped) {
         eprintln!("elicit-check: {error:#}");
@@ -564,27 +634,71 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
     Ok(tallies.iter().all(|tally| tally.passed))
 }
 
-/// Checks that the server's program exists before anything is written: a path
-/// must name a file, a bare name must be found on `PATH`.
+/// The closing lines that show the failed generated cases (they have no table
+/// row): read back from `results.jsonl` only when one failed
+/// ([`report::write_failed_generated`]).
+fn failed_generated(log: &EvidenceLog, tallies: &[report::Tally]) -> String {
+    if !tallies.iter().any(|tally| tally.generated && !tally.passed) {
+        return String::new();
+    }
+    let mut out = Vec::new();
+    let written = log
+        .case_lines()
+        .map_err(anyhow::Error::from)
+        .and_then(|cases| Ok(report::write_failed_generated(&mut out, tallies, &cases)?));
+    match written {
+        Ok(()) => String::from_utf8_lossy(&out).into_owned(),
+        Err(error) => format!("elicit-check: cannot show the failed generated cases: {error:#}\n"),
+    }
+}
+
+/// Checks that the server's program can be started before anything is
+/// written: a path must name a regular file with an execute bit, a bare name
+/// must be such a file in a folder of `PATH` (as `execvp` looks it up). Each
+/// refusal says why: not found, a directory, not executable.
 fn check_program(program: &str) -> anyhow::Result<()> {
-    let found = if program.contains('/') {
-        std::path::Path::new(program).is_file()
-    } else {
-        std::env::var_os("PATH")
-            .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
+    use std::os::unix::fs::PermissionsExt;
+    let quoted = elicit_check::error::shell_words(&[program.to_owned()]);
+    let executable = |metadata: &std::fs::Metadata| {
+        metadata.is_file() && metadata.permissions().mode() & 0o111 != 0
     };
-    if found {
-        Ok(())
-    } else {
-        anyhow::bail!(
-            "cannot start server: {} not found{}",
-            elicit_check::error::shell_words(&[program.to_owned()]),
-            if program.contains('/') {
-                ""
-            } else {
-                " on PATH"
+    if program.contains('/') {
+        return match std::fs::metadata(program) {
+            Err(_) => anyhow::bail!("cannot start server: {quoted} not found"),
+            Ok(metadata) if metadata.is_dir() => {
+                anyhow::bail!("cannot start server: {quoted} is a directory, not a program")
             }
-        )
+            Ok(metadata) if !metadata.is_file() => {
+                anyhow::bail!("cannot start server: {quoted} is not a regular file")
+            }
+            Ok(metadata) if !executable(&metadata) => {
+                anyhow::bail!("cannot start server: {quoted} is not executable")
+            }
+            Ok(_) => Ok(()),
+        };
+    }
+    let candidates: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|path| {
+            std::env::split_paths(&path)
+                .map(|dir| dir.join(program))
+                .collect()
+        })
+        .unwrap_or_default();
+    if candidates
+        .iter()
+        .any(|candidate| std::fs::metadata(candidate).is_ok_and(|m| executable(&m)))
+    {
+        return Ok(());
+    }
+    match candidates
+        .iter()
+        .find(|candidate| std::fs::metadata(candidate).is_ok_and(|m| m.is_file()))
+    {
+        Some(file) => anyhow::bail!(
+            "cannot start server: {quoted} not found on PATH ({} is not executable)",
+            file.display()
+        ),
+        None => anyhow::bail!("cannot start server: {quoted} not found on PATH"),
     }
 }
 
@@ -606,10 +720,10 @@ async fn run_all(
         call: Duration::from_secs_f64(args.call_timeout),
         shutdown: Duration::from_secs_f64(args.shutdown_grace),
     };
-    eprintln!("elicit-check: protocol {}", args.protocol);
+    eprintln!("elicit-check: protocol {}", args.protocol());
     let settings = elicit_check::run::Settings {
         limits,
-        protocols: protocols(&args.protocol),
+        protocols: protocols(args.protocol()),
         judging: Judging {
             exact_messages: args.exact_messages(),
         },
@@ -661,10 +775,18 @@ async fn run_all(
         .await?;
     }
     if cases > 0 {
-        eprintln!("elicit-check: {cases} generated cases, seed {seed} (repeat with --seed {seed})");
+        eprintln!(
+            "elicit-check: {}, seed {seed} (repeat with --seed {seed})",
+            counted(cases, "generated case")
+        );
         let bar = indicatif::ProgressBar::new(cases as u64);
+        let template = if cases == 1 {
+            "{bar:40} {pos}/{len} generated case"
+        } else {
+            "{bar:40} {pos}/{len} generated cases"
+        };
         bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} generated cases")
+            indicatif::ProgressStyle::with_template(template)
                 .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         *minimal = elicit_check::run::run_generated_in(
@@ -838,14 +960,17 @@ fn check_target(args: &CheckArgs) -> anyhow::Result<elicit_check::check::Target>
 async fn check(args: CheckArgs) -> anyhow::Result<bool> {
     let target = check_target(&args)?;
     eprintln!(
-        "elicit-check: checking tool {:?} of {} ({} cases, seed {}, {})",
+        "elicit-check: checking tool {:?} of {} ({}, seed {}, {})",
         target.tool,
         elicit_check::error::shell_words(&target.command),
-        if target.replay.is_empty() {
-            target.cases
-        } else {
-            1
-        },
+        counted(
+            if target.replay.is_empty() {
+                target.cases
+            } else {
+                1
+            },
+            "case"
+        ),
         target
             .seed
             .map_or_else(|| "from the clock".to_owned(), |seed| seed.to_string()),

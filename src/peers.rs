@@ -192,10 +192,9 @@ fn what_it_did(verdict: &Value) -> String {
         }
         (None, None) => failures.first().copied().unwrap_or("failed").to_owned(),
     };
-    if failures
-        .iter()
-        .any(|failure| failure.ends_with("elicitation/create requests, expected 0"))
-    {
+    if failures.iter().any(|failure| {
+        failure.contains(" elicitation/create request") && failure.ends_with(", expected 0")
+    }) {
         did = format!("asked anyway, {did}");
     }
     did
@@ -248,4 +247,25 @@ pub fn table(rows: &[(Peer, Vec<Value>)]) -> String {
         out.push('\n');
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::what_it_did;
+
+    #[test]
+    fn an_elicitation_the_case_did_not_expect_reads_asked_anyway() {
+        let asked = json!({
+            "evidence": {"error": "the calculate result has isError: true"},
+            "failures": ["1 elicitation/create request, expected 0"],
+        });
+        assert_eq!(what_it_did(&asked), "asked anyway, tool error (isError)");
+        let twice = json!({
+            "evidence": {"outcome": {"status": "calculated", "value": 21}},
+            "failures": ["2 elicitation/create requests, expected 1"],
+        });
+        assert_eq!(what_it_did(&twice), "calculated 21");
+    }
 }

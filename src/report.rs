@@ -51,9 +51,20 @@ pub struct Verdict {
     pub evidence: Evidence,
 }
 
+/// The warning of a case whose server left a process of its group running
+/// after it exited (`group_left_running` in the evidence): a wrapper's child,
+/// killed by the harness (README "The harness").
+pub const GROUP_LEFT_RUNNING: &str = "a process of the server's process group was still running after the server exited; it was killed";
+
 impl Verdict {
-    /// A verdict from checks already run, classified ([`Verdict::settle`]).
+    /// A verdict from checks already run, classified ([`Verdict::settle`]);
+    /// with the [`GROUP_LEFT_RUNNING`] warning when the evidence says so.
     pub fn new(expected: Value, failures: Vec<String>, evidence: Evidence) -> Self {
+        let warnings = if evidence.group_left_running {
+            vec![GROUP_LEFT_RUNNING.to_owned()]
+        } else {
+            Vec::new()
+        };
         let mut verdict = Verdict {
             case: evidence.case.clone(),
             passed: failures.is_empty(),
@@ -61,7 +72,7 @@ impl Verdict {
             primary: String::new(),
             expected,
             failures,
-            warnings: Vec::new(),
+            warnings,
             reason: None,
             seed: None,
             reproduce: None,
@@ -154,8 +165,12 @@ const PROGRAM: &str = "elicit-check";
 /// [`Verdict::replay`]'s kind:
 /// - a case by name: `elicit-check run --case NAME -- SERVER`, with `--seed S`
 ///   for a generated case (generation is deterministic, so `--case
-///   generated_0042 --seed S` replays exactly its answer) and `--protocol` for
-///   a case of the 2026-07-28 era;
+///   generated_0042 --seed S` replays exactly its answer) and `--protocol
+///   2026-07-28` for a case of a run in that era; the 2026-07-28 verdict of a
+///   run in both eras (`NAME@2026-07-28`) is replayed alone by that name
+///   (`--case NAME@2026-07-28`), or with `--protocol both --case NAME` when it
+///   failed because the eras differ, which only both eras show; by its inputs
+///   it is `--protocol 2026-07-28` (or `both`) with them;
 /// - a hostile-client case (issue 10, section 2): `elicit-check run --hostile
 ///   --case NAME -- SERVER`; hostile cases speak 2025-11-25 only (`--hostile`
 ///   refuses `--protocol` and `--session`), so neither is added;
@@ -173,18 +188,23 @@ pub fn reproduction(verdict: &Verdict) -> String {
     if verdict.replay.kind == ReplayKind::Hostile {
         return command_line(verdict, &[]);
     }
+    let by_answer = verdict.replay.kind == ReplayKind::Answer;
     let (name, protocol) = match verdict.case.split_once('@') {
-        Some((name, _)) => (name, Some("both")),
+        // The 2026-07-28 verdict of a run in both eras: a difference between
+        // the eras shows only when both run.
+        Some((name, _)) if eras_differed(verdict) => (name, Some("both")),
+        // Otherwise that era alone: `--case NAME@2026-07-28` selects it.
+        Some(_) if by_answer => (verdict.case.as_str(), Some("2026-07-28")),
+        Some(_) => (verdict.case.as_str(), None),
         None => (
             verdict.case.as_str(),
-            (verdict.evidence.protocol_version.as_deref() == Some("2026-07-28"))
-                .then_some("2026-07-28"),
+            spoke_2026_07_28(&verdict.evidence).then_some("2026-07-28"),
         ),
     };
     let mut words: Vec<String> = protocol
         .map(|protocol| vec!["--protocol".to_owned(), protocol.to_owned()])
         .unwrap_or_default();
-    if verdict.replay.kind == ReplayKind::Answer {
+    if by_answer {
         words.extend(answer_options(&verdict.evidence.input));
     } else {
         words.extend(["--case".to_owned(), name.to_owned()]);
@@ -193,6 +213,26 @@ pub fn reproduction(verdict: &Verdict) -> String {
         }
     }
     command_line(verdict, &words)
+}
+
+/// Whether one of the verdict's failures is the difference between the two
+/// eras of a case (`oracle::era::eras_differ`).
+fn eras_differed(verdict: &Verdict) -> bool {
+    verdict
+        .failures
+        .iter()
+        .any(|failure| failure.starts_with(crate::oracle::era::ERAS_DIFFER))
+}
+
+/// Whether the case ran in protocol 2026-07-28: negotiated so, or opened with
+/// `server/discover` (the era's first request; a server that did not start
+/// negotiated nothing).
+fn spoke_2026_07_28(evidence: &Evidence) -> bool {
+    evidence.protocol_version.as_deref() == Some("2026-07-28")
+        || evidence.wire.iter().any(|frame| {
+            frame.from == crate::harness::proxy::Side::Client
+                && frame.message.get("method").and_then(Value::as_str) == Some("server/discover")
+        })
 }
 
 /// The options of `run --answer` that give `case`'s inputs: `--policy` and
@@ -333,12 +373,7 @@ pub fn write_row(out: &mut impl Write, verdict: &Verdict) -> std::io::Result<()>
     )?;
     let case = &verdict.case;
     if !verdict.passed {
-        writeln!(
-            out,
-            "    {case}: {}: {}",
-            verdict.verdict,
-            shorten(&verdict.primary)
-        )?;
+        write_primary(out, case, verdict.verdict.name(), &verdict.primary)?;
         let finding = verdict::Finding {
             verdict: verdict.verdict,
             evidence: verdict.primary.clone(),
@@ -362,7 +397,66 @@ pub fn write_row(out: &mut impl Write, verdict: &Verdict) -> std::io::Result<()>
             .reproduce
             .clone()
             .unwrap_or_else(|| reproduction(verdict));
-        writeln!(out, "    {case}: reproduce: {reproduce}")?;
+        write_reproduce(out, case, &reproduce)?;
+    }
+    Ok(())
+}
+
+/// The first line under a failed case's row: `    CASE: VERDICT: EVIDENCE`.
+fn write_primary(
+    out: &mut impl Write,
+    case: &str,
+    verdict: &str,
+    primary: &str,
+) -> std::io::Result<()> {
+    writeln!(out, "    {case}: {verdict}: {}", shorten(primary))
+}
+
+/// The last line under a failed case's row: `    CASE: reproduce: COMMAND`.
+fn write_reproduce(out: &mut impl Write, case: &str, reproduce: &str) -> std::io::Result<()> {
+    writeln!(out, "    {case}: reproduce: {reproduce}")
+}
+
+/// Most failed generated cases [`write_failed_generated`] prints; the others
+/// are in `results.json`.
+pub const MAX_FAILED_GENERATED_SHOWN: usize = 10;
+
+/// Writes the failed generated cases, which have no table row (the table lists
+/// the contract cases as they finish, the generated ones run under a progress
+/// bar): for each of the first [`MAX_FAILED_GENERATED_SHOWN`], the lines a row
+/// has first and last, its primary verdict with its evidence and its
+/// reproduction command; then `... and N more failed generated cases: see
+/// results.json`. `tallies` and `cases` are the run's cases in order (a
+/// [`Tally`] says which are generated).
+///
+/// # Errors
+/// The writer's I/O error.
+pub fn write_failed_generated(
+    out: &mut impl Write,
+    tallies: &[Tally],
+    cases: &[CaseLine],
+) -> std::io::Result<()> {
+    let failed: Vec<&CaseLine> = tallies
+        .iter()
+        .zip(cases)
+        .filter(|(tally, _)| tally.generated && !tally.passed)
+        .map(|(_, case)| case)
+        .collect();
+    for case in failed.iter().take(MAX_FAILED_GENERATED_SHOWN) {
+        write_primary(out, &case.case, &case.verdict, &case.primary)?;
+        if let Some(reproduce) = &case.reproduce {
+            write_reproduce(out, &case.case, reproduce)?;
+        }
+    }
+    if failed.len() > MAX_FAILED_GENERATED_SHOWN {
+        writeln!(
+            out,
+            "... and {}: see results.json",
+            crate::error::counted(
+                failed.len() - MAX_FAILED_GENERATED_SHOWN,
+                "more failed generated case"
+            )
+        )?;
     }
     Ok(())
 }
@@ -1050,15 +1144,97 @@ pub(crate) mod tests {
             verdict.reproduce.as_deref(),
             Some("elicit-check run --capabilities '{}' -- node server.js")
         );
-        // The 2026-07-28 run of a case in both eras.
+        // The 2026-07-28 run of a case in both eras: that era alone, unless the
+        // eras differed, which only both show.
         verdict.case = format!("{MINIMAL_CASE}@2026-07-28");
         verdict.replay.session = true;
         verdict.settle();
         assert_eq!(
             verdict.reproduce.as_deref(),
             Some(
+                "elicit-check run --session --protocol 2026-07-28 --capabilities '{}' -- node server.js"
+            )
+        );
+        verdict.failures.insert(
+            0,
+            "the eras differ: 2025-11-25 gave null, 2026-07-28 gave null".to_owned(),
+        );
+        verdict.settle();
+        assert_eq!(
+            verdict.reproduce.as_deref(),
+            Some(
                 "elicit-check run --session --protocol both --capabilities '{}' -- node server.js"
             )
+        );
+    }
+
+    #[test]
+    fn a_verdict_of_the_2026_07_28_era_replays_in_that_era_only() {
+        let server = ["server"];
+        let replay = Replay {
+            kind: ReplayKind::Case,
+            exact_messages: Some(false),
+            session: false,
+        };
+        // `--protocol both`: the 2026-07-28 verdict by its own name.
+        let mut verdict = failed("accept_valid@2026-07-28", &server, replay);
+        verdict.evidence.protocol_version = Some("2026-07-28".to_owned());
+        verdict.settle();
+        assert_eq!(
+            verdict.reproduce.as_deref(),
+            Some("elicit-check run --case accept_valid@2026-07-28 -- server")
+        );
+        verdict.seed = Some(7);
+        verdict.case = "generated_0003@2026-07-28".to_owned();
+        verdict.settle();
+        assert_eq!(
+            verdict.reproduce.as_deref(),
+            Some("elicit-check run --case generated_0003@2026-07-28 --seed 7 -- server")
+        );
+        // It failed because the eras differ: both eras again.
+        verdict.failures.push(
+            "the eras differ: 2025-11-25 gave {\"status\":\"declined\",\"computed\":false}, \
+             2026-07-28 gave null"
+                .to_owned(),
+        );
+        verdict.settle();
+        assert_eq!(
+            verdict.reproduce.as_deref(),
+            Some("elicit-check run --protocol both --case generated_0003 --seed 7 -- server")
+        );
+        // `--protocol 2026-07-28`: a server that did not start negotiated no
+        // version, but the case opened with server/discover.
+        let mut modern = failed("accept_valid", &server, replay);
+        modern.evidence.protocol_version = None;
+        modern.settle();
+        assert_eq!(
+            modern.reproduce.as_deref(),
+            Some("elicit-check run --case accept_valid -- server"),
+            "no 2026-07-28 frame: the default era"
+        );
+        modern.evidence.wire.push(crate::harness::proxy::Frame {
+            seq: 0,
+            from: crate::harness::proxy::Side::Client,
+            message: json!({"jsonrpc": "2.0", "id": 0, "method": "server/discover"}),
+            text: None,
+        });
+        modern.settle();
+        assert_eq!(
+            modern.reproduce.as_deref(),
+            Some("elicit-check run --protocol 2026-07-28 --case accept_valid -- server")
+        );
+        // A reply from the server saying server/discover is no request of the client.
+        modern.evidence.wire[0].from = crate::harness::proxy::Side::Server;
+        modern.settle();
+        assert_eq!(
+            modern.reproduce.as_deref(),
+            Some("elicit-check run --case accept_valid -- server")
+        );
+        modern.evidence.protocol_version = Some("2026-07-28".to_owned());
+        modern.settle();
+        assert_eq!(
+            modern.reproduce.as_deref(),
+            Some("elicit-check run --protocol 2026-07-28 --case accept_valid -- server")
         );
     }
 
@@ -1104,6 +1280,74 @@ pub(crate) mod tests {
             hostile.reproduce.as_deref(),
             Some("elicit-check run --hostile --case deep_answer -- server")
         );
+    }
+
+    #[test]
+    fn failed_generated_cases_are_shown_as_under_a_row_at_most_ten() {
+        let tally = |case: &str, passed: bool, generated: bool| Tally {
+            case: case.to_owned(),
+            passed,
+            verdict: if passed {
+                Primary::Passed
+            } else {
+                Primary::Hung
+            },
+            generated,
+        };
+        let line = |case: &str, passed: bool| CaseLine {
+            case: case.to_owned(),
+            passed,
+            verdict: if passed { "passed" } else { "hung" }.to_owned(),
+            primary: if passed {
+                "every check held"
+            } else {
+                "no reply to tools/call within 1 s"
+            }
+            .to_owned(),
+            reproduce: (!passed).then(|| format!("elicit-check run --case {case} --seed 3")),
+        };
+        // A failed contract case (it has its row) and a passed generated case
+        // are not shown; the failed generated ones are.
+        let mut tallies = vec![
+            tally("decline", false, false),
+            tally("generated_0001", true, true),
+        ];
+        let mut lines = vec![line("decline", false), line("generated_0001", true)];
+        for index in 2..=12 {
+            let name = format!("generated_{index:04}");
+            tallies.push(tally(&name, false, true));
+            lines.push(line(&name, false));
+        }
+        let shown = |tallies: &[Tally], lines: &[CaseLine]| {
+            let mut out = Vec::new();
+            write_failed_generated(&mut out, tallies, lines).expect("written");
+            String::from_utf8(out).expect("UTF-8")
+        };
+        let text = shown(&tallies[..3], &lines[..3]);
+        assert_eq!(
+            text,
+            "    generated_0002: hung: no reply to tools/call within 1 s\n    \
+             generated_0002: reproduce: elicit-check run --case generated_0002 --seed 3\n"
+        );
+        // Eleven failed: ten shown, then one more (in the singular).
+        let text = shown(&tallies, &lines);
+        let all: Vec<&str> = text.lines().collect();
+        assert_eq!(all.len(), 21, "{text}");
+        assert_eq!(
+            all[0],
+            "    generated_0002: hung: no reply to tools/call within 1 s"
+        );
+        assert_eq!(
+            all[19],
+            "    generated_0011: reproduce: elicit-check run --case generated_0011 --seed 3"
+        );
+        assert_eq!(
+            all[20],
+            "... and 1 more failed generated case: see results.json"
+        );
+        // Exactly ten: no "more" line.
+        assert_eq!(shown(&tallies[..12], &lines[..12]).lines().count(), 20);
+        assert_eq!(shown(&tallies[..2], &lines[..2]), "");
     }
 
     #[test]

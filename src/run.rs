@@ -228,7 +228,7 @@ pub(crate) fn verdict_from(
         (Some(expected), Protocol::V2025_11_25) => {
             let judgement = contract::judge(case, &expected, &evidence, settings.judging);
             let mut verdict = Verdict::new(expected, judgement.failures, evidence);
-            verdict.warnings = judgement.warnings;
+            verdict.warnings.extend(judgement.warnings);
             verdict
         }
         (Some(legacy), Protocol::V2026_07_28) => {

@@ -16,7 +16,8 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::case::Answer;
+use crate::case::{Answer, Case};
+use crate::error::counted;
 use crate::harness::Evidence;
 use crate::harness::proxy::{Frame, Side};
 use crate::oracle::contract::NO_OUTCOME;
@@ -59,7 +60,10 @@ pub enum Primary {
     NoErrorReply,
     /// `computed: true` on a decline, a cancel or an error reply.
     ComputedOnRefusal,
-    /// `computed: true` on an accept whose content breaks the requestedSchema.
+    /// `computed: true` on an accept the contract computes nothing on: content
+    /// that breaks the form rules (stricter than JSON Schema: `3.0` is no
+    /// integer, keys the requestedSchema does not name are refused), no content,
+    /// a malformed result, or a policy that never computes.
     ComputedOnInvalid,
     /// An outcome member of the wrong JSON type with the same meaning
     /// (`computed: 1` for `true`, `21.0` for `21`, `"21"` for `21`).
@@ -402,10 +406,7 @@ fn computed_wrongly(evidence: &Evidence, expected: &Value, outcome: &Value) -> O
     Some(match action {
         Some(Value::String(action)) if action == "accept" => Finding::new(
             Primary::ComputedOnInvalid,
-            format!(
-                "computed on an accept that breaks the requestedSchema{value}; expected {}",
-                status_of(expected)
-            ),
+            computed_on_accept(&evidence.input, expected, &value),
         ),
         Some(Value::String(action)) if action == "decline" || action == "cancel" => Finding::new(
             Primary::ComputedOnRefusal,
@@ -422,6 +423,95 @@ fn computed_wrongly(evidence: &Evidence, expected: &Value, outcome: &Value) -> O
             ),
         ),
     })
+}
+
+/// The fields of the contract's requestedSchema with their bounds (README "The
+/// contract": `units` 1..=10, `unit_value` 1..=100), to name the rule a refused
+/// accept breaks.
+const FIELDS: [(&str, i64, i64); 2] = [("units", 1, 10), ("unit_value", 1, 100)];
+
+/// Most failing paths of `invalid_content` named in one evidence line.
+const RULES_NAMED: usize = 3;
+
+/// The evidence of `computed_on_invalid`, true whatever the accept was: the
+/// rule of the contract it breaks (`an accept the contract refuses (value 21):
+/// units must be an integer from 1 to 10, written without fraction or
+/// exponent`, the `error` of `invalid_response`), or the policy that never
+/// computes. `value` is ` (value 21)` or empty.
+fn computed_on_accept(case: &Case, expected: &Value, value: &str) -> String {
+    let status = status_of(expected);
+    let refused = match expected.get("status").and_then(Value::as_str) {
+        Some("invalid_content") => Some(content_rules(case, expected)),
+        Some("invalid_response") => Some(
+            expected
+                .get("error")
+                .and_then(Value::as_str)
+                .unwrap_or("it is no valid elicitation result")
+                .to_owned(),
+        ),
+        _ => None,
+    };
+    match refused {
+        Some(rule) => {
+            format!("computed on an accept the contract refuses{value}: {rule}; expected {status}")
+        }
+        None if case.policy != "validated" => format!(
+            "computed on an accept under policy {}, which never computes{value}; expected {status}",
+            Value::String(case.policy.clone())
+        ),
+        None => format!(
+            "computed on an accept where the contract computes nothing{value}; expected {status}"
+        ),
+    }
+}
+
+/// The rule each failing path of an `invalid_content` outcome breaks, for the
+/// first [`RULES_NAMED`] paths (then `and N more failing paths`).
+fn content_rules(case: &Case, expected: &Value) -> String {
+    let content = match &case.answer {
+        Some(Answer::Result(result)) => result.get("content"),
+        _ => None,
+    };
+    let paths: &[Value] = expected
+        .get("errors")
+        .and_then(Value::as_array)
+        .map_or(&[], Vec::as_slice);
+    let mut rules: Vec<String> = paths
+        .iter()
+        .take(RULES_NAMED)
+        .map(|path| path_rule(path, content))
+        .collect();
+    if paths.len() > RULES_NAMED {
+        rules.push(format!(
+            "and {}",
+            counted(paths.len() - RULES_NAMED, "more failing path")
+        ));
+    }
+    if rules.is_empty() {
+        return "its content breaks the form rules".to_owned();
+    }
+    rules.join("; ")
+}
+
+/// The form rule the failing `path` (`[]`, `["units"]`, `["note"]`) of
+/// `content` breaks.
+fn path_rule(path: &Value, content: Option<&Value>) -> String {
+    match path.as_array().map(Vec::as_slice) {
+        Some([]) => "content must be a JSON object".to_owned(),
+        Some([Value::String(key)]) => match FIELDS.iter().find(|(name, ..)| name == key) {
+            Some(_) if content.and_then(|content| content.get(key)).is_none() => {
+                format!("{key} is required")
+            }
+            Some((name, min, max)) => format!(
+                "{name} must be an integer from {min} to {max}, written without fraction or exponent"
+            ),
+            None => format!(
+                "{} is not a field of the requestedSchema (the contract refuses keys it does not name)",
+                Value::String(key.clone())
+            ),
+        },
+        _ => format!("content at {path} breaks the form rules"),
+    }
 }
 
 /// `status "declined"` of an outcome, for messages.
@@ -676,6 +766,133 @@ mod tests {
         );
     }
 
+    /// The evidence line of a case that computed 21 on `answer` where the
+    /// contract expected `expected`.
+    fn computed_on(answer: Value, expected: Value) -> Finding {
+        failing(&clean(answer), expected)
+    }
+
+    #[test]
+    fn computing_on_content_the_contract_refuses_names_the_rule_it_breaks() {
+        let refused = |errors: Value| json!({"status": "invalid_content", "computed": false, "errors": errors});
+        // Out of range, and a whole float JSON Schema would call an integer: the
+        // same rule, which is true of both.
+        for units in [json!(11), json!(3.0)] {
+            assert_eq!(
+                computed_on(
+                    json!({"action": "accept", "content": {"units": units, "unit_value": 7}}),
+                    refused(json!([["units"]]))
+                ),
+                Finding::new(
+                    Primary::ComputedOnInvalid,
+                    "computed on an accept the contract refuses (value 21): units must be an integer \
+                     from 1 to 10, written without fraction or exponent; expected status \"invalid_content\""
+                )
+            );
+        }
+        // A key the requestedSchema does not name (JSON Schema allows it).
+        assert_eq!(
+            computed_on(
+                json!({"action": "accept", "content": {"units": 3, "unit_value": 7, "note": "x"}}),
+                refused(json!([["note"]]))
+            )
+            .evidence,
+            "computed on an accept the contract refuses (value 21): \"note\" is not a field of \
+             the requestedSchema (the contract refuses keys it does not name); expected status \
+             \"invalid_content\""
+        );
+        // A missing field, a bad one beside it, an extra key: three rules, no "more".
+        assert_eq!(
+            computed_on(
+                json!({"action": "accept", "content": {"unit_value": "7", "x": 1}}),
+                refused(json!([["units"], ["unit_value"], ["x"]]))
+            )
+            .evidence,
+            "computed on an accept the contract refuses (value 21): units is required; \
+             unit_value must be an integer from 1 to 100, written without fraction or exponent; \
+             \"x\" is not a field of the requestedSchema (the contract refuses keys it does not \
+             name); expected status \"invalid_content\""
+        );
+        assert_eq!(
+            computed_on(
+                json!({"action": "accept", "content": {"a": 1, "b": 1, "c": 1, "d": 1}}),
+                refused(json!([["units"], ["unit_value"], ["a"], ["b"]]))
+            )
+            .evidence,
+            "computed on an accept the contract refuses (value 21): units is required; \
+             unit_value is required; \"a\" is not a field of the requestedSchema (the contract \
+             refuses keys it does not name); and 1 more failing path; expected status \
+             \"invalid_content\""
+        );
+        // Content that is not an object, a path the contract never gives, no path.
+        assert_eq!(
+            computed_on(
+                json!({"action": "accept", "content": [3, 7]}),
+                refused(json!([[]]))
+            )
+            .evidence,
+            "computed on an accept the contract refuses (value 21): content must be a JSON \
+             object; expected status \"invalid_content\""
+        );
+        assert_eq!(
+            computed_on(
+                json!({"action": "accept", "content": {}}),
+                refused(json!([["a", 0]]))
+            )
+            .evidence,
+            "computed on an accept the contract refuses (value 21): content at [\"a\",0] breaks \
+             the form rules; expected status \"invalid_content\""
+        );
+        assert_eq!(
+            computed_on(
+                json!({"action": "accept", "content": {}}),
+                refused(json!([]))
+            )
+            .evidence,
+            "computed on an accept the contract refuses (value 21): its content breaks the form \
+             rules; expected status \"invalid_content\""
+        );
+    }
+
+    #[test]
+    fn computing_on_an_accept_that_is_no_valid_answer_or_under_a_raw_policy_says_why() {
+        let no_content = json!({"status": "invalid_response", "computed": false,
+            "error": "accept response has no content"});
+        assert_eq!(
+            computed_on(json!({"action": "accept"}), no_content),
+            Finding::new(
+                Primary::ComputedOnInvalid,
+                "computed on an accept the contract refuses (value 21): accept response has no \
+                 content; expected status \"invalid_response\""
+            )
+        );
+        assert_eq!(
+            computed_on(
+                json!({"action": "accept", "_meta": 1}),
+                json!({"status": "invalid_response", "computed": false})
+            )
+            .evidence,
+            "computed on an accept the contract refuses (value 21): it is no valid elicitation \
+             result; expected status \"invalid_response\""
+        );
+        let mut raw = clean(json!({"action": "accept", "content": {"units": 3}}));
+        raw.input.policy = "raw".into();
+        let echoed = json!({"status": "raw_response", "computed": false, "action": "accept"});
+        assert_eq!(
+            failing(&raw, echoed.clone()),
+            Finding::new(
+                Primary::ComputedOnInvalid,
+                "computed on an accept under policy \"raw\", which never computes (value 21); \
+                 expected status \"raw_response\""
+            )
+        );
+        assert_eq!(
+            computed_on(json!({"action": "accept", "content": {"units": 3}}), echoed).evidence,
+            "computed on an accept where the contract computes nothing (value 21); expected \
+             status \"raw_response\""
+        );
+    }
+
     #[test]
     fn computing_on_an_action_outside_the_spec_is_computed_without_an_accepted_answer() {
         let evidence = clean(json!({"action": "reject", "content": {"units": 3}}));
@@ -916,7 +1133,7 @@ mod tests {
             "no exit code: killed by a signal",
             "the server did not exit after stdin closed and was killed",
             "0 elicitation/create requests, expected 1",
-            "no reply: stdout closed before the awaited frame (after 1 frames)",
+            "no reply: stdout closed before the awaited frame (after 1 frame)",
             "tools/call id 2 after the next call: no reply, expected status \"calculated\"",
             "requestedSchema $.x: unexpected key",
             // Two replies to one call is news even when the session then hung.

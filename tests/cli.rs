@@ -218,6 +218,45 @@ fn a_server_that_cannot_start_is_a_clear_error() {
     );
 }
 
+/// A negative number after a numeric option is that option's value, refused by
+/// clap's own check, never a stray argument: no "use '-- -1'" tip and no hint to
+/// put the server command after `--`. A misspelt option gets no such hint
+/// either; a stray word does (`bad_arguments_leave_the_previous_evidence_untouched`).
+#[test]
+fn a_negative_number_is_the_options_value_and_is_refused_as_such() {
+    let dir = output_dir("negative");
+    for (args, message) in [
+        (["--cases", "-1"], "invalid value '-1' for '--cases <N>'"),
+        (["--seed", "-5"], "invalid value '-5' for '--seed <S>'"),
+        (["-j", "-1"], "invalid value '-1' for '--jobs <N>'"),
+        (
+            ["--startup-timeout", "-1"],
+            "invalid value '-1' for '--startup-timeout <SECS>'",
+        ),
+        (
+            ["--call-timeout", "-2"],
+            "invalid value '-2' for '--call-timeout <SECS>'",
+        ),
+        (["--bogus", "x"], "unexpected argument '--bogus' found"),
+    ] {
+        let mut all = vec!["--output".to_owned(), dir.to_string_lossy().into_owned()];
+        all.extend(args.iter().map(|arg| (*arg).to_owned()));
+        let output = run(&all);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("put the server command after"),
+            "{args:?}: {stderr}"
+        );
+        assert!(
+            !stderr.contains(&format!("use '-- {}'", args[1])),
+            "{args:?}: {stderr}"
+        );
+        assert!(!dir.0.exists(), "{args:?} wrote evidence");
+    }
+}
+
 /// Whether process `pid` is alive (a zombie waiting for its parent is not).
 fn is_running(pid: u32) -> bool {
     for _ in 0..40 {
@@ -475,7 +514,7 @@ fn a_run_stopped_by_sigterm_kills_its_server_and_keeps_the_evidence() {
     assert!(
         stdout
             .lines()
-            .any(|line| line.starts_with("interrupted after 1 cases: 0 passed, 1 failed in ")),
+            .any(|line| line.starts_with("interrupted after 1 case: 0 passed, 1 failed in ")),
         "{stdout}"
     );
 }

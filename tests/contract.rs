@@ -119,3 +119,18 @@ fn cargo_lock_pins_the_rmcp_version_reported_in_evidence() {
         elicit_check::harness::evidence::RMCP_VERSION
     );
 }
+
+/// Every count of the contract cases in the README ("the 19 contract cases")
+/// is the number `fixtures/cases.json` holds, the 19 rows of the README's table.
+#[test]
+fn the_readme_counts_the_contract_cases_the_fixtures_hold() {
+    let readme = include_str!("../README.md");
+    assert_eq!(case::contract_cases().len(), 19);
+    let counts: Vec<&str> = regex::Regex::new(r"\b(\d+) contract cases\b")
+        .expect("a regex")
+        .captures_iter(readme)
+        .map(|said| said.get(1).map_or("", |count| count.as_str()))
+        .collect();
+    assert!(!counts.is_empty(), "the README counts them");
+    assert!(counts.iter().all(|count| *count == "19"), "{counts:?}");
+}

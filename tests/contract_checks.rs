@@ -317,3 +317,26 @@ fn free_text_messages_are_judged_only_exactly_but_codes_always() {
         strings(&["outcome $.code: -32603 != -32602"])
     );
 }
+
+#[test]
+fn one_elicitation_to_a_client_without_form_is_counted_in_the_singular() {
+    let (case, expected, mut evidence) = genuine("unsupported_guarded");
+    let (_, _, asked) = genuine("accept_valid");
+    let mut elicitation = asked
+        .wire
+        .iter()
+        .find(|frame| frame.from == Side::Server && frame.message["method"] == "elicitation/create")
+        .expect("accept_valid elicits")
+        .clone();
+    // Between the tools/call and its completion, as a server that asks anyway sends it.
+    let completion = evidence.wire.last().expect("the completion").seq;
+    elicitation.seq = completion;
+    evidence.wire.last_mut().expect("the completion").seq = completion + 1;
+    let at = evidence.wire.len() - 1;
+    evidence.wire.insert(at, elicitation);
+    let failures = exact(&case, &expected, &evidence);
+    assert!(
+        failures.contains(&"1 elicitation/create request, expected 0".to_owned()),
+        "{failures:?}"
+    );
+}

@@ -441,7 +441,7 @@ fn an_aborted_run_says_so_in_all_three_evidence_files() {
     assert!(
         stdout
             .lines()
-            .any(|line| line.starts_with("aborted after 1 cases: 1 passed, 0 failed in ")),
+            .any(|line| line.starts_with("aborted after 1 case: 1 passed, 0 failed in ")),
         "{stdout}"
     );
 }
@@ -561,7 +561,7 @@ fn computing_on_out_of_range_integers_is_computed_on_invalid() {
         "accept_out_of_range",
         &[],
         "computed_on_invalid",
-        "computed on an accept that breaks the requestedSchema (value 77); expected status \"invalid_content\"",
+        "computed on an accept the contract refuses (value 77): units must be an integer from 1 to 10, written without fraction or exponent; expected status \"invalid_content\"",
     );
     assert_eq!(shown.code, Some(1));
 }
@@ -603,10 +603,12 @@ fn a_server_that_outlives_its_stdin_is_killed_and_named() {
     assert_eq!(shown.detail.len(), 2, "{:?}", shown.detail);
 }
 
-/// Section 1b: a typo in `--case`, a server that does not exist, or a server
-/// command without `--` never touches the previous run's evidence.
+/// Section 1b: a typo in `--case`, a server that does not exist (or is a
+/// directory, or a file without an execute bit), or a server command without
+/// `--` never touches the previous run's evidence.
 #[test]
 fn bad_arguments_leave_the_previous_evidence_untouched() {
+    use std::os::unix::fs::PermissionsExt;
     let dir = OutputDir::new("untouched");
     let output = run(&["--case", "decline", "--output", &dir.text()].map(str::to_owned));
     assert_eq!(output.status.code(), Some(0));
@@ -615,26 +617,45 @@ fn bad_arguments_leave_the_previous_evidence_untouched() {
         .map(|name| dir.read(name))
         .collect();
     assert_eq!(dir.json("run.json")["status"], "finished");
+    // A server "program" that is a folder, and one that is a file nobody may run.
+    let programs = OutputDir::new("untouched-programs");
+    let folder = programs.0.join("a folder");
+    std::fs::create_dir_all(&folder).expect("a folder");
+    let plain = programs.0.join("server.py");
+    std::fs::write(&plain, "print('not run')\n").expect("a file");
+    std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o644)).expect("mode 644");
+    let folder = folder.to_string_lossy().into_owned();
+    let plain = plain.to_string_lossy().into_owned();
     for (args, message) in [
         (
             vec!["--case", "nope"],
-            "no contract case named \"nope\"; the cases are: accept_valid,",
+            "no contract case named \"nope\"; the cases are: accept_valid,".to_owned(),
         ),
         (
             vec!["--", "/no/such/server"],
-            "cannot start server: /no/such/server not found",
+            "cannot start server: /no/such/server not found".to_owned(),
         ),
         (
             vec!["--", "no-such-server-program"],
-            "cannot start server: no-such-server-program not found on PATH",
+            "cannot start server: no-such-server-program not found on PATH".to_owned(),
+        ),
+        (
+            vec!["--", &folder, "serve"],
+            format!("cannot start server: '{folder}' is a directory, not a program"),
+        ),
+        (
+            vec!["--", &plain],
+            format!("cannot start server: {plain} is not executable"),
         ),
         (
             vec!["python3", "x.py"],
-            "put the server command after `--`, e.g. `elicit-check run -- python3 server.py`",
+            "put the server command after `--`, e.g. `elicit-check run -- python3 server.py`"
+                .to_owned(),
         ),
         (
             vec!["--case", "generated_0003"],
-            "--case generated_N replays a generated case of a seed: give the --seed it came from",
+            "--case generated_N replays a generated case of a seed: give the --seed it came from"
+                .to_owned(),
         ),
     ] {
         let mut all = vec!["--output".to_owned(), dir.text()];
@@ -642,13 +663,45 @@ fn bad_arguments_leave_the_previous_evidence_untouched() {
         let output = run(&all);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
-        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert!(stderr.contains(&message), "{args:?}: {stderr}");
         let after: Vec<String> = ["run.json", "results.json", "results.jsonl"]
             .iter()
             .map(|name| dir.read(name))
             .collect();
         assert_eq!(after, before, "{args:?} changed the evidence");
     }
+}
+
+/// A bare program name is looked up on `PATH` as `execvp` does: a file there
+/// without an execute bit is no program, and the message says which file it was.
+#[test]
+fn a_program_on_path_must_be_executable() {
+    use std::os::unix::fs::PermissionsExt;
+    let bin = OutputDir::new("path-bin");
+    std::fs::create_dir_all(&bin.0).expect("a folder");
+    let plain = bin.0.join("my-server");
+    std::fs::write(&plain, "#!/bin/sh\n").expect("a file");
+    std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o644)).expect("mode 644");
+    let dir = OutputDir::new("path-output");
+    let output = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+        .args(["run", "--output", &dir.text(), "--", "my-server"])
+        .env("PATH", &bin.0)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("elicit-check runs");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!(
+            "cannot start server: my-server not found on PATH ({} is not executable)",
+            plain.display()
+        )),
+        "{stderr}"
+    );
+    assert!(
+        !dir.0.exists(),
+        "no evidence folder for a run that cannot start"
+    );
 }
 
 /// Section 1b: a failed generated case's reproduction command replays exactly
@@ -824,6 +877,46 @@ fn a_hung_generated_case_is_not_shrunk() {
     );
 }
 
+/// Failed generated cases have no table row: each of the first ten is shown
+/// before the summary lines as a contract case is under its row (its primary
+/// verdict with the evidence, its reproduction line), then how many more
+/// there are. Every case of `hang-on-call` hangs, so none is shrunk.
+#[test]
+fn failed_generated_cases_are_shown_before_the_summary_at_most_ten() {
+    let dir = OutputDir::new("generated-shown");
+    let mut flags = vec!["--seed", "1", "--call-timeout", "0.5", "--keep-going"];
+    let names: Vec<String> = (1..=12)
+        .map(|index| format!("generated_{index:04}"))
+        .collect();
+    for name in &names {
+        flags.extend(["--case", name.as_str()]);
+    }
+    let output = run(&run_args(&flags, &dir, misbehaving("hang-on-call")));
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let mut expected: Vec<String> = Vec::new();
+    for name in &names[..10] {
+        expected.push(format!(
+            "    {name}: hung: no reply to tools/call within 0.5 s"
+        ));
+        expected.push(format!(
+            "    {name}: reproduce: elicit-check run --case {name} --seed 1 -- python3 {} --fault hang-on-call",
+            crate::util::MISBEHAVING
+        ));
+    }
+    expected.push("... and 2 more failed generated cases: see results.json".to_owned());
+    expected.push("generated: 0 passed, 12 failed".to_owned());
+    let lines: Vec<&str> = stdout.lines().collect();
+    // After the table's header (no contract case ran), before the summary line.
+    assert_eq!(lines.len(), expected.len() + 2, "{stdout}");
+    assert_eq!(lines[1..=expected.len()], expected, "{stdout}");
+    assert!(
+        lines[expected.len() + 1].starts_with("0 passed, 12 failed in "),
+        "{stdout}"
+    );
+    assert_eq!(dir.json("run.json")["verdicts"], json!({"hung": 12}));
+}
+
 /// The script of `fixtures/servers/calculator.py` as a reproduction line quotes it.
 fn calculator_words(bug: &str) -> (Vec<String>, String) {
     let server = crate::util::calculator(Some(bug));
@@ -947,6 +1040,38 @@ fn a_reproduction_carries_exact_messages_and_session_and_gives_the_same_verdict(
 /// JSON-RPC error is `protocol_error` with its code and message; no form
 /// declared under a guarded policy is `unsupported`). Bad values are refused
 /// before anything is written.
+/// `--policy` or `--capabilities` without `--answer`: the harness client answers
+/// `elicitation/create` as a spec client does (README, the options of `run`):
+/// `{"action":"cancel"}` when form is declared, JSON-RPC error -32602 when not.
+#[test]
+fn run_without_an_answer_lets_the_client_answer_as_a_spec_client() {
+    for (args, reply) in [
+        (
+            vec!["--policy", "validated"],
+            json!({"jsonrpc": "2.0", "id": 0, "result": {"action": "cancel"}}),
+        ),
+        (
+            vec!["--policy", "diagnostic_unchecked", "--capabilities", "{}"],
+            json!({"jsonrpc": "2.0", "id": 0, "error": {"code": -32602, "message": "elicitation mode not declared: form"}}),
+        ),
+    ] {
+        let dir = OutputDir::new("no-answer");
+        let mut all: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+        all.extend(["--output".to_owned(), dir.text()]);
+        let output = run(&all);
+        assert_eq!(output.status.code(), Some(0), "{args:?}");
+        let verdicts = dir.json("results.json");
+        let replies: Vec<&Value> = verdicts[0]["evidence"]["wire"]
+            .as_array()
+            .expect("the wire")
+            .iter()
+            .filter(|frame| frame["from"] == "client" && frame["message"].get("method").is_none())
+            .map(|frame| &frame["message"])
+            .collect();
+        assert_eq!(replies, [&reply], "{args:?}");
+    }
+}
+
 #[test]
 fn run_answer_runs_one_case_with_that_raw_answer() {
     for (args, expected) in [

@@ -126,3 +126,90 @@ fn an_unknown_protocol_is_refused_before_anything_runs() {
         "{stderr}"
     );
 }
+
+/// `--case NAME@2026-07-28`, the name `--protocol both` gives a case's
+/// 2026-07-28 verdict (and its reproduction line), runs that case in that era
+/// only, as `--case NAME --protocol 2026-07-28` does.
+#[test]
+fn a_case_named_as_its_2026_07_28_verdict_runs_in_that_era_only() {
+    let (stdout, code, verdicts, summary) = run("era-name", &["--case", "accept_valid@2026-07-28"]);
+    assert_eq!(code, Some(0), "{stdout}");
+    let cases: Vec<(&Value, &Value)> = verdicts
+        .iter()
+        .map(|verdict| (&verdict["case"], &verdict["evidence"]["protocol_version"]))
+        .collect();
+    assert_eq!(cases, [(&"accept_valid".into(), &"2026-07-28".into())]);
+    assert_eq!(summary["protocol"], "2026-07-28");
+
+    // With --protocol 2026-07-28 given, a plain name beside it runs there too.
+    let (stdout, code, verdicts, _) = run(
+        "era-name-explicit",
+        &[
+            "--protocol",
+            "2026-07-28",
+            "--case",
+            "decline@2026-07-28",
+            "--case",
+            "cancel",
+        ],
+    );
+    assert_eq!(code, Some(0), "{stdout}");
+    let cases: Vec<(&Value, &Value)> = verdicts
+        .iter()
+        .map(|verdict| (&verdict["case"], &verdict["evidence"]["protocol_version"]))
+        .collect();
+    assert_eq!(
+        cases,
+        [
+            (&"decline".into(), &"2026-07-28".into()),
+            (&"cancel".into(), &"2026-07-28".into())
+        ]
+    );
+}
+
+#[test]
+fn a_case_named_as_its_2026_07_28_verdict_is_refused_beside_another_era() {
+    let dir = OutputDir(std::env::temp_dir().join(format!(
+        "elicit-check-{}-mrtr-era-refused",
+        std::process::id()
+    )));
+    for (args, message) in [
+        (
+            vec!["--protocol", "both", "--case", "accept_valid@2026-07-28"],
+            "--case accept_valid@2026-07-28 is the case's run in protocol 2026-07-28, but \
+             --protocol is both: give --case accept_valid --protocol both, or leave out --protocol",
+        ),
+        (
+            vec![
+                "--protocol",
+                "2025-11-25",
+                "--case",
+                "accept_valid@2026-07-28",
+            ],
+            "--case accept_valid@2026-07-28 is the case's run in protocol 2026-07-28, but \
+             --protocol is 2025-11-25: give --case accept_valid --protocol 2025-11-25, or leave \
+             out --protocol",
+        ),
+        (
+            vec!["--case", "accept_valid@2026-07-28", "--case", "decline"],
+            "--case accept_valid@2026-07-28 runs in protocol 2026-07-28 and --case decline in \
+             2025-11-25: give --protocol 2026-07-28 to run both there, or run them separately",
+        ),
+        (
+            vec!["--case", "accept_valid@2025-11-25"],
+            "no contract case named \"accept_valid@2025-11-25\"",
+        ),
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+            .args(["run", "--output"])
+            .arg(&dir.0)
+            .args(&args)
+            .env_remove("RUST_LOG")
+            .output()
+            .expect("elicit-check runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert!(!dir.0.exists(), "{args:?} wrote evidence");
+    }
+}

@@ -1,5 +1,5 @@
 //! The contract on protocol 2026-07-28 over real stdio (issue 9, step 3): the
-//! 17 contract cases with issue 9's table applied to their hand-written
+//! 19 contract cases with issue 9's table applied to their hand-written
 //! outcomes, the era-specific cases with theirs (`expected/mrtr_results.json`),
 //! and proof that the era's checks reject bad evidence.
 
@@ -268,6 +268,29 @@ fn the_era_checks_reject_a_changed_outcome_a_server_request_and_a_lost_echo() {
     assert_eq!(
         first_failure(&case, &expected, &old_protocol),
         "protocol 2025-11-25, expected 2026-07-28"
+    );
+}
+
+#[test]
+fn a_call_never_retried_is_one_tools_call_request_in_the_singular() {
+    let (case, expected, evidence) = accept_valid();
+    let mut once = evidence.clone();
+    let retry = once
+        .wire
+        .iter()
+        .rfind(|frame| frame.message.get("method") == Some(&json!("tools/call")))
+        .expect("the retry")
+        .message["id"]
+        .clone();
+    // The retry and its reply gone: one call answered input_required, no retry.
+    once.wire
+        .retain(|frame| frame.message.get("id") != Some(&retry));
+    let failures = era::check(&case, &expected, &once, true);
+    assert!(
+        failures.contains(
+            &"1 tools/call request, expected 2 (call → input_required → retry → result)".to_owned()
+        ),
+        "{failures:?}"
     );
 }
 

@@ -262,6 +262,43 @@ fn a_grandchild_left_running_after_a_normal_exit_is_killed_and_recorded() {
         timeline.contains("still running after it exited; killed"),
         "the timeline says the group was killed: {timeline}"
     );
+    // The case passes, with a warning saying so, in results.json and under its row.
+    let warning = "a process of the server's process group was still running after the \
+                   server exited; it was killed";
+    assert_eq!(verdicts[0]["passed"], Value::Bool(true));
+    assert_eq!(verdicts[0]["warnings"], serde_json::json!([warning]));
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        stdout.contains(&format!("\n    accept_valid: warning: {warning}\n")),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_server_that_leaves_nothing_of_its_group_running_has_no_such_warning() {
+    let scratch = Scratch::new("no-warning");
+    let output = scratch.path("out");
+    let run = elicit_check(&[
+        "--case",
+        "accept_valid",
+        "--output",
+        &output,
+        "--",
+        "sh",
+        "-c",
+        "exec \"$0\" serve",
+        env!("CARGO_BIN_EXE_elicit-check"),
+    ])
+    .output()
+    .expect("elicit-check runs");
+    assert_eq!(run.status.code(), Some(0));
+    let verdicts = results(Path::new(&output));
+    assert_eq!(
+        verdicts[0]["evidence"]["group_left_running"],
+        Value::Bool(false)
+    );
+    assert_eq!(verdicts[0]["warnings"], serde_json::json!([]));
+    assert!(!String::from_utf8_lossy(&run.stdout).contains("warning"));
 }
 
 #[test]

@@ -29,6 +29,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::case::Answer;
+use crate::error::counted;
 use crate::harness::client::{FORM_NOT_DECLARED, URL_NOT_DECLARED};
 use crate::harness::proxy::{Frame, Mark, Recording, Responder, Side, StrayLine};
 use crate::harness::{Limits, Session, ToolCall};
@@ -1224,15 +1225,18 @@ fn assemble(
                     }
                     if tally.refused_valid.len() > MAX_REFUSED_LISTED {
                         warnings.push(format!(
-                            "and {} more valid accepts it did not act on",
-                            tally.refused_valid.len() - MAX_REFUSED_LISTED
+                            "and {} it did not act on",
+                            counted(
+                                tally.refused_valid.len() - MAX_REFUSED_LISTED,
+                                "more valid accept"
+                            )
                         ));
                     }
                     if tally.all_valid > 0 && tally.valid_acted == 0 && failure.is_none() {
                         failure = Some(Failure {
                             reason: format!(
-                                "acted on none of the {} calls whose every answer was a valid accept",
-                                tally.all_valid
+                                "acted on none of the {} whose every answer was a valid accept",
+                                counted(tally.all_valid, "call")
                             ),
                             case_index: None,
                             answers: tally.refused_valid.iter().take(1).cloned().collect(),

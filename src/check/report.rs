@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::check::{CheckReport, Failure, Verdict};
+use crate::error::counted;
 use crate::transcript;
 
 /// The human report: a header, one line per property (number, statement, cases,
@@ -15,10 +16,10 @@ pub fn table(report: &CheckReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "elicit-check check: tool {:?} ({}), {} cases, seed {}{}",
+        "elicit-check check: tool {:?} ({}), {}, seed {}{}",
         report.tool,
         report.acted,
-        report.cases,
+        counted(report.cases, "case"),
         report.seed,
         if report.strict { ", strict" } else { "" }
     );

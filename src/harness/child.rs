@@ -120,7 +120,8 @@ pub fn spawn(command: &[String]) -> Result<(ServerProcess, ChildStdin, ChildStdo
         let mut text = String::from_utf8_lossy(&kept).into_owned();
         if dropped > 0 {
             text.push_str(&format!(
-                "\n[elicit-check: {dropped} more bytes of stderr not kept]"
+                "\n[elicit-check: {} of stderr not kept]",
+                crate::error::counted(dropped, "more byte")
             ));
         }
         text

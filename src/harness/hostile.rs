@@ -19,7 +19,7 @@ use super::Limits;
 use super::child::{self, Exit, ServerProcess};
 use super::in_flight::Registration;
 use super::proxy::{self, ProxyState, Recording};
-use crate::error::Error;
+use crate::error::{Error, counted};
 
 /// The client capabilities every hostile case declares: form elicitation.
 pub const CAPABILITIES: &str = r#"{"elicitation":{"form":{}}}"#;
@@ -430,11 +430,13 @@ impl RawSession {
         match found {
             Ok(Ok(message)) => return Some(message),
             Ok(Err(())) => self.timeouts.push(format!(
-                "stdout closed before the awaited frame (after {frame} frames)"
+                "stdout closed before the awaited frame (after {})",
+                counted(frame, "frame")
             )),
             Err(_) => self.timeouts.push(format!(
-                "no awaited frame within {}s (after {frame} frames)",
-                bound.as_secs_f64()
+                "no awaited frame within {}s (after {})",
+                bound.as_secs_f64(),
+                counted(frame, "frame")
             )),
         }
         None

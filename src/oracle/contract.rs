@@ -16,6 +16,7 @@ use serde_json::{Value, json};
 
 use crate::case::{Answer, Case};
 use crate::compare;
+use crate::error::counted;
 use crate::harness::Evidence;
 use crate::harness::proxy::{Frame, Side};
 
@@ -267,8 +268,8 @@ fn check_wire(
     let want = usize::from(requested);
     if elicitations.len() != want {
         failures.push(format!(
-            "{} elicitation/create requests, expected {want}",
-            elicitations.len()
+            "{}, expected {want}",
+            counted(elicitations.len(), "elicitation/create request")
         ));
     }
     let span = (call.seq, completion.seq);

@@ -17,6 +17,7 @@ use serde_json::{Value, json};
 
 use crate::case::{Answer, Case};
 use crate::compare;
+use crate::error::counted;
 use crate::harness::Evidence;
 use crate::harness::proxy::{Frame, Side};
 
@@ -263,8 +264,8 @@ fn check_wire(
     let want = if refused { 1 } else { 2 };
     if calls.len() != want {
         failures.push(format!(
-            "{} tools/call requests, expected {want} ({})",
-            calls.len(),
+            "{}, expected {want} ({})",
+            counted(calls.len(), "tools/call request"),
             if refused {
                 "the call, refused"
             } else {
@@ -392,6 +393,10 @@ pub fn result_of(evidence: &Evidence) -> Value {
     }
 }
 
+/// How the failure of [`eras_differ`] begins (`the eras differ: 2025-11-25
+/// gave ..., 2026-07-28 gave ...`): a reproduction of such a verdict needs both eras.
+pub const ERAS_DIFFER: &str = "the eras differ";
+
 /// Compares one case's results in both eras by issue 9's table: the
 /// 2026-07-28 result must be what the table makes of the 2025-11-25 outcome
 /// (`-32021` for a client without form, the identical outcome JSON otherwise).
@@ -404,7 +409,6 @@ pub fn eras_differ(case: &Case, legacy: &Evidence, modern: &Evidence) -> Option<
         Some(error) => got.pointer("/jsonrpc_error/code") == error.get("code"),
         None => compare::compare(&want, &got).is_empty(),
     };
-    (!agree).then(|| {
-        format!("the eras differ: 2025-11-25 gave {legacy_outcome}, 2026-07-28 gave {got}")
-    })
+    (!agree)
+        .then(|| format!("{ERAS_DIFFER}: 2025-11-25 gave {legacy_outcome}, 2026-07-28 gave {got}"))
 }

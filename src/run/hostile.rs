@@ -433,7 +433,7 @@ mod tests {
         silent.recording.wire.clear();
         silent
             .timeouts
-            .push("stdout closed before the awaited frame (after 1 frames)".into());
+            .push("stdout closed before the awaited frame (after 1 frame)".into());
         silent.exit.code = Some(3);
         let verdict = super::verdict(
             HostileCase::DuplicateKeys,
@@ -447,7 +447,7 @@ mod tests {
         assert_eq!(
             verdict.evidence.error.as_deref(),
             Some(
-                "initialize did not finish: stdout closed before the awaited frame (after 1 frames)"
+                "initialize did not finish: stdout closed before the awaited frame (after 1 frame)"
             )
         );
         assert_eq!(

@@ -18,6 +18,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{Map, Value, json};
 
 use super::{Field, Form, Kind};
+use crate::error::counted;
 
 /// One generated answer: the `ElicitResult` JSON to send and why it was built.
 #[derive(Debug, Clone, PartialEq)]
@@ -406,7 +407,10 @@ pub fn mutations(form: &Form, content: &Map<String, Value>) -> Vec<(String, Map<
                     let items: Vec<&String> =
                         values.iter().cycle().take(*max as usize + 1).collect();
                     with(
-                        format!("{} items, above maxItems {max}, for `{name}`", max + 1),
+                        format!(
+                            "{}, above maxItems {max}, for `{name}`",
+                            counted(*max as usize + 1, "item")
+                        ),
                         name,
                         json!(items),
                     );
@@ -414,7 +418,10 @@ pub fn mutations(form: &Form, content: &Map<String, Value>) -> Vec<(String, Map<
                 if let Some(min) = min_items.filter(|min| *min > 0) {
                     let items: Vec<&String> = values.iter().take(min as usize - 1).collect();
                     with(
-                        format!("{} items, below minItems {min}, for `{name}`", min - 1),
+                        format!(
+                            "{}, below minItems {min}, for `{name}`",
+                            counted(min as usize - 1, "item")
+                        ),
                         name,
                         json!(items),
                     );
