@@ -143,9 +143,10 @@ pub async fn run_cases_in(
     for chunk in std::iter::once(first).chain(rest.chunks(settings.schedule.window())) {
         let mut judged =
             schedule::judge_stream(command, chunk, settings, log, (CONTRACT, index), &|_, _| {});
-        while let Some(verdicts) = judged.next().await {
-            log.unstash((CONTRACT, index));
-            emit(index, verdicts?, log, on_verdict, settings)?;
+        while let Some(judged) = judged.next().await {
+            let (key, verdicts) = judged?;
+            log.unstash(key);
+            emit(index, verdicts, log, on_verdict, settings)?;
             index += 1;
         }
     }
@@ -432,9 +433,10 @@ pub async fn run_answer(
     };
     let mut judged =
         schedule::judge_stream(command, &cases, settings, log, (CONTRACT, 0), &by_answer);
-    while let Some(verdicts) = judged.next().await {
-        log.unstash((CONTRACT, 0));
-        emit(0, verdicts?, log, on_verdict, settings)?;
+    while let Some(judged) = judged.next().await {
+        let (key, verdicts) = judged?;
+        log.unstash(key);
+        emit(0, verdicts, log, on_verdict, settings)?;
     }
     Ok(())
 }
@@ -590,10 +592,10 @@ async fn run_generated_where(
         let mut judged =
             schedule::judge_stream(command, &cases, settings, log, (GENERATED, first), &checked);
         let mut position = 0;
-        while let Some(verdicts) = judged.next().await {
-            let verdicts = verdicts?;
+        while let Some(judged) = judged.next().await {
+            let (key, verdicts) = judged?;
             let (number, _) = generated[position];
-            log.unstash((GENERATED, first + position));
+            log.unstash(key);
             let failed = verdicts.iter().any(|verdict| !verdict.passed);
             // A hung case would cost one call bound per shrink run: not shrunk.
             let shrinkable = verdicts

@@ -18,8 +18,8 @@
 //!   own sessions at once. A group starts the sessions of all its capability
 //!   sets at once, before its first case, so their start-up times overlap. A
 //!   group stops after [`run::MAX_CONSECUTIVE_HUNG`] consecutive `hung` cases
-//!   (unless `--keep-going`), as the run does. Protocol 2026-07-28 cases run in a fresh process each
-//!   in both modes (its session has no `initialize` to share; not done yet).
+//!   (unless `--keep-going`, or with 2026-07-28 too), as the run does there.
+//!   Protocol 2026-07-28 cases run in a fresh process each in both modes (its session has no `initialize` to share; not done yet).
 //!
 //! The contract run's first case runs alone before the others (in session
 //! mode, in a session of its own): a server that does not start ends the run there.
@@ -147,13 +147,15 @@ pub type Finish<'a> = &'a (dyn Fn(usize, &mut Vec<Verdict>) + Sync);
 /// in case order, as soon as the case and every case before it are judged: in
 /// fresh-process mode with `-j N` cases in flight, in session mode a group of
 /// sessions at a time. Each case's verdicts, once judged (and `finish`ed), are
-/// also stashed in `log` under `first` + its index until the caller logs them,
-/// so a run stopped by a signal still logs every case that finished
+/// also stashed in `log` under their [`StashKey`] (`first` + the case's index),
+/// yielded with them, until the caller logs them and [`EvidenceLog::unstash`]es
+/// that key, so a run stopped by a signal still logs every case that finished
 /// ([`EvidenceLog::push_stopped`]). Dropping the stream ends the cases in flight
-/// (their servers are killed). In session mode the stream stops early after
-/// [`run::MAX_CONSECUTIVE_HUNG`] consecutive `hung` cases (unless
-/// `settings.keep_going`), where the run stops anyway, so a server that hangs on
-/// every call costs two cases' bounds, not a batch's.
+/// (their servers are killed). In session mode with 2025-11-25 alone, a group
+/// runs no case after [`run::MAX_CONSECUTIVE_HUNG`] consecutive `hung` cases
+/// (unless `settings.keep_going`): the run stops at the second one's verdict
+/// (`run::stop_if_hung`), before any later case is logged, so a server that
+/// hangs on every call costs two cases' bounds, not a batch's.
 ///
 /// # Errors
 /// [`Error::Spawn`] when a server cannot start (the stream's last item).
@@ -164,7 +166,7 @@ pub fn judge_stream<'a>(
     log: &'a EvidenceLog,
     first: StashKey,
     finish: Finish<'a>,
-) -> BoxStream<'a, Result<Vec<Verdict>, Error>> {
+) -> BoxStream<'a, Result<(StashKey, Vec<Verdict>), Error>> {
     let schedule = settings.schedule.for_protocols(&settings.protocols);
     let jobs = schedule.jobs.max(1);
     let key = move |index: usize| (first.0, first.1 + index);
@@ -176,14 +178,15 @@ pub fn judge_stream<'a>(
                     run::judge_in(command, case, expected.clone(), settings, None).await?;
                 finish(index, &mut verdicts);
                 log.stash(key(index), verdicts.clone());
-                Ok(verdicts)
+                Ok((key(index), verdicts))
             })
             .buffered(jobs)
             .boxed();
     }
     let group = cases.len().div_ceil(jobs).max(1);
     let groups = cases.chunks(group).enumerate().map(move |(number, chunk)| {
-        let offset = number * group;
+        // The index in `cases` of the group's case `index`.
+        let at = move |index: usize| number * group + index;
         async move {
             // The 2025-11-25 verdict of each case as its session leaves it, kept
             // until the group's verdicts are final (a stop keeps it).
@@ -196,11 +199,11 @@ pub fn judge_stream<'a>(
                     Protocol::V2025_11_25,
                     evidence.clone(),
                 )];
-                finish(offset + index, &mut verdicts);
-                log.stash(key(offset + index), verdicts);
+                finish(at(index), &mut verdicts);
+                log.stash(key(at(index)), verdicts);
             };
             for (index, (case, _)) in chunk.iter().enumerate() {
-                log.stash_started(key(offset + index), &case.name);
+                log.stash_started(key(at(index)), &case.name);
             }
             let evidence = session_evidence(command, chunk, settings, &ran).await?;
             let mut verdicts = Vec::with_capacity(chunk.len());
@@ -208,26 +211,19 @@ pub fn judge_stream<'a>(
                 let mut judged =
                     run::judge_in(command, case, expected.clone(), settings, Some(evidence))
                         .await?;
-                finish(offset + index, &mut judged);
-                log.stash(key(offset + index), judged.clone());
-                verdicts.push(judged);
+                finish(at(index), &mut judged);
+                log.stash(key(at(index)), judged.clone());
+                verdicts.push((key(at(index)), judged));
             }
             Ok::<_, Error>(verdicts)
         }
     });
     futures::stream::once(async move {
         let judged = futures::future::try_join_all(groups).await?;
-        // A group that stopped at its hung cases (session_evidence) is the last
-        // one whose verdicts count: the run stops there, in case order.
-        let mut verdicts = Vec::with_capacity(cases.len());
-        for (chunk, judged) in cases.chunks(group).zip(judged) {
-            let stopped = judged.len() < chunk.len();
-            verdicts.extend(judged);
-            if stopped {
-                break;
-            }
-        }
-        Ok::<_, Error>(futures::stream::iter(verdicts.into_iter().map(Ok)))
+        // A group that stopped at its hung cases (session_evidence) yields the
+        // cases it ran; the run stops at the last of them (run::stop_if_hung).
+        let verdicts = judged.into_iter().flatten().map(Ok);
+        Ok::<_, Error>(futures::stream::iter(verdicts))
     })
     .try_flatten()
     .boxed()
@@ -253,9 +249,13 @@ async fn session_evidence(
     let mut evidence: Vec<Option<Evidence>> = vec![None; cases.len()];
     let mut open = start_sessions(command, cases, limits).await?;
     let mut hung = 0;
+    // The run counts hung verdicts in a row: with 2026-07-28 too, each case's
+    // 2026-07-28 verdict (run fresh, after this group) can break the row, so the
+    // group runs every case (judge_stream).
+    let stops_at_hung = !settings.keep_going && settings.protocols == [Protocol::V2025_11_25];
     for (index, (case, expected)) in cases.iter().enumerate() {
-        if hung >= run::MAX_CONSECUTIVE_HUNG && !settings.keep_going {
-            // The run stops at this many hung cases in a row (run::HungWatch):
+        if hung >= run::MAX_CONSECUTIVE_HUNG && stops_at_hung {
+            // The run stops at this many hung cases in a row (run::stop_if_hung):
             // the rest of the group would cost a call bound each for nothing.
             evidence.truncate(index);
             break;

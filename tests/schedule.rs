@@ -80,6 +80,9 @@ fn judged(run: &Run) -> Vec<Value> {
         .map(|verdict| {
             json!({
                 "case": verdict["case"],
+                // A generated case's reason comes from its own generated answer
+                // (run.rs), so a verdict given another case's checks differs.
+                "reason": verdict["reason"],
                 "passed": verdict["passed"],
                 "verdict": verdict["verdict"],
                 "primary": verdict["primary"],
