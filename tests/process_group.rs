@@ -134,6 +134,24 @@ fn elicit_check(args: &[&str]) -> Command {
     command
 }
 
+/// `run --case accept_valid` with evidence in `output`, against `sh -c script`
+/// whose `$0` is the elicit-check binary (the script runs `"$0" serve`).
+fn accept_valid_behind_sh(script: &str, output: &str) -> std::process::Output {
+    elicit_check(&[
+        "--case",
+        "accept_valid",
+        "--output",
+        output,
+        "--",
+        "sh",
+        "-c",
+        script,
+        env!("CARGO_BIN_EXE_elicit-check"),
+    ])
+    .output()
+    .expect("elicit-check runs")
+}
+
 /// A `sleep` started by the test itself, outside any group the harness makes.
 struct Bystander(Child);
 
@@ -231,19 +249,7 @@ fn a_grandchild_left_running_after_a_normal_exit_is_killed_and_recorded() {
     // The wrapper leaves a sleep behind (holding the server's pipes) and execs the
     // reference server, which passes the case and exits when stdin closes.
     let script = format!("sleep 1000 & echo $$ $! > {pid_file}; exec \"$0\" serve");
-    let run = elicit_check(&[
-        "--case",
-        "accept_valid",
-        "--output",
-        &output,
-        "--",
-        "sh",
-        "-c",
-        &script,
-        env!("CARGO_BIN_EXE_elicit-check"),
-    ])
-    .output()
-    .expect("elicit-check runs");
+    let run = accept_valid_behind_sh(&script, &output);
     assert_eq!(
         run.status.code(),
         Some(0),
@@ -278,19 +284,7 @@ fn a_grandchild_left_running_after_a_normal_exit_is_killed_and_recorded() {
 fn a_server_that_leaves_nothing_of_its_group_running_has_no_such_warning() {
     let scratch = Scratch::new("no-warning");
     let output = scratch.path("out");
-    let run = elicit_check(&[
-        "--case",
-        "accept_valid",
-        "--output",
-        &output,
-        "--",
-        "sh",
-        "-c",
-        "exec \"$0\" serve",
-        env!("CARGO_BIN_EXE_elicit-check"),
-    ])
-    .output()
-    .expect("elicit-check runs");
+    let run = accept_valid_behind_sh("exec \"$0\" serve", &output);
     assert_eq!(run.status.code(), Some(0));
     let verdicts = results(Path::new(&output));
     assert_eq!(
