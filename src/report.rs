@@ -967,6 +967,7 @@ pub(crate) mod tests {
             timeline: Vec::new(),
             callbacks: 1,
             stray_stdout: Vec::new(),
+            stray_stdout_not_kept: 0,
             stderr: String::new(),
             exit_code: Some(0),
             exit_signal: None,

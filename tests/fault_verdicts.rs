@@ -496,6 +496,51 @@ fn a_banner_on_stdout_is_named_with_its_line() {
 }
 
 #[test]
+fn a_server_that_floods_stdout_keeps_a_hundred_lines_and_counts_the_rest() {
+    // `yes` prints "y" lines as fast as the pipe takes them and never answers
+    // initialize: a did-not-start case (exit 2) whose evidence keeps the first
+    // 100 stray lines and counts the others, instead of millions of records.
+    crate::util::require_program("yes", "the flooding server is coreutils' yes");
+    let dir = OutputDir::new("flood");
+    let output = run(&run_args(
+        &["--case", "accept_valid", "--startup-timeout", "2"],
+        &dir,
+        vec!["yes".to_owned()],
+    ));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(2), "{stdout}");
+    let verdicts = dir.json("results.json");
+    let verdict = &verdicts[0];
+    assert_eq!(verdict["verdict"], "stdout_not_json_rpc", "{stdout}");
+    let kept = verdict["evidence"]["stray_stdout"]
+        .as_array()
+        .expect("the stray lines");
+    assert_eq!(kept.len(), 100);
+    assert!(kept.iter().all(|line| line["line"] == "y"));
+    let not_kept = verdict["evidence"]["stray_stdout_not_kept"]
+        .as_u64()
+        .expect("a count of the lines not kept");
+    assert!(not_kept > 0);
+    // Five lines named, then one count of all the others.
+    let failures: Vec<&str> = verdict["failures"]
+        .as_array()
+        .expect("failures")
+        .iter()
+        .filter_map(Value::as_str)
+        .filter(|failure| failure.contains("non-JSON-RPC line"))
+        .collect();
+    assert_eq!(failures.len(), 6, "{failures:?}");
+    assert_eq!(
+        failures[5],
+        format!("and {} more non-JSON-RPC lines on stdout", 95 + not_kept)
+    );
+    let size = std::fs::metadata(dir.0.join("results.json"))
+        .expect("results.json")
+        .len();
+    assert!(size < 1 << 20, "results.json is {size} bytes");
+}
+
+#[test]
 fn a_second_elicitation_in_one_call_is_re_asked() {
     let shown = assert_verdict(
         "re-ask",

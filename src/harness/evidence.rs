@@ -35,8 +35,13 @@ pub struct Evidence {
     pub timeline: Vec<Event>,
     /// How many times the client's `create_elicitation` callback ran.
     pub callbacks: usize,
-    /// Server stdout lines that were not JSON-RPC messages.
+    /// Server stdout lines that were not JSON-RPC messages, the first
+    /// [`super::proxy::MAX_STRAY_LINES`].
     pub stray_stdout: Vec<StrayLine>,
+    /// How many more such lines the server printed: counted, not kept (absent
+    /// when none).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub stray_stdout_not_kept: usize,
     /// The server's whole stderr.
     pub stderr: String,
     /// The server's exit code (`None`: ended by a signal).
@@ -84,6 +89,7 @@ impl Evidence {
             timeline: finished.recording.timeline,
             callbacks: finished.callbacks,
             stray_stdout: finished.recording.stray_stdout,
+            stray_stdout_not_kept: finished.recording.stray_stdout_not_kept,
             stderr: finished.exit.stderr,
             exit_code: finished.exit.code,
             exit_signal: None,
@@ -97,4 +103,10 @@ impl Evidence {
             rpc_error: None,
         }
     }
+}
+
+/// Whether a count is zero (serde's `skip_serializing_if` takes a reference).
+#[allow(clippy::trivially_copy_pass_by_ref)]
+fn is_zero(count: &usize) -> bool {
+    *count == 0
 }

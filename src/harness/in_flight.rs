@@ -78,6 +78,7 @@ impl InFlight {
                     timeline: recording.timeline,
                     callbacks: 0,
                     stray_stdout: recording.stray_stdout,
+                    stray_stdout_not_kept: recording.stray_stdout_not_kept,
                     stderr: String::new(),
                     exit_code: None,
                     exit_signal: None,

@@ -368,6 +368,7 @@ impl Session {
         let mut recording = self.handshake.clone().unwrap_or_default();
         recording.wire.extend(during.wire);
         recording.stray_stdout.extend(during.stray_stdout);
+        recording.stray_stdout_not_kept += during.stray_stdout_not_kept;
         recording.timeline.extend(during.timeline);
         let finished = Finished {
             recording,
@@ -533,7 +534,7 @@ impl Finished {
         self.exit.code == Some(0)
             && !self.exit.forced_kill
             && !self.exit.group_left_running
-            && self.recording.stray_stdout.len() <= stray_lines_seen
+            && self.recording.stray_lines_seen() <= stray_lines_seen
     }
 }
 

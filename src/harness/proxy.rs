@@ -62,6 +62,13 @@ pub(crate) fn frame(seq: u64, from: Side, message: Value) -> Frame {
 /// Most bytes of one stray stdout line kept in the evidence.
 pub const MAX_STRAY_BYTES: usize = 64 * 1024;
 
+/// Most stray stdout lines one recording keeps (at most 100 × [`MAX_STRAY_BYTES`],
+/// 6.25 MiB): the lines after them are counted in
+/// [`Recording::stray_stdout_not_kept`], so a server that floods its stdout (`yes`)
+/// costs neither memory nor evidence size in proportion to what it prints (issue
+/// 10, newcomer finding: 5.9 million lines made a 500 MB `results.json`).
+pub const MAX_STRAY_LINES: usize = 100;
+
 /// A server stdout line that is not a JSON-RPC message (rmcp would skip it silently).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StrayLine {
@@ -88,10 +95,19 @@ pub struct Event {
 pub struct Recording {
     /// JSON-RPC frames in order.
     pub wire: Vec<Frame>,
-    /// Non-JSON-RPC lines on the server's stdout.
+    /// Non-JSON-RPC lines on the server's stdout, the first [`MAX_STRAY_LINES`].
     pub stray_stdout: Vec<StrayLine>,
+    /// Non-JSON-RPC lines seen after the first [`MAX_STRAY_LINES`]: counted, not kept.
+    pub stray_stdout_not_kept: usize,
     /// Timed events (the only place timings live, so `wire` is deterministic).
     pub timeline: Vec<Event>,
+}
+
+impl Recording {
+    /// Stray stdout lines seen: those kept and those only counted.
+    pub fn stray_lines_seen(&self) -> usize {
+        self.stray_stdout.len() + self.stray_stdout_not_kept
+    }
 }
 
 /// Where a [`Recording`] stands: the lengths of its three lists, so the part
@@ -101,7 +117,7 @@ pub struct Recording {
 pub struct Mark {
     /// Frames recorded so far.
     pub wire: usize,
-    /// Stray stdout lines recorded so far.
+    /// Stray stdout lines seen so far, kept or not ([`MAX_STRAY_LINES`]).
     pub stray_stdout: usize,
     /// Timeline events recorded so far.
     pub timeline: usize,
@@ -242,7 +258,7 @@ impl ProxyState {
         let shared = self.lock();
         Mark {
             wire: shared.recording.wire.len(),
-            stray_stdout: shared.recording.stray_stdout.len(),
+            stray_stdout: shared.recording.stray_lines_seen(),
             timeline: shared.recording.timeline.len(),
         }
     }
@@ -251,6 +267,10 @@ impl ProxyState {
     pub fn recording_since(&self, from: Mark) -> Recording {
         let shared = self.lock();
         let recording = &shared.recording;
+        // The kept lines come first: a line seen after `from` is kept when its
+        // position is below the number kept.
+        let kept = recording.stray_stdout.len();
+        let seen = recording.stray_lines_seen();
         Recording {
             wire: recording.wire.get(from.wire..).unwrap_or_default().to_vec(),
             stray_stdout: recording
@@ -258,6 +278,7 @@ impl ProxyState {
                 .get(from.stray_stdout..)
                 .unwrap_or_default()
                 .to_vec(),
+            stray_stdout_not_kept: seen - from.stray_stdout.max(kept),
             timeline: recording
                 .timeline
                 .get(from.timeline..)
@@ -323,10 +344,12 @@ impl ProxyState {
         let mut shared = self.lock();
         let seq = shared.next_seq;
         shared.next_seq += 1;
-        shared
-            .recording
-            .stray_stdout
-            .push(StrayLine { seq, line, bytes });
+        let recording = &mut shared.recording;
+        if recording.stray_stdout.len() < MAX_STRAY_LINES {
+            recording.stray_stdout.push(StrayLine { seq, line, bytes });
+        } else {
+            recording.stray_stdout_not_kept += 1;
+        }
     }
 
     /// Client→server rewriting: exact capabilities at `initialize`, the case's answer
@@ -577,6 +600,47 @@ mod tests {
         });
         assert_eq!(first.map(|line| line.len()), Some(16_777_216));
         assert_eq!(second.as_deref(), Some(r#"{"jsonrpc":"2.0"}"#));
+    }
+
+    /// The first 100 stray lines are kept, the rest counted; a mark counts every
+    /// line seen, and the part after a mark has the kept lines and the count of
+    /// the others seen after it (session mode slices a case's part).
+    #[test]
+    fn a_recording_keeps_a_hundred_stray_lines_and_counts_the_rest() {
+        let state = ProxyState::new(json!({}), Instant::now());
+        let mut marks = Vec::new();
+        for line in 0..150 {
+            if [90, 100, 120].contains(&line) {
+                marks.push(state.mark());
+            }
+            state.record_stray(format!("line {line}"));
+        }
+        let recording = state.recording();
+        assert_eq!(recording.stray_stdout.len(), 100);
+        assert_eq!(recording.stray_stdout[99].line, "line 99");
+        assert_eq!(recording.stray_stdout[99].seq, 99);
+        assert_eq!(recording.stray_stdout_not_kept, 50);
+        assert_eq!(state.mark().stray_stdout, 150);
+        let since = |mark: Mark| {
+            let part = state.recording_since(mark);
+            let first = part.stray_stdout.first().map(|stray| stray.line.clone());
+            (
+                mark.stray_stdout,
+                part.stray_stdout.len(),
+                first,
+                part.stray_stdout_not_kept,
+            )
+        };
+        assert_eq!(since(marks[0]), (90, 10, Some("line 90".to_owned()), 50));
+        assert_eq!(since(marks[1]), (100, 0, None, 50));
+        assert_eq!(since(marks[2]), (120, 0, None, 30));
+        // A frame after the flood still gets its own seq.
+        state.record(
+            Side::Server,
+            json!({"jsonrpc": "2.0", "id": 0, "result": {}}),
+            None,
+        );
+        assert_eq!(state.recording().wire[0].seq, 150);
     }
 
     /// A stray stdout line is kept up to 64 KiB (65,536 bytes, cut on a character

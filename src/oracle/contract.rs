@@ -193,11 +193,34 @@ fn check_process(evidence: &Evidence, failures: &mut Vec<String>) {
             None => failures.push("no exit code: killed by a signal".into()),
         }
     }
-    for stray in &evidence.stray_stdout {
+    stray_line_failures(evidence, failures);
+}
+
+/// Stray stdout lines named one per failure, at most this many; the rest are counted.
+const STRAY_LINES_NAMED: usize = 5;
+
+/// One failure per non-JSON-RPC stdout line, naming its position in the
+/// session's line order and its text (`non-JSON-RPC line on stdout (#0):
+/// "hello"`), for the first [`STRAY_LINES_NAMED`]; then `and 7 more non-JSON-RPC
+/// lines on stdout`, counting the lines kept and those only counted
+/// ([`Evidence::stray_stdout_not_kept`]). Shared by both eras' checks.
+pub(crate) fn stray_line_failures(evidence: &Evidence, failures: &mut Vec<String>) {
+    for stray in evidence.stray_stdout.iter().take(STRAY_LINES_NAMED) {
         failures.push(format!(
             "non-JSON-RPC line on stdout (#{}): {}",
             stray.seq,
             Value::String(stray.line.clone())
+        ));
+    }
+    let more = evidence
+        .stray_stdout
+        .len()
+        .saturating_sub(STRAY_LINES_NAMED)
+        + evidence.stray_stdout_not_kept;
+    if more > 0 {
+        failures.push(format!(
+            "and {} on stdout",
+            counted(more, "more non-JSON-RPC line")
         ));
     }
 }

@@ -179,12 +179,7 @@ fn check_process(evidence: &Evidence, failures: &mut Vec<String>) {
     if evidence.forced_kill {
         failures.push("the server did not exit after stdin closed and was killed".into());
     }
-    for stray in &evidence.stray_stdout {
-        failures.push(format!(
-            "non-JSON-RPC line on stdout (#{}): {:?}",
-            stray.seq, stray.line
-        ));
-    }
+    super::contract::stray_line_failures(evidence, failures);
 }
 
 fn method(frame: &Frame) -> Option<&str> {

@@ -219,6 +219,7 @@ fn evidence(case: HostileCase, command: &[String], played: Played, grace: f64) -
         timeline: played.recording.timeline,
         callbacks: 0,
         stray_stdout: played.recording.stray_stdout,
+        stray_stdout_not_kept: played.recording.stray_stdout_not_kept,
         stderr: played.exit.stderr,
         exit_code: played.exit.code,
         exit_signal: played.signal,
