@@ -127,9 +127,13 @@ impl RawJson {
     /// tokens dropped (so it fits on one JSON-RPC line).
     ///
     /// # Errors
-    /// The `serde_json` error when `text` is not one JSON value.
+    /// The `serde_json` error when `text` is not one JSON value, or holds a
+    /// number `serde_json` cannot read (`1e400`, beyond f64: `number out of
+    /// range`), since the oracles judge the parsed value ([`RawJson::to_value`]).
     pub fn from_text(text: &str) -> Result<Self, serde_json::Error> {
-        RawValue::from_string(compact(text)).map(RawJson)
+        let text = compact(text);
+        serde_json::from_str::<Value>(&text)?;
+        RawValue::from_string(text).map(RawJson)
     }
 
     /// `value` serialized compactly.
@@ -286,6 +290,13 @@ mod tests {
             r#"{"units":-0.0,"unit_value":3.0,"big":1.8446744073709552e+19,"s":"a \" b"}"#
         );
         assert!(RawJson::from_text("{\"a\":").is_err());
+        // A number beyond f64 is refused with serde_json's reason, not kept to
+        // fail later when an oracle reads it.
+        let beyond = RawJson::from_text(r#"{"units":1e400}"#).expect_err("beyond f64");
+        assert!(
+            beyond.to_string().starts_with("number out of range"),
+            "{beyond}"
+        );
     }
 
     #[test]

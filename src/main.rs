@@ -315,17 +315,16 @@ impl RunArgs {
                 Err(error) => anyhow::bail!("--capabilities is not JSON: {error}"),
             },
         };
-        let answer = match (&self.answer, &self.answer_error) {
-            (Some(text), _) => Some(
-                WireAnswer::result_text(text)
-                    .with_context(|| format!("--answer {text:?} is not JSON"))?,
-            ),
-            (None, Some(text)) => Some(
-                WireAnswer::error_text(text)
-                    .with_context(|| format!("--answer-error {text:?} is not JSON"))?,
-            ),
-            (None, None) => None,
-        };
+        let answer =
+            match (&self.answer, &self.answer_error) {
+                (Some(text), _) => Some(WireAnswer::result_text(text).with_context(|| {
+                    format!("--answer {text:?} is not JSON the oracles can read")
+                })?),
+                (None, Some(text)) => Some(WireAnswer::error_text(text).with_context(|| {
+                    format!("--answer-error {text:?} is not JSON the oracles can read")
+                })?),
+                (None, None) => None,
+            };
         Ok(Some(elicit_check::run::answer_case(
             capabilities,
             self.policy.as_deref().unwrap_or("validated"),

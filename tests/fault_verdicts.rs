@@ -1186,7 +1186,22 @@ fn run_answer_runs_one_case_with_that_raw_answer() {
     );
     let refused = OutputDir::new("answer-refused");
     for (args, says) in [
-        (vec!["--answer", "nope"], "--answer \"nope\" is not JSON"),
+        (
+            vec!["--answer", "nope"],
+            "--answer \"nope\" is not JSON the oracles can read",
+        ),
+        // A number beyond f64: refused with serde_json's reason, no panic.
+        (
+            vec![
+                "--answer",
+                r#"{"action":"accept","content":{"units":1e400}}"#,
+            ],
+            "is not JSON the oracles can read: number out of range at line 1 column 43",
+        ),
+        (
+            vec!["--answer-error", r#"{"code":1e400,"message":"x"}"#],
+            "is not JSON the oracles can read: number out of range",
+        ),
         (
             vec!["--capabilities", "[1]"],
             "--capabilities must be a JSON object, got [1]",
