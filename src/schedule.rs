@@ -205,7 +205,14 @@ pub fn judge_stream<'a>(
             for (index, (case, _)) in chunk.iter().enumerate() {
                 log.stash_started(key(at(index)), &case.name);
             }
-            let evidence = session_evidence(command, chunk, settings, &ran).await?;
+            // The first group follows the cases logged before it: their hung
+            // cases in a row count towards its stop, as the run counts them.
+            let hung_before = if number == 0 {
+                log.trailing(Primary::Hung)
+            } else {
+                0
+            };
+            let evidence = session_evidence(command, chunk, settings, hung_before, &ran).await?;
             let mut verdicts = Vec::with_capacity(chunk.len());
             for (index, ((case, expected), evidence)) in chunk.iter().zip(evidence).enumerate() {
                 let mut judged =
@@ -238,17 +245,20 @@ struct Open {
 
 /// The 2025-11-25 evidence of each case of `cases`, in order, in session mode
 /// (see the module docs): a case that fails in its session is re-run fresh, and
-/// so is every case of a session that does not end cleanly.
+/// so is every case of a session that does not end cleanly. `hung_before` is
+/// the number of `hung` cases in a row just before the group (the run stops at
+/// [`run::MAX_CONSECUTIVE_HUNG`]).
 async fn session_evidence(
     command: &[String],
     cases: &[(Case, Option<Value>)],
     settings: &Settings,
+    hung_before: usize,
     on_ran: &(dyn Fn(usize, &Evidence) + Sync),
 ) -> Result<Vec<Evidence>, Error> {
     let limits = settings.limits;
     let mut evidence: Vec<Option<Evidence>> = vec![None; cases.len()];
     let mut open = start_sessions(command, cases, limits).await?;
-    let mut hung = 0;
+    let mut hung = hung_before;
     // The run counts hung verdicts in a row: with 2026-07-28 too, each case's
     // 2026-07-28 verdict (run fresh, after this group) can break the row, so the
     // group runs every case (judge_stream).

@@ -455,13 +455,14 @@ fn a_run_stops_at_two_hung_cases_without_running_the_rest_of_its_batch() {
     // Session mode, by the schedule's rules: the first case alone (its session,
     // then its fresh re-run: 2); the other 18 contract cases' batch starts one
     // session per capability set at once (form, {}, {"elicitation":{}}, url: 4);
-    // its first case hangs in its session and in its fresh re-run (1), the next
-    // case of that set gets a new session and a fresh re-run (2), and the batch
-    // stops at its second hung case in a row: 9. Without the stop, each of the 18
-    // cases would cost a session and a fresh run (more than 30 starts).
+    // its first case hangs in its session and in its fresh re-run (1), the
+    // second hung case in a row counting the first case's, and the batch stops
+    // there: 7. Were the batch to count only its own hung cases, the next case of
+    // that set would get a new session and a fresh re-run (9); without the stop,
+    // each of the 18 cases would cost a session and a fresh run (more than 30).
     assert_eq!(
         starts_until_the_hung_stop("hung-session", &["--session", "-j", "1"]),
-        9
+        7
     );
     // Fresh processes, two at a time: the first case alone (1), then cases 2
     // and 3 at once (2); the run stops at case 2, the second hung case, and
