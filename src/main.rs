@@ -514,7 +514,13 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
                         report::Verdict::interrupted(evidence, signal, args.replay(), seed)
                     })
                     .collect();
-                log.push_stopped(interrupted)?;
+                // Their rows, as the run would have printed them (generated
+                // cases have none: a failed one is listed below).
+                for verdict in log.push_stopped(interrupted)? {
+                    if !args.json && verdict.reason.is_none() {
+                        report::write_row(&mut std::io::stdout(), &verdict)?;
+                    }
+                }
                 Some(signal)
             }
         }

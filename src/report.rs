@@ -702,11 +702,12 @@ impl EvidenceLog {
     /// case of its name, `NAME@2026-07-28` in the place of `NAME`), and each
     /// case judged but not logged yet (it finished behind a case in flight, or
     /// in a session batch that had not ended). Started cases with neither are
-    /// left out; the stash is emptied. Returns how many verdicts it logged.
+    /// left out; the stash is emptied. Returns the verdicts it logged, in that
+    /// order (for the table's rows).
     ///
     /// # Errors
     /// As [`EvidenceLog::push`].
-    pub fn push_stopped(&self, interrupted: Vec<Verdict>) -> Result<usize, Error> {
+    pub fn push_stopped(&self, interrupted: Vec<Verdict>) -> Result<Vec<Verdict>, Error> {
         let mut stashed = std::mem::take(&mut self.state().stash);
         let mut unplaced = Vec::new();
         for verdict in interrupted {
@@ -719,16 +720,16 @@ impl EvidenceLog {
                 None => unplaced.push(verdict),
             }
         }
-        let mut count = 0;
+        let mut logged = Vec::new();
         for verdict in stashed
             .into_values()
             .flat_map(|(_, verdicts)| verdicts)
             .chain(unplaced)
         {
+            logged.push(verdict.clone());
             self.push(verdict)?;
-            count += 1;
         }
-        Ok(count)
+        Ok(logged)
     }
 
     /// Appends `record` as one line to `results.jsonl` and flushes it.

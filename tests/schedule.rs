@@ -507,7 +507,7 @@ fn stopped_at_the_decline(
         .arg("--")
         .args(&server)
         .env_remove("RUST_LOG")
-        .stdout(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("elicit-check runs");
@@ -528,8 +528,9 @@ fn stopped_at_the_decline(
     let _ = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status();
-    let status = child.wait().expect("elicit-check ends");
-    assert_eq!(status.code(), Some(2), "{test}");
+    let output = child.wait_with_output().expect("elicit-check ends");
+    assert_eq!(output.status.code(), Some(2), "{test}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
     let results: Value = serde_json::from_str(
         &std::fs::read_to_string(dir.join("results.json")).expect("results.json"),
     )
@@ -547,6 +548,23 @@ fn stopped_at_the_decline(
     let end = records
         .last()
         .map_or(Value::Null, |end| end["run_status"].clone());
+    // The table has a row for each case kept, in the same order, the
+    // interrupted one included with its primary verdict under it.
+    let names = util::contract_names();
+    let rows: Vec<&str> = stdout
+        .lines()
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|word| names.iter().any(|name| name == word))
+        .collect();
+    let kept: Vec<&str> = records
+        .iter()
+        .filter_map(|record| record["case"].as_str())
+        .collect();
+    assert_eq!(rows, kept, "{test}: {stdout}");
+    assert!(
+        stdout.contains("\n    decline: interrupted: "),
+        "{test}: {stdout}"
+    );
     for path in [&ends, &pid_file] {
         let _ = std::fs::remove_file(path);
     }
