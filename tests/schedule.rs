@@ -499,7 +499,7 @@ fn stopped_at_the_decline(
         pid_file.display().to_string(),
         ends.display().to_string(),
     ];
-    let mut child = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+    let child = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
         .args(["run", "--cases", "0"])
         .args(flags)
         .args(["--call-timeout", "60", "--output"])
