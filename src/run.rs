@@ -613,7 +613,14 @@ async fn run_generated_where(
         }
         drop(judged);
         if let (Some(position), None) = (first_failure, &minimal) {
-            minimal = Some(shrink(command, &mut trees[position], settings, MAX_SHRINK_RUNS).await?);
+            // Shrink runs are no cases of the run: registered in a registry of
+            // their own, a stop (Ctrl-C) leaves them out of the evidence (their
+            // servers are killed all the same when the run is dropped).
+            let shrunk = harness::IN_FLIGHT.scope(
+                harness::InFlight::default(),
+                shrink(command, &mut trees[position], settings, MAX_SHRINK_RUNS),
+            );
+            minimal = Some(shrunk.await?);
         }
         progress(index);
     }

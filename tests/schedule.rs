@@ -606,6 +606,82 @@ fn a_stopped_run_keeps_every_case_it_finished_in_parallel_or_in_a_session() {
     assert_eq!(end, "interrupted");
 }
 
+/// A run stopped while it shrinks its first generated failure keeps its cases
+/// and nothing else: a shrink run is no case (newcomer finding: it was logged
+/// as a case named `minimal`, `interrupted`, and counted in run.json).
+#[test]
+fn a_run_stopped_while_shrinking_logs_no_shrink_run_as_a_case() {
+    util::require_program("sh", "the wrapped server runs under sh");
+    let dir = std::env::temp_dir().join(format!(
+        "elicit-check-{}-schedule-stop-shrink",
+        std::process::id()
+    ));
+    let starts = dir.with_extension("starts");
+    let _ = std::fs::remove_file(&starts);
+    // 19 contract cases, then seed 1's generated cases, serially: the first,
+    // `generated_0001`, is a decline with content that `computes-on-decline`
+    // computes on, and is shrunk at once (a serial window is one case). Every
+    // start after those 20 is a shrink run, slowed down so the stop comes while
+    // one runs.
+    let calculator = util::calculator(Some("computes-on-decline")).join(" ");
+    let server = [
+        "sh".to_owned(),
+        "-c".to_owned(),
+        format!(
+            r#"echo start >> "$1"; [ "$(wc -l < "$1")" -gt 20 ] && sleep 2; exec {calculator}"#
+        ),
+        "sh".to_owned(),
+        starts.display().to_string(),
+    ];
+    let child = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+        .args(["run", "--cases", "12", "--seed", "1", "-j", "1", "--output"])
+        .arg(&dir)
+        .arg("--")
+        .args(&server)
+        .env_remove("RUST_LOG")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("elicit-check runs");
+    let count = || {
+        std::fs::read_to_string(&starts)
+            .map(|text| text.lines().count())
+            .unwrap_or(0)
+    };
+    for _ in 0..4800 {
+        if count() >= 22 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    assert!(count() >= 22, "the second shrink run started");
+    let _ = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status();
+    let output = child.wait_with_output().expect("elicit-check ends");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(2), "{stdout}");
+    let read = |name: &str| -> Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join(name)).expect(name)).expect("JSON")
+    };
+    let results = read("results.json");
+    let names: Vec<&str> = results
+        .as_array()
+        .expect("an array")
+        .iter()
+        .filter_map(|record| record["case"].as_str())
+        .collect();
+    let mut expected = util::contract_names();
+    expected.push("generated_0001".to_owned());
+    assert_eq!(names, expected, "{stdout}");
+    assert_eq!(results[19]["verdict"], "computed_on_refusal");
+    let summary = read("run.json");
+    assert_eq!(summary["cases"], 20, "{summary}");
+    assert_eq!(summary["verdicts"].get("interrupted"), None, "{summary}");
+    let _ = std::fs::remove_file(&starts);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn a_case_in_a_session_shows_the_handshake_and_only_its_own_call() {
     let runtime = util::runtime();
