@@ -540,6 +540,34 @@ fn a_server_that_floods_stdout_keeps_a_hundred_lines_and_counts_the_rest() {
     assert!(size < 1 << 20, "results.json is {size} bytes");
 }
 
+/// An error reply that is no JSON-RPC error object is a malformed result for
+/// the reference server, which answers the call at once (it used to wait for
+/// an answer rmcp had refused: `hung`), and for the model.
+#[test]
+fn the_reference_server_reads_an_error_that_is_no_error_object_as_malformed() {
+    for error in [
+        "{}",
+        "null",
+        r#"{"code":-32603}"#,
+        r#"{"code":"x","message":1}"#,
+    ] {
+        let dir = OutputDir::new("answer-error-object");
+        let output = run(&[
+            "--answer-error".to_owned(),
+            error.to_owned(),
+            "--output".to_owned(),
+            dir.text(),
+        ]);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{error}: {stdout}");
+        let verdict = &dir.json("results.json")[0];
+        let malformed = json!({"status": "invalid_response", "computed": false,
+                               "error": "malformed elicitation result"});
+        assert_eq!(verdict["expected"], malformed, "{error}");
+        assert_eq!(verdict["evidence"]["outcome"], malformed, "{error}");
+    }
+}
+
 #[test]
 fn a_second_elicitation_in_one_call_is_re_asked() {
     let shown = assert_verdict(

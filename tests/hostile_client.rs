@@ -387,7 +387,7 @@ fn hostile_options_are_checked_before_anything_runs() {
     for (args, says) in [
         (
             vec!["--hostile", "--cases", "3"],
-            "the argument '--hostile' cannot be used with '--cases <CASES>'",
+            "the argument '--hostile' cannot be used with '--cases <N>'",
         ),
         (
             vec!["--case", "deep_answer"],

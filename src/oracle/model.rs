@@ -103,13 +103,28 @@ fn received(case: &Case, supported: bool) -> Received {
     }
 }
 
+/// Rule 4, validity of an error object (JSON-RPC 2.0, section 5.1): `code` an
+/// integer (no fraction, no exponent form that reads as a float) that fits 32
+/// bits, as the reference server's SDK reads it, and `message` a string.
+fn valid_error_object(error: &Value) -> bool {
+    let code = error
+        .get("code")
+        .and_then(Value::as_i64)
+        .is_some_and(|code| i32::try_from(code).is_ok());
+    code && error.get("message").is_some_and(Value::is_string)
+}
+
 /// Rule 4, error object `{"code": C, "message": M}` →
-/// `{"status":"protocol_error","computed":false,"code":C,"error":M}`.
-/// A missing `code` or `message` is copied as `null` (outside the contract).
+/// `{"status":"protocol_error","computed":false,"code":C,"error":M}`; an error
+/// member that is no JSON-RPC error object ([`valid_error_object`]: `{}`,
+/// `null`, `{"code":"x"}`, no `message`) is no answer the server can read:
+/// `invalid_response "malformed elicitation result"` (newcomer finding: the
+/// reference server hung on it).
 fn protocol_error(error: &Value) -> Value {
-    let code = error.get("code").cloned().unwrap_or(Value::Null);
-    let message = error.get("message").cloned().unwrap_or(Value::Null);
-    json!({"status": "protocol_error", "computed": false, "code": code, "error": message})
+    if !valid_error_object(error) {
+        return invalid_response("malformed elicitation result");
+    }
+    json!({"status": "protocol_error", "computed": false, "code": error["code"], "error": error["message"]})
 }
 
 /// Rule 4, result: a valid result is an object whose `action` is exactly
@@ -498,6 +513,45 @@ mod tests {
             &json!({"status": "protocol_error", "computed": false, "code": -32603,
                     "error": "boom"}),
         );
+    }
+
+    /// An error member that is no JSON-RPC error object is no answer: malformed,
+    /// under any policy; a 32-bit integer code and a string message are one
+    /// (extra members such as `data` are allowed).
+    #[test]
+    fn an_error_that_is_no_json_rpc_error_object_is_a_malformed_result() {
+        for error in [
+            json!({}),
+            json!(null),
+            json!(5),
+            json!({"code": -32603}),
+            json!({"message": "boom"}),
+            json!({"code": "x", "message": 1}),
+            json!({"code": -32603, "message": 1}),
+            json!({"code": -32603.0, "message": "boom"}),
+            json!({"code": 2_147_483_648_i64, "message": "boom"}),
+            json!({"code": -2_147_483_649_i64, "message": "boom"}),
+        ] {
+            for policy in ["validated", "raw"] {
+                let mut case = accept_case(policy, json!(null));
+                case.answer = Some(Answer::Error(error.clone()));
+                assert_outcome(
+                    &case,
+                    &json!({"status": "invalid_response", "computed": false,
+                            "error": "malformed elicitation result"}),
+                );
+            }
+        }
+        for code in [2_147_483_647_i64, -2_147_483_648_i64] {
+            let mut case = accept_case("validated", json!(null));
+            case.answer = Some(Answer::Error(
+                json!({"code": code, "message": "m", "data": [1]}),
+            ));
+            assert_outcome(
+                &case,
+                &json!({"status": "protocol_error", "computed": false, "code": code, "error": "m"}),
+            );
+        }
     }
 
     #[test]

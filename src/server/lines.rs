@@ -15,7 +15,7 @@
 //! | JSON that is not an object (a batch, a number) | `-32600`, id null |
 //! | an object with neither `method` nor `result`/`error` | `-32600` with its `id` (null when it has none) |
 //! | a request other than `ping` after `initialize` and before `notifications/initialized` | `-32600` with its `id`; nothing is asked or computed |
-//! | a reply to a pending request that serde_json cannot read (nested deeper than 128 levels, a number beyond f64 like `1e400`) or with a member name twice | passed as `{"action":"unreadable reply"}`: the core reads a malformed elicitation result, nothing is computed, the call does not stall |
+//! | a reply to a pending request that serde_json cannot read (nested deeper than 128 levels, a number beyond f64 like `1e400`), with a member name twice, or whose `error` is no JSON-RPC error object (`{}`, `null`, a `code` that is no 32-bit integer, no string `message`) | passed as `{"action":"unreadable reply"}`: the core reads a malformed elicitation result, nothing is computed, the call does not stall |
 //! | a reply whose `id` is not exactly (same JSON type and value) the id of a pending server request, or a second reply to one | dropped, logged to stderr |
 //! | anything else | passed to rmcp (a reply keeps only the `ElicitResult` members, [`reply::without_extra_members`]) |
 //!
@@ -178,6 +178,13 @@ pub fn classify(line: &[u8], gate: &mut Gate) -> Verdict {
                         tracing::warn!(%id, "reply with duplicate member names: read as malformed");
                         return Verdict::Pass(malformed_reply(&id));
                     }
+                    if object
+                        .get("error")
+                        .is_some_and(|error| !is_error_object(error))
+                    {
+                        tracing::warn!(%id, "reply whose error is no JSON-RPC error object: read as malformed");
+                        return Verdict::Pass(malformed_reply(&id));
+                    }
                     Verdict::Pass(reply::without_extra_members(text).unwrap_or(text.to_owned()))
                 }
                 None => Verdict::Drop(format!(
@@ -192,6 +199,13 @@ pub fn classify(line: &[u8], gate: &mut Gate) -> Verdict {
             "Invalid Request: no method",
         )),
     }
+}
+
+/// Whether `error` is a JSON-RPC error object rmcp reads (`ErrorData`: an
+/// `i32` `code` and a string `message`); rmcp answers any other error reply with
+/// `-32600` and no id, and the request it answers would wait forever.
+fn is_error_object(error: &Value) -> bool {
+    serde_json::from_value::<rmcp::model::ErrorData>(error.clone()).is_ok()
 }
 
 /// `line` without its trailing `\n` and `\r` bytes.
@@ -529,6 +543,12 @@ mod tests {
         );
         let answers = [
             deep,
+            // Error members rmcp cannot read as an error object.
+            r#"{"jsonrpc":"2.0","id":0,"error":{}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":0,"error":null}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":0,"error":{"code":"x","message":1}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":0,"error":{"code":-32603}}"#.to_owned(),
+            r#"{"jsonrpc":"2.0","id":0,"error":{"code":2147483648,"message":"m"}}"#.to_owned(),
             r#"{"jsonrpc":"2.0","id":0,"result":{"action":"accept","content":{"units":1e400,"unit_value":7}}}"#.to_owned(),
             r#"{"jsonrpc":"2.0","id":0,"result":{"action":"accept","content":{"units":"3","units":3,"unit_value":7}}}"#.to_owned(),
         ];
