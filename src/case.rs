@@ -127,12 +127,15 @@ impl RawJson {
     /// tokens dropped (so it fits on one JSON-RPC line).
     ///
     /// # Errors
-    /// The `serde_json` error when `text` is not one JSON value, or holds a
+    /// The `serde_json` error when `text` is not one JSON value, holds a
     /// number `serde_json` cannot read (`1e400`, beyond f64: `number out of
-    /// range`), since the oracles judge the parsed value ([`RawJson::to_value`]).
+    /// range`), or names a member twice in one object (`the member "units"
+    /// twice in one object`: parsers disagree on which one wins, so no outcome
+    /// can be expected of it; `run --hostile`'s `duplicate_keys` case sends one),
+    /// since the oracles judge the parsed value ([`RawJson::to_value`]).
     pub fn from_text(text: &str) -> Result<Self, serde_json::Error> {
         let text = compact(text);
-        serde_json::from_str::<Value>(&text)?;
+        serde_json::from_str::<UniqueNames>(&text)?;
         RawValue::from_string(text).map(RawJson)
     }
 
@@ -166,6 +169,60 @@ impl<'de> Deserialize<'de> for RawJson {
 }
 
 /// `text` without whitespace between JSON tokens (whitespace inside strings kept).
+/// Any JSON value serde_json reads whose objects name each member once.
+struct UniqueNames;
+
+impl<'de> Deserialize<'de> for UniqueNames {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        deserializer.deserialize_any(UniqueNamesVisitor)
+    }
+}
+
+struct UniqueNamesVisitor;
+
+impl<'de> serde::de::Visitor<'de> for UniqueNamesVisitor {
+    type Value = UniqueNames;
+
+    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
+        formatter.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<UniqueNames, E> {
+        Ok(UniqueNames)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<UniqueNames, E> {
+        Ok(UniqueNames)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<UniqueNames, E> {
+        Ok(UniqueNames)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<UniqueNames, E> {
+        Ok(UniqueNames)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<UniqueNames, E> {
+        Ok(UniqueNames)
+    }
+    fn visit_unit<E>(self) -> Result<UniqueNames, E> {
+        Ok(UniqueNames)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<UniqueNames, A::Error> {
+        while seq.next_element::<UniqueNames>()?.is_some() {}
+        Ok(UniqueNames)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<UniqueNames, A::Error> {
+        let mut names = std::collections::HashSet::new();
+        while let Some(name) = map.next_key::<String>()? {
+            map.next_value::<UniqueNames>()?;
+            if !names.insert(name.clone()) {
+                return Err(serde::de::Error::custom(format!(
+                    "the member {} twice in one object",
+                    Value::String(name)
+                )));
+            }
+        }
+        Ok(UniqueNames)
+    }
+}
+
 fn compact(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let (mut in_string, mut escaped) = (false, false);
@@ -297,6 +354,24 @@ mod tests {
             beyond.to_string().starts_with("number out of range"),
             "{beyond}"
         );
+        // A member named twice, at any depth, is refused; the same name in two
+        // objects is not.
+        for twice in [
+            r#"{"units":3,"units":3}"#,
+            r#"{"content":{"a":1,"b":[{"units":"3","units":3}]}}"#,
+        ] {
+            let error = RawJson::from_text(twice).expect_err("a member twice");
+            assert!(
+                error
+                    .to_string()
+                    .starts_with("the member \"units\" twice in one object"),
+                "{error}"
+            );
+        }
+        assert!(
+            RawJson::from_text(r#"{"units":{"units":1},"b":[{"units":2},{"units":3}]}"#).is_ok()
+        );
+        assert!(RawJson::from_text(r#"[1,"x",null,true,-0,2.5,{}]"#).is_ok());
     }
 
     #[test]

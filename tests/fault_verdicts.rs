@@ -1230,6 +1230,14 @@ fn run_answer_runs_one_case_with_that_raw_answer() {
             vec!["--answer-error", r#"{"code":1e400,"message":"x"}"#],
             "is not JSON the oracles can read: number out of range",
         ),
+        // A member named twice: parsers disagree on which one wins.
+        (
+            vec![
+                "--answer",
+                r#"{"action":"accept","content":{"units":3,"units":3}}"#,
+            ],
+            "is not JSON the oracles can read: the member \"units\" twice in one object",
+        ),
         (
             vec!["--capabilities", "[1]"],
             "--capabilities must be a JSON object, got [1]",
