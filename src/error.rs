@@ -26,7 +26,11 @@ pub enum Error {
         source: serde_json::Error,
     },
     /// `--case` named a contract case that does not exist.
-    #[error("no contract case named {name:?}; the cases are: {}", known.join(", "))]
+    #[error(
+        "no contract case named {name:?}; the cases are: {}; generated cases are named \
+         generated_0001, generated_0002, ... (with the --seed of their run)",
+        known.join(", ")
+    )]
     UnknownCase {
         /// The name given.
         name: String,

@@ -449,6 +449,12 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
             "--case generated_N replays a generated case of a seed: give the --seed it came from"
         );
     }
+    if !selection.generated.is_empty() && args.cases.is_some() {
+        anyhow::bail!(
+            "--cases cannot be used with --case generated_N: the named generated cases are the \
+             ones replayed (name more with --case, or leave out --case to generate --cases N)"
+        );
+    }
     let command = if args.server.is_empty() {
         let exe = std::env::current_exe()
             .context("cannot find this executable to serve the reference server")?;
@@ -474,7 +480,8 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         "server_command": command,
         "seed": seed,
         "protocol": args.protocol(),
-        "generated_cases": cases,
+        // Generated cases run: --cases N, or those named with --case generated_N.
+        "generated_cases": cases + selection.generated.len(),
         "hostile": args.hostile,
     });
     let log = EvidenceLog::create_for_run(&args.output, &run_info)
@@ -735,8 +742,11 @@ async fn run_all(
         keep_going: args.keep_going,
         schedule: args.schedule(),
     };
-    // Under --json stdout holds the one document printed at the end: no table.
-    if !args.json {
+    // Under --json stdout holds the one document printed at the end: no table;
+    // nor when only generated cases were named (they have no rows).
+    let rows =
+        args.hostile || answer.is_some() || args.only.is_empty() || !selection.contract.is_empty();
+    if !args.json && rows {
         report::write_header(&mut std::io::stdout())?;
     }
     let mut print_row = |verdict: &report::Verdict| {

@@ -799,6 +799,13 @@ mod tests {
                 )),
                 "{error}"
             );
+            assert!(
+                error.to_string().ends_with(
+                    "; generated cases are named generated_0001, generated_0002, ... (with the \
+                     --seed of their run)"
+                ),
+                "{error}"
+            );
         }
     }
 }

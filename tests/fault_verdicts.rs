@@ -817,6 +817,22 @@ fn a_generated_failure_reproduces_exactly_from_its_command() {
         generated["evidence"]["input"]
     );
     assert_eq!(replayed[0]["verdict"], "computed_on_refusal");
+    // run.json counts the replayed generated case; the table has no header
+    // (generated cases have no rows), the failure is listed with its reason.
+    assert_eq!(replay_dir.json("run.json")["generated_cases"], 1);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(!stdout.contains("verdict\n"), "{stdout}");
+    assert!(stdout.contains("generated_0001"), "{stdout}");
+    // --cases beside a named generated case is refused, not ignored.
+    replay.splice(0..0, ["--cases".to_owned(), "3".to_owned()]);
+    let refused = run(&replay);
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&refused.stderr)
+            .contains("--cases cannot be used with --case generated_N"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
 }
 
 /// Section 1b for `check`: a server that prints `hello` and exits still gets its
@@ -980,11 +996,11 @@ fn failed_generated_cases_are_shown_before_the_summary_at_most_ten() {
     expected.push("... and 2 more failed generated cases: see results.json".to_owned());
     expected.push("generated: 0 passed, 12 failed".to_owned());
     let lines: Vec<&str> = stdout.lines().collect();
-    // After the table's header (no contract case ran), before the summary line.
-    assert_eq!(lines.len(), expected.len() + 2, "{stdout}");
-    assert_eq!(lines[1..=expected.len()], expected, "{stdout}");
+    // No table header (no contract case ran, so no row), then the summary line.
+    assert_eq!(lines.len(), expected.len() + 1, "{stdout}");
+    assert_eq!(lines[..expected.len()], expected, "{stdout}");
     assert!(
-        lines[expected.len() + 1].starts_with("0 passed, 12 failed in "),
+        lines[expected.len()].starts_with("0 passed, 12 failed in "),
         "{stdout}"
     );
     assert_eq!(dir.json("run.json")["verdicts"], json!({"hung": 12}));
