@@ -232,8 +232,9 @@ pub fn findings(case: HostileCase, played: &Played, exact: bool) -> Vec<Finding>
         failures.push(Finding::new(
             Primary::StdoutNotJsonRpc,
             format!(
-                "stdout line #{} is not JSON-RPC: {:?}",
-                stray.seq, stray.line
+                "stdout line #{} is not JSON-RPC: {}",
+                stray.seq,
+                Value::String(stray.line.clone())
             ),
         ));
     }

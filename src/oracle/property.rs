@@ -394,8 +394,9 @@ fn wire_fault(observation: &Observation<'_>) -> Option<String> {
     if let Some(line) = observation.stray.first() {
         let shown: String = line.line.chars().take(80).collect();
         return Some(format!(
-            "stdout line #{} is not a JSON-RPC message: {shown:?}",
-            line.seq
+            "stdout line #{} is not a JSON-RPC message: {}",
+            line.seq,
+            Value::String(shown)
         ));
     }
     let call = observation.wire.iter().find(|frame| {
