@@ -439,6 +439,14 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         Vec::new()
     };
     let answer = args.answer_case()?;
+    if let Some(twice) = args
+        .only
+        .iter()
+        .enumerate()
+        .find_map(|(at, name)| args.only[..at].contains(name).then_some(name))
+    {
+        anyhow::bail!("--case {twice} is given twice: each case runs once");
+    }
     let selection = if args.hostile || answer.is_some() {
         elicit_check::run::Selection::default()
     } else {
@@ -455,6 +463,7 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
              ones replayed (name more with --case, or leave out --case to generate --cases N)"
         );
     }
+    output_is_a_folder(&args.output)?;
     let command = if args.server.is_empty() {
         let exe = std::env::current_exe()
             .context("cannot find this executable to serve the reference server")?;
@@ -668,6 +677,18 @@ fn failed_generated(log: &EvidenceLog, tallies: &[report::Tally]) -> String {
 /// written: a path must name a regular file with an execute bit, a bare name
 /// must be such a file in a folder of `PATH` (as `execvp` looks it up). Each
 /// refusal says why: not found, a directory, not executable.
+/// Refuses an `--output` path that exists and is no folder (a file), before
+/// anything is written.
+fn output_is_a_folder(dir: &std::path::Path) -> anyhow::Result<()> {
+    if dir.exists() && !dir.is_dir() {
+        anyhow::bail!(
+            "--output {} is a file, not a folder: give a folder for the evidence",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
 fn check_program(program: &str) -> anyhow::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let quoted = elicit_check::error::shell_words(&[program.to_owned()]);
@@ -886,6 +907,11 @@ fn check_target(args: &CheckArgs) -> anyhow::Result<elicit_check::check::Target>
     };
     if command.is_empty() {
         anyhow::bail!("no server command: give it after `--` (e.g. `-- python3 server.py`)");
+    }
+    // As `run` does: a program that cannot start is refused before anything runs.
+    check_program(&command[0])?;
+    if let Some(dir) = &args.output {
+        output_is_a_folder(dir)?;
     }
     let tool = args
         .tool

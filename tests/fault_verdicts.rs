@@ -730,6 +730,10 @@ fn bad_arguments_leave_the_previous_evidence_untouched() {
             "--case generated_N replays a generated case of a seed: give the --seed it came from"
                 .to_owned(),
         ),
+        (
+            vec!["--case", "decline", "--case", "cancel", "--case", "decline"],
+            "--case decline is given twice: each case runs once".to_owned(),
+        ),
     ] {
         let mut all = vec!["--output".to_owned(), dir.text()];
         all.extend(args.iter().map(|arg| (*arg).to_owned()));
@@ -743,6 +747,61 @@ fn bad_arguments_leave_the_previous_evidence_untouched() {
             .collect();
         assert_eq!(after, before, "{args:?} changed the evidence");
     }
+}
+
+/// `check` refuses a server program that cannot start before anything runs, as
+/// `run` does, and both refuse an `--output` that is a file, writing nothing.
+#[test]
+fn check_refuses_a_program_that_cannot_start_and_both_refuse_an_output_file() {
+    let dir = OutputDir::new("check-refused");
+    let folder = std::env::temp_dir().to_string_lossy().into_owned();
+    for (server, message) in [
+        (
+            "no-such-server-program",
+            "cannot start server: no-such-server-program not found on PATH".to_owned(),
+        ),
+        (
+            folder.as_str(),
+            format!("cannot start server: {folder} is a directory, not a program"),
+        ),
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+            .args(["check", "--output", &dir.text(), "--", server])
+            .env_remove("RUST_LOG")
+            .output()
+            .expect("elicit-check runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stderr}");
+        assert!(stderr.contains(&message), "{stderr}");
+        assert!(!stderr.contains("checking tool"), "{stderr}");
+        assert!(!dir.0.exists(), "{server}: the evidence folder was written");
+    }
+    let file = OutputDir::new("output-file");
+    std::fs::write(&file.0, "not a folder").expect("a file");
+    for args in [
+        vec!["run", "--output", &file.text()],
+        vec!["check", "--output", &file.text(), "--", "python3", "x.py"],
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+            .args(&args)
+            .env_remove("RUST_LOG")
+            .output()
+            .expect("elicit-check runs");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(&format!(
+                "--output {} is a file, not a folder",
+                file.0.display()
+            )),
+            "{args:?}: {stderr}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(&file.0).expect("the file"),
+            "not a folder"
+        );
+    }
+    let _ = std::fs::remove_file(&file.0);
 }
 
 /// A bare program name is looked up on `PATH` as `execvp` does: a file there
