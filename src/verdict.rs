@@ -1071,6 +1071,45 @@ mod tests {
         );
     }
 
+    /// The checks name the first five stray lines and count the rest, kept or
+    /// only counted (oracle/contract.rs, both eras); no stray line, no failure.
+    #[test]
+    fn five_stray_lines_are_named_and_the_rest_counted() {
+        let mut evidence = clean(json!({"action": "accept"}));
+        let mut failures = Vec::new();
+        crate::oracle::contract::stray_line_failures(&evidence, &mut failures);
+        assert_eq!(failures, Vec::<String>::new());
+        evidence.stray_stdout = (0..7)
+            .map(|seq| StrayLine {
+                seq,
+                line: format!("line {seq}"),
+                bytes: 6,
+            })
+            .collect();
+        for (not_kept, last) in [
+            (0, "and 2 more non-JSON-RPC lines on stdout"),
+            (3, "and 5 more non-JSON-RPC lines on stdout"),
+        ] {
+            evidence.stray_stdout_not_kept = not_kept;
+            let mut failures = Vec::new();
+            crate::oracle::contract::stray_line_failures(&evidence, &mut failures);
+            assert_eq!(failures.len(), 6);
+            assert_eq!(failures[4], "non-JSON-RPC line on stdout (#4): \"line 4\"");
+            assert_eq!(failures[5], last);
+        }
+        // Five kept and none counted: five named, no count line.
+        evidence.stray_stdout.truncate(5);
+        evidence.stray_stdout_not_kept = 0;
+        let mut failures = Vec::new();
+        crate::oracle::contract::stray_line_failures(&evidence, &mut failures);
+        assert_eq!(failures.len(), 5);
+        // One only counted: "1 more" (singular).
+        evidence.stray_stdout_not_kept = 1;
+        let mut failures = Vec::new();
+        crate::oracle::contract::stray_line_failures(&evidence, &mut failures);
+        assert_eq!(failures[5], "and 1 more non-JSON-RPC line on stdout");
+    }
+
     #[test]
     fn a_stray_line_names_its_line_before_and_after_the_start() {
         let mut evidence = clean(json!({"action": "accept"}));
