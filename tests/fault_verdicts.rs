@@ -765,11 +765,7 @@ fn check_refuses_a_program_that_cannot_start_and_both_refuse_an_output_file() {
             format!("cannot start server: {folder} is a directory, not a program"),
         ),
     ] {
-        let output = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
-            .args(["check", "--output", &dir.text(), "--", server])
-            .env_remove("RUST_LOG")
-            .output()
-            .expect("elicit-check runs");
+        let output = crate::util::elicit_check("check", &["--output", &dir.text(), "--", server]);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{stderr}");
         assert!(stderr.contains(&message), "{stderr}");
@@ -778,15 +774,14 @@ fn check_refuses_a_program_that_cannot_start_and_both_refuse_an_output_file() {
     }
     let file = OutputDir::new("output-file");
     std::fs::write(&file.0, "not a folder").expect("a file");
-    for args in [
-        vec!["run", "--output", &file.text()],
-        vec!["check", "--output", &file.text(), "--", "python3", "x.py"],
+    for (subcommand, args) in [
+        ("run", vec!["--output", &file.text()]),
+        (
+            "check",
+            vec!["--output", &file.text(), "--", "python3", "x.py"],
+        ),
     ] {
-        let output = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
-            .args(&args)
-            .env_remove("RUST_LOG")
-            .output()
-            .expect("elicit-check runs");
+        let output = crate::util::elicit_check(subcommand, &args);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(

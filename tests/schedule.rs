@@ -471,6 +471,41 @@ fn a_run_stops_at_two_hung_cases_without_running_the_rest_of_its_batch() {
     assert_eq!(starts_until_the_hung_stop("hung-parallel", &["-j", "2"]), 3);
 }
 
+/// Starts `elicit-check run` with `args`, evidence in `dir`, against `server`,
+/// its stdout piped (to read its rows once it ends) and its stderr dropped.
+fn spawn_run(args: &[&str], dir: &Path, server: &[String]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+        .arg("run")
+        .args(args)
+        .arg("--output")
+        .arg(dir)
+        .arg("--")
+        .args(server)
+        .env_remove("RUST_LOG")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("elicit-check runs")
+}
+
+/// The number of lines in `path` (0 when it does not exist yet).
+fn line_count(path: &Path) -> usize {
+    std::fs::read_to_string(path)
+        .map(|text| text.lines().count())
+        .unwrap_or(0)
+}
+
+/// Polls `done` every 25 ms, at most `tries` times (a generous bound: the test
+/// asserts what it waited for afterwards, never how long it took).
+fn wait_for(done: impl Fn() -> bool, tries: usize) {
+    for _ in 0..tries {
+        if done() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+}
+
 /// Runs the contract cases with `flags` against a server (behind `sh`) that
 /// hangs on the `decline` case (the 6th), waits until `ended` of its servers
 /// have exited and the hang has begun, then stops the run with SIGTERM; returns
@@ -499,30 +534,16 @@ fn stopped_at_the_decline(
         pid_file.display().to_string(),
         ends.display().to_string(),
     ];
-    let child = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
-        .args(["run", "--cases", "0"])
-        .args(flags)
-        .args(["--call-timeout", "60", "--output"])
-        .arg(&dir)
-        .arg("--")
-        .args(&server)
-        .env_remove("RUST_LOG")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("elicit-check runs");
-    let count = || {
-        std::fs::read_to_string(&ends)
-            .map(|text| text.lines().count())
-            .unwrap_or(0)
-    };
-    for _ in 0..2400 {
-        if count() >= ended && pid_file.exists() {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(25));
-    }
-    assert_eq!(count(), ended, "{test}: servers that ended before the stop");
+    let mut args = vec!["--cases", "0"];
+    args.extend(flags);
+    args.extend(["--call-timeout", "60"]);
+    let child = spawn_run(&args, &dir, &server);
+    wait_for(|| line_count(&ends) >= ended && pid_file.exists(), 2400);
+    assert_eq!(
+        line_count(&ends),
+        ended,
+        "{test}: servers that ended before the stop"
+    );
     assert!(pid_file.exists(), "{test}: the decline case hangs");
     std::thread::sleep(std::time::Duration::from_secs(1));
     let _ = Command::new("kill")
@@ -633,28 +654,9 @@ fn a_run_stopped_while_shrinking_logs_no_shrink_run_as_a_case() {
         "sh".to_owned(),
         starts.display().to_string(),
     ];
-    let child = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
-        .args(["run", "--cases", "12", "--seed", "1", "-j", "1", "--output"])
-        .arg(&dir)
-        .arg("--")
-        .args(&server)
-        .env_remove("RUST_LOG")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .expect("elicit-check runs");
-    let count = || {
-        std::fs::read_to_string(&starts)
-            .map(|text| text.lines().count())
-            .unwrap_or(0)
-    };
-    for _ in 0..4800 {
-        if count() >= 22 {
-            break;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(25));
-    }
-    assert!(count() >= 22, "the second shrink run started");
+    let child = spawn_run(&["--cases", "12", "--seed", "1", "-j", "1"], &dir, &server);
+    wait_for(|| line_count(&starts) >= 22, 4800);
+    assert!(line_count(&starts) >= 22, "the second shrink run started");
     let _ = Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status();

@@ -136,8 +136,16 @@ pub fn require_program(program: &str, need: &str) {
 /// Runs `elicit-check run` with `args` (the built binary), scrubbing the
 /// variables that could change it (`RUST_LOG`, `PROPTEST_CASES`).
 pub fn run_elicit_check<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Output {
+    elicit_check("run", args)
+}
+
+/// Runs `elicit-check SUBCOMMAND` with `args`, as [`run_elicit_check`] does.
+pub fn elicit_check<S: AsRef<std::ffi::OsStr>>(
+    subcommand: &str,
+    args: &[S],
+) -> std::process::Output {
     std::process::Command::new(env!("CARGO_BIN_EXE_elicit-check"))
-        .arg("run")
+        .arg(subcommand)
         .args(args)
         .env_remove("RUST_LOG")
         .env_remove("PROPTEST_CASES")
