@@ -554,27 +554,37 @@ async fn run_generated_where(
     let strategy = generated_case();
     let mut minimal = None;
     let window = settings.schedule.window();
-    let mut index = 0;
-    while index < count {
+    // The case numbers to generate, each once (no index arithmetic: every
+    // window takes numbers from here, and the run ends when none is left).
+    let mut numbers = 1..=count;
+    loop {
         // Generated in order by one runner, so the cases do not depend on the
         // schedule or the selection; shrinking moves only a case's own tree.
         let mut trees = Vec::new();
         let mut generated: Vec<(usize, GeneratedCase)> = Vec::new();
         let mut cases = Vec::new();
-        while index < count && trees.len() < window {
+        // The last number generated for this window.
+        let mut reached = None;
+        while trees.len() < window {
+            let Some(number) = numbers.next() else {
+                break;
+            };
             let tree = strategy
                 .new_tree(&mut runner)
                 .expect("the generated-case strategy never rejects");
-            index += 1;
-            if !selected(index) {
+            reached = Some(number);
+            if !selected(number) {
                 continue;
             }
             let mut case = tree.current();
-            case.case.name = format!("{GENERATED_PREFIX}{index:04}");
+            case.case.name = format!("{GENERATED_PREFIX}{number:04}");
             cases.push((case.case.clone(), Some(case.expected.clone())));
-            generated.push((index, case));
+            generated.push((number, case));
             trees.push(tree);
         }
+        let Some(reached) = reached else {
+            break;
+        };
         let checked = |position: usize, verdicts: &mut Vec<Verdict>| {
             let (_, generated) = &generated[position];
             add_generated_checks(generated, verdicts);
@@ -590,9 +600,9 @@ async fn run_generated_where(
         // Stash keys: the window's first case number, then one per case.
         let first = generated.first().map_or(0, |(number, _)| *number);
         let mut judged =
-            schedule::judge_stream(command, &cases, settings, log, (GENERATED, first), &checked);
-        let mut position = 0;
-        while let Some(judged) = judged.next().await {
+            schedule::judge_stream(command, &cases, settings, log, (GENERATED, first), &checked)
+                .enumerate();
+        while let Some((position, judged)) = judged.next().await {
             let (key, verdicts) = judged?;
             let (number, _) = generated[position];
             log.unstash(key);
@@ -609,7 +619,6 @@ async fn run_generated_where(
                 stop_if_hung(log, settings)?;
             }
             progress(number);
-            position += 1;
         }
         drop(judged);
         if let (Some(position), None) = (first_failure, &minimal) {
@@ -622,7 +631,7 @@ async fn run_generated_where(
             );
             minimal = Some(shrunk.await?);
         }
-        progress(index);
+        progress(reached);
     }
     Ok(minimal)
 }
