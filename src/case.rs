@@ -135,7 +135,7 @@ impl RawJson {
     /// since the oracles judge the parsed value ([`RawJson::to_value`]).
     pub fn from_text(text: &str) -> Result<Self, serde_json::Error> {
         let text = compact(text);
-        serde_json::from_str::<UniqueNames>(&text)?;
+        serde_json::from_str::<crate::unique_names::UniqueNames>(&text)?;
         RawValue::from_string(text).map(RawJson)
     }
 
@@ -169,60 +169,6 @@ impl<'de> Deserialize<'de> for RawJson {
 }
 
 /// `text` without whitespace between JSON tokens (whitespace inside strings kept).
-/// Any JSON value serde_json reads whose objects name each member once.
-struct UniqueNames;
-
-impl<'de> Deserialize<'de> for UniqueNames {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(UniqueNamesVisitor)
-    }
-}
-
-struct UniqueNamesVisitor;
-
-impl<'de> serde::de::Visitor<'de> for UniqueNamesVisitor {
-    type Value = UniqueNames;
-
-    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
-        formatter.write_str("a JSON value")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<UniqueNames, E> {
-        Ok(UniqueNames)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<UniqueNames, E> {
-        Ok(UniqueNames)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<UniqueNames, E> {
-        Ok(UniqueNames)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<UniqueNames, E> {
-        Ok(UniqueNames)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<UniqueNames, E> {
-        Ok(UniqueNames)
-    }
-    fn visit_unit<E>(self) -> Result<UniqueNames, E> {
-        Ok(UniqueNames)
-    }
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<UniqueNames, A::Error> {
-        while seq.next_element::<UniqueNames>()?.is_some() {}
-        Ok(UniqueNames)
-    }
-    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<UniqueNames, A::Error> {
-        let mut names = std::collections::HashSet::new();
-        while let Some(name) = map.next_key::<String>()? {
-            map.next_value::<UniqueNames>()?;
-            if !names.insert(name.clone()) {
-                return Err(serde::de::Error::custom(format!(
-                    "the member {} twice in one object",
-                    Value::String(name)
-                )));
-            }
-        }
-        Ok(UniqueNames)
-    }
-}
-
 fn compact(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let (mut in_string, mut escaped) = (false, false);

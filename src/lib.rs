@@ -51,6 +51,7 @@ pub mod schema;
 pub mod server;
 pub mod strategy;
 pub mod transcript;
+pub mod unique_names;
 pub mod verdict;
 
 pub use check::{CheckReport, Target, check};

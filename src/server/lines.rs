@@ -24,16 +24,16 @@
 //! can no longer send (a pending `elicitation/create`): those end without a
 //! reply and without computing.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use serde::de::{Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
 use crate::server::reply;
+use crate::unique_names::UniqueNames;
 
 /// JSON-RPC 2.0 parse error: the line is not JSON (or not UTF-8).
 pub const PARSE_ERROR: i64 = -32700;
@@ -174,7 +174,7 @@ pub fn classify(line: &[u8], gate: &mut Gate) -> Verdict {
             match gate.pending.iter().position(|pending| *pending == id) {
                 Some(at) => {
                     gate.pending.remove(at);
-                    if serde_json::from_str::<NoDuplicates>(text).is_err() {
+                    if serde_json::from_str::<UniqueNames>(text).is_err() {
                         tracing::warn!(%id, "reply with duplicate member names: read as malformed");
                         return Verdict::Pass(malformed_reply(&id));
                     }
@@ -257,60 +257,6 @@ fn unreadable_reply(text: &str, gate: &mut Gate) -> Option<Verdict> {
     gate.pending.remove(at);
     tracing::warn!(%id, "reply too deep or with a number beyond f64: read as malformed");
     Some(Verdict::Pass(malformed_reply(&id)))
-}
-
-/// Deserializes any JSON and fails on an object with a member name twice
-/// (RFC 8259: names SHOULD be unique; parsers disagree on which one wins).
-struct NoDuplicates;
-
-impl<'de> Deserialize<'de> for NoDuplicates {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        deserializer.deserialize_any(NoDuplicatesVisitor)
-    }
-}
-
-struct NoDuplicatesVisitor;
-
-impl<'de> Visitor<'de> for NoDuplicatesVisitor {
-    type Value = NoDuplicates;
-
-    fn expecting(&self, formatter: &mut std::fmt::Formatter) -> std::fmt::Result {
-        formatter.write_str("any JSON value")
-    }
-    fn visit_bool<E>(self, _: bool) -> Result<NoDuplicates, E> {
-        Ok(NoDuplicates)
-    }
-    fn visit_i64<E>(self, _: i64) -> Result<NoDuplicates, E> {
-        Ok(NoDuplicates)
-    }
-    fn visit_u64<E>(self, _: u64) -> Result<NoDuplicates, E> {
-        Ok(NoDuplicates)
-    }
-    fn visit_f64<E>(self, _: f64) -> Result<NoDuplicates, E> {
-        Ok(NoDuplicates)
-    }
-    fn visit_str<E>(self, _: &str) -> Result<NoDuplicates, E> {
-        Ok(NoDuplicates)
-    }
-    fn visit_unit<E>(self) -> Result<NoDuplicates, E> {
-        Ok(NoDuplicates)
-    }
-    fn visit_seq<A: SeqAccess<'de>>(self, mut items: A) -> Result<NoDuplicates, A::Error> {
-        while items.next_element::<NoDuplicates>()?.is_some() {}
-        Ok(NoDuplicates)
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut members: A) -> Result<NoDuplicates, A::Error> {
-        let mut seen = HashSet::new();
-        while let Some(name) = members.next_key::<String>()? {
-            if !seen.insert(name.clone()) {
-                return Err(serde::de::Error::custom(format!(
-                    "duplicate member {name:?}"
-                )));
-            }
-            members.next_value::<NoDuplicates>()?;
-        }
-        Ok(NoDuplicates)
-    }
 }
 
 /// Reads client lines from `from`, passes the admitted ones to rmcp (`to`),
