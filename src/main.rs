@@ -31,12 +31,12 @@ enum Command {
     Serve(ServeArgs),
     /// Run the contract cases against a server (default: the built-in reference server).
     Run(RunArgs),
-    /// Check any stdio MCP server's tool from the requestedSchema it sends (issue 7).
+    /// Check any stdio MCP server's tool from the requestedSchema it sends: does it
+    /// act on anything but a valid, consenting accept?
     Check(CheckArgs),
 }
 
 #[derive(Debug, clap::Args)]
-#[command(group(clap::ArgGroup::new("acted_rule").args(["acted", "acted_text", "acted_not_error"])))]
 struct CheckArgs {
     /// The tool to call (required unless the config has exactly one target).
     #[arg(long)]
@@ -45,24 +45,45 @@ struct CheckArgs {
     #[arg(long, value_name = "JSON")]
     arguments: Option<String>,
     /// Acted = the JSON boolean at this pointer in structuredContent (or in the JSON
-    /// of the first text content), e.g. `/computed`.
-    #[arg(long, value_name = "POINTER")]
+    /// of the first text content) is true, e.g. `/booked`; `POINTER=JSON` compares
+    /// with a JSON value instead, e.g. `/dry_run=false` or `/status="booked"`.
+    #[arg(long, value_name = "POINTER[=JSON]", conflicts_with_all = ["acted_text", "acted_cmd"])]
     acted: Option<String>,
-    /// Acted = the text content matches this regex.
-    #[arg(long, value_name = "REGEX")]
+    /// Acted = the text of the result matches this regex, an isError result
+    /// included (a tool may act, then fail); add --acted-not-error to require
+    /// that the result is not an error too.
+    #[arg(long, value_name = "REGEX", conflicts_with = "acted_cmd")]
     acted_text: Option<String>,
-    /// Acted = the result is neither isError nor a JSON-RPC error.
-    #[arg(long)]
+    /// Acted = the result is neither isError nor a JSON-RPC error (alone, or
+    /// beside --acted-text).
+    #[arg(long, conflicts_with_all = ["acted", "acted_cmd"])]
     acted_not_error: bool,
-    /// Generated cases, one server process each [default: 100] (see --session).
+    /// Acted = this shell command exits 0 after each case (fresh mode: after the
+    /// server exited; session mode: after the call's reply), e.g.
+    /// `test ! -e victim.txt`; runs with --env and --cwd.
+    #[arg(long, value_name = "CMD")]
+    acted_cmd: Option<String>,
+    /// A shell command run before each case (before the server starts, or before
+    /// each call in session mode), e.g. to reset a fixture; a non-zero exit
+    /// stops the check (exit 2).
+    #[arg(long, value_name = "CMD")]
+    setup: Option<String>,
+    /// Set a variable in the server's (and the commands') environment; repeatable.
+    #[arg(long, value_name = "KEY=VALUE")]
+    env: Vec<String>,
+    /// The server's (and the commands') working directory.
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// Random cases after the coverage cases [default: 100].
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     cases: Option<usize>,
-    /// Run the generated cases one `tools/call` after another in one server
-    /// process; a case that breaks a property there (or every case of a session
-    /// that does not end cleanly) is re-run in a fresh process and that run is
-    /// judged (issue 11). The probe, the capability sessions and shrinking run in
-    /// fresh processes either way. Default: a fresh process per case.
-    #[arg(long)]
+    /// Run each case in a fresh server process (default: session mode, where
+    /// the cases run one `tools/call` after another in one server process and a
+    /// case that breaks a property is re-run fresh, that run being judged).
+    #[arg(long, conflicts_with = "session")]
+    fresh: bool,
+    /// Session mode (the default; kept for older command lines).
+    #[arg(long, hide = true)]
     session: bool,
     /// Seed of the generated cases (default: from the clock; printed).
     #[arg(long, value_name = "S", allow_negative_numbers = true)]
@@ -77,7 +98,7 @@ struct CheckArgs {
     /// Warnings (acting on extra keys or whole floats for integers) fail property 2.
     #[arg(long)]
     strict: bool,
-    /// Most server runs spent shrinking one property's failure [default: 200].
+    /// Most server runs spent shrinking one property's failure [default: 32].
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     max_shrink_runs: Option<usize>,
     /// Print one JSON document instead of the table.
@@ -930,41 +951,79 @@ fn check_target(args: &CheckArgs) -> anyhow::Result<elicit_check::check::Target>
     if let Some(arguments) = arguments {
         target = target.arguments(arguments);
     }
-    let (pointer, text, not_error) =
-        if args.acted.is_some() || args.acted_text.is_some() || args.acted_not_error {
-            (
-                args.acted.clone(),
-                args.acted_text.clone(),
-                args.acted_not_error,
-            )
-        } else if let Some(config) = &config {
-            (
-                config.acted.clone(),
-                config.acted_text.clone(),
-                config.acted_not_error,
-            )
-        } else {
-            (None, None, false)
-        };
-    target = match (pointer, text, not_error) {
-        (Some(pointer), None, false) => {
-            if !pointer.is_empty() && !pointer.starts_with('/') {
-                anyhow::bail!(
-                    "--acted {pointer:?} is not a JSON pointer (it starts with `/`, e.g. /computed)"
-                );
-            }
-            target.acted_pointer(pointer)
-        }
-        (None, Some(text), false) => target.acted_text(
-            regex::Regex::new(&text)
-                .with_context(|| format!("--acted-text {text:?} is not a regex"))?,
-        ),
-        (None, None, true) => target.acted_not_error(),
-        (None, None, false) => anyhow::bail!(
-            "say how to read whether the server acted: --acted POINTER, --acted-text REGEX or --acted-not-error"
-        ),
-        _ => anyhow::bail!("give only one of acted, acted_text, acted_not_error"),
+    let given_here = args.acted.is_some()
+        || args.acted_text.is_some()
+        || args.acted_not_error
+        || args.acted_cmd.is_some();
+    let (pointer, text, not_error, command) = if given_here {
+        (
+            args.acted.clone(),
+            args.acted_text.clone(),
+            args.acted_not_error,
+            args.acted_cmd.clone(),
+        )
+    } else if let Some(config) = &config {
+        (
+            config.acted.clone(),
+            config.acted_text.clone(),
+            config.acted_not_error,
+            config.acted_cmd.clone(),
+        )
+    } else {
+        (None, None, false, None)
     };
+    target.acted = match (pointer, text, not_error, command) {
+        (Some(pointer), None, false, None) => {
+            elicit_check::oracle::property::ActedRule::parse_pointer(&pointer)
+                .map_err(anyhow::Error::msg)?
+        }
+        (None, Some(text), not_error, None) => elicit_check::oracle::property::ActedRule::Text {
+            regex: regex::Regex::new(&text)
+                .with_context(|| format!("--acted-text {text:?} is not a regex"))?,
+            not_error,
+        },
+        (None, None, true, None) => elicit_check::oracle::property::ActedRule::NotError,
+        (None, None, false, Some(command)) => {
+            elicit_check::oracle::property::ActedRule::Command(command)
+        }
+        (None, None, false, None) => anyhow::bail!(
+            "say how to read whether the server acted: --acted POINTER[=JSON], --acted-text REGEX, --acted-not-error or --acted-cmd CMD"
+        ),
+        _ => anyhow::bail!(
+            "give one way to read acting: acted, acted_text (with or without acted_not_error), acted_not_error or acted_cmd"
+        ),
+    };
+    if let Some(setup) = args
+        .setup
+        .clone()
+        .or_else(|| config.as_ref().and_then(|c| c.setup.clone()))
+    {
+        target = target.setup(setup);
+    }
+    let mut environment: Vec<(String, String)> = config
+        .as_ref()
+        .map(|c| c.env.clone().into_iter().collect())
+        .unwrap_or_default();
+    for pair in &args.env {
+        let Some((key, value)) = pair.split_once('=').filter(|(key, _)| !key.is_empty()) else {
+            anyhow::bail!("--env {pair:?} is not KEY=VALUE");
+        };
+        environment.retain(|(known, _)| known != key);
+        environment.push((key.to_owned(), value.to_owned()));
+    }
+    for (key, value) in environment {
+        target = target.env(key, value);
+    }
+    if let Some(cwd) = args
+        .cwd
+        .clone()
+        .or_else(|| config.as_ref().and_then(|c| c.cwd.clone()))
+    {
+        if !cwd.is_dir() {
+            anyhow::bail!("--cwd {}: no such folder", cwd.display());
+        }
+        target = target.cwd(cwd);
+    }
     if let Some(cases) = args.cases.or_else(|| config.as_ref().and_then(|c| c.cases)) {
         target = target.cases(cases);
     }
@@ -987,9 +1046,19 @@ fn check_target(args: &CheckArgs) -> anyhow::Result<elicit_check::check::Target>
                 .with_context(|| format!("--answer {answer:?} is not JSON"))?,
         );
     }
+    let session = if args.fresh {
+        false
+    } else if args.session {
+        true
+    } else {
+        config.as_ref().and_then(|c| c.session).unwrap_or(true)
+    };
     target = target
         .strict(args.strict || config.as_ref().is_some_and(|c| c.strict))
-        .session(args.session);
+        .session(session);
+    target.invoked_as = std::env::args()
+        .next()
+        .unwrap_or_else(|| "elicit-check".to_owned());
     Ok(target.limits(Limits {
         startup: Duration::from_secs_f64(args.startup_timeout),
         call: Duration::from_secs_f64(args.call_timeout),
@@ -1000,25 +1069,25 @@ fn check_target(args: &CheckArgs) -> anyhow::Result<elicit_check::check::Target>
 /// `elicit-check check`: `Ok(true)` when every property holds.
 async fn check(args: CheckArgs) -> anyhow::Result<bool> {
     let target = check_target(&args)?;
+    let seed = target
+        .seed
+        .map_or_else(|| "from the clock".to_owned(), |seed| seed.to_string());
+    let what = match (target.replay.len(), target.case_index) {
+        (0, Some(index)) => format!("one case: random case {index} of seed {seed}"),
+        (0, None) => format!(
+            "the coverage cases, then {} of seed {seed}",
+            counted(target.cases, "random case")
+        ),
+        (answers, _) => format!("one case replaying {}", counted(answers, "answer")),
+    };
     eprintln!(
-        "elicit-check: checking tool {:?} of {} ({}, seed {}, {})",
+        "elicit-check: checking tool {:?} of {} ({what}; {})",
         target.tool,
         elicit_check::error::shell_words(&target.command),
-        counted(
-            if target.replay.is_empty() {
-                target.cases
-            } else {
-                1
-            },
-            "case"
-        ),
-        target
-            .seed
-            .map_or_else(|| "from the clock".to_owned(), |seed| seed.to_string()),
         if target.session {
-            "session"
+            "session mode"
         } else {
-            "fresh-process"
+            "a fresh process per case"
         }
     );
     let mut cases_log = match &args.output {

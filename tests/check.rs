@@ -222,27 +222,45 @@ fn naive_form_servers_fail_property_1_or_2_with_a_shrunk_answer_of_at_most_three
 }
 
 /// Shrinking that stops at its budget says so in the report, with the runs it
-/// took; a failure shrunk to the end says only how many runs it took (issue 10,
-/// section 5).
+/// took; a failure shrunk to the end says only how many runs it took. Only a
+/// random case is shrunk (a coverage case is minimal already), so the random
+/// cases of the seed are run one at a time (`--case-index`, no coverage phase)
+/// until one fails.
 #[test]
 fn a_shrink_stopped_at_its_budget_says_so_and_a_finished_one_does_not() {
-    let target = |runs: usize| {
-        Target::stdio(forms_server("email", true))
+    let target = |runs: usize, index: usize| {
+        let mut target = Target::stdio(forms_server("email", true))
             .tool("subscribe")
             .acted_pointer("/acted")
-            .cases(20)
             .seed(11)
-            .max_shrink_runs(runs)
+            .max_shrink_runs(runs);
+        target.case_index = Some(index);
+        target
     };
-    let stopped = check::check(target(1)).expect("the check runs");
+    let failing_index = (0..20)
+        .find(|&index| {
+            let report = check::check(target(1, index)).expect("the check runs");
+            report
+                .properties
+                .iter()
+                .filter_map(|p| p.failure.as_ref())
+                .any(|failure| failure.case_index == Some(index))
+        })
+        .expect("a random case of seed 11 fails against the naive server");
+    let stopped = check::check(target(1, failing_index)).expect("the check runs");
+    assert_eq!(
+        stopped.coverage_cases, 0,
+        "--case-index runs no coverage case"
+    );
     let table = elicit_check::check::report::table(&stopped);
     let failures: Vec<&check::Failure> = stopped
         .properties
         .iter()
         .filter_map(|p| p.failure.as_ref())
+        .filter(|failure| failure.case_index.is_some())
         .collect();
     assert!(!failures.is_empty(), "{table}");
-    for failure in failures {
+    for failure in &failures {
         assert!(failure.shrink_stopped_early, "{table}");
         assert_eq!(failure.shrink_runs, 1, "{table}");
     }
@@ -251,15 +269,9 @@ fn a_shrink_stopped_at_its_budget_says_so_and_a_finished_one_does_not() {
         "{table}"
     );
 
-    let finished = check::check(target(200)).expect("the check runs");
+    let finished = check::check(target(200, failing_index)).expect("the check runs");
     let table = elicit_check::check::report::table(&finished);
     assert!(!table.contains("shrinking stopped"), "{table}");
-    let shrunk = finished
-        .properties
-        .iter()
-        .filter_map(|p| p.failure.as_ref())
-        .any(|failure| failure.shrink_runs > 0);
-    assert!(shrunk, "no failure was shrunk: {table}");
     for property in finished.properties.iter().filter(|p| p.failure.is_some()) {
         let failure = property.failure.as_ref().expect("failure");
         assert!(!failure.shrink_stopped_early, "{table}");
@@ -511,8 +523,13 @@ fn junit_has_one_testcase_per_property_and_a_failure_where_one_fails() {
     .expect("JSON");
     assert_valid_report_json(&report);
     let lines = std::fs::read_to_string(dir.0.join("cases.jsonl")).expect("cases.jsonl");
-    // probe + 20 cases + the shrink's minimal case + 2 capability sessions
-    assert_eq!(lines.lines().count(), 24, "{lines}");
+    // The probe's consenting accept (the naive server acts on it) and its
+    // decline; 20 coverage cases for `size` (enum small/medium/large,
+    // required): the base, 2 other values, 4 mutations (null, outside the
+    // enum, another case, removed), 1 extra key, 7 action shapes, 5 near-miss
+    // actions; 20 random cases (no shrink: coverage found property 2 first);
+    // 2 capability sessions.
+    assert_eq!(lines.lines().count(), 2 + 20 + 20 + 2, "{lines}");
 }
 
 /// (testcase name, failure message) of every `<testcase>` in a JUnit file.
@@ -595,7 +612,7 @@ fn a_check_needs_a_way_to_read_acted() {
     let output = cli(&["--tool", "x", "--", "python3", "server.py"]);
     assert_eq!(output.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&output.stderr).contains(
-        "say how to read whether the server acted: --acted POINTER, --acted-text REGEX or --acted-not-error"
+        "say how to read whether the server acted: --acted POINTER[=JSON], --acted-text REGEX, --acted-not-error or --acted-cmd CMD"
     ));
     let output = cli(&[
         "--tool",
@@ -768,16 +785,22 @@ fn a_server_that_never_acts_fails_property_3_and_lists_the_valid_accepts_it_refu
         valid_calls >= 2,
         "the probe and at least one generated valid accept"
     );
+    let failure = acts.failure.as_ref().expect("fails");
     assert_eq!(
-        acts.failure.as_ref().expect("fails").reason,
-        format!("acted on none of the {valid_calls} calls whose every answer was a valid accept")
+        failure.reason,
+        format!(
+            "acted on none of the {valid_calls} calls whose every answer was a valid accept (consenting ones included)"
+        )
     );
-    assert!(!acts.warnings.is_empty());
-    assert!(
-        acts.warnings[0].starts_with(
-            r#"did not act on the valid accept {"action":"accept","content":{"size":"#
-        ),
-        "{:?}",
-        acts.warnings
+    // Shown on the first consenting accept it refused, with what it answered;
+    // no warning per refusal beside the failure.
+    assert_eq!(
+        failure.answers,
+        vec![json!({"action": "accept", "content": {"size": "small"}})]
     );
+    assert_eq!(
+        failure.reply["result"]["structuredContent"],
+        json!({"acted": false})
+    );
+    assert!(acts.warnings.is_empty(), "{:?}", acts.warnings);
 }

@@ -1,6 +1,6 @@
-//! `elicit-check check --session` (issue 11): the generated cases run in one
-//! server process, a case that breaks a property there is re-run in a fresh
-//! process, and the report is the one the default fresh-process check gives, on
+//! `elicit-check check` in session mode (the default): the cases run in one
+//! server process, a case that breaks a property no fresh run has shown yet is
+//! re-run in a fresh process, and the report is the one `--fresh` gives, on
 //! the reference server, the MCP Python SDK 1.x peer and broken servers.
 
 use std::path::Path;
@@ -141,10 +141,13 @@ fn check_session_gives_the_fresh_report_on_broken_servers_from_fresh_reruns() {
         assert!(failure.reason.contains(reason), "{bug}: {}", failure.reason);
         assert_eq!(judged(&session), judged(&fresh), "{bug}");
         if bug == "stdout-noise" {
-            // Every case printed a stray line in the session, so each was re-run
-            // fresh: every call is the first of its process.
+            // Every case prints a stray line. Property 5 was shown broken by a
+            // fresh run (the probe's), so the session goes on: later cases keep
+            // their session runs, each call a later one of the same process.
             let ids = call_ids(&session_records);
-            assert!(ids.iter().all(|id| *id == ids[0]), "{bug}: {ids:?}");
+            let mut distinct = ids.clone();
+            distinct.dedup();
+            assert_eq!(distinct.len(), ids.len(), "{bug}: {ids:?}");
         }
     }
 }

@@ -6,11 +6,16 @@
 //! command = ["python3", "server.py"]   # or give it after `--`
 //! tool = "book"
 //! arguments = { city = "Lisbon" }      # the tool's arguments (optional)
-//! acted = "/booked"                     # or acted_text = "REGEX", or acted_not_error = true
-//! cases = 100                           # optional
-//! seed = 7                              # optional
-//! strict = false                        # optional
-//! max_shrink_runs = 200                 # optional
+//! acted = "/booked"                     # or "/dry_run=false", acted_text = "REGEX",
+//!                                       # acted_not_error = true, acted_cmd = "CMD"
+//! cases = 100                           # optional, as are all the keys below
+//! seed = 7
+//! strict = false
+//! max_shrink_runs = 32
+//! session = true                        # false: a fresh server process per case
+//! setup = "cp fixture.db test.db"       # run before each case
+//! env = { API_KEY = "test" }            # the server's environment
+//! cwd = "tests/server"                  # its working directory
 //! ```
 
 use std::path::Path;
@@ -54,6 +59,17 @@ pub struct TargetConfig {
     pub strict: bool,
     /// Most stdio runs spent shrinking one property's failure.
     pub max_shrink_runs: Option<usize>,
+    /// A shell command whose exit status 0 means acted (`--acted-cmd`).
+    pub acted_cmd: Option<String>,
+    /// Session mode (`false`: `--fresh`).
+    pub session: Option<bool>,
+    /// A shell command run before each case (`--setup`).
+    pub setup: Option<String>,
+    /// Variables of the server's environment (`--env`).
+    #[serde(default)]
+    pub env: std::collections::BTreeMap<String, String>,
+    /// The server's working directory (`--cwd`).
+    pub cwd: Option<std::path::PathBuf>,
 }
 
 impl ConfigFile {
@@ -118,6 +134,11 @@ acted = "/booked"
 cases = 40
 seed = 7
 strict = true
+session = false
+setup = "cp a b"
+env = { API_KEY = "test", MODE = "ci" }
+cwd = "tests/server"
+acted_cmd = "test ! -e victim.txt"
 "#,
         )
         .expect("valid");
@@ -133,6 +154,17 @@ strict = true
             (target.cases, target.seed, target.strict),
             (Some(40), Some(7), true)
         );
+        assert_eq!(target.session, Some(false));
+        assert_eq!(target.setup.as_deref(), Some("cp a b"));
+        assert_eq!(
+            target.env.iter().collect::<Vec<_>>(),
+            [
+                (&"API_KEY".to_owned(), &"test".to_owned()),
+                (&"MODE".to_owned(), &"ci".to_owned())
+            ]
+        );
+        assert_eq!(target.cwd.as_deref(), Some(Path::new("tests/server")));
+        assert_eq!(target.acted_cmd.as_deref(), Some("test ! -e victim.txt"));
     }
 
     #[test]

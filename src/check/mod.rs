@@ -4,21 +4,31 @@
 //! The job, along the data flow:
 //!
 //! 1. **probe**: start the server declaring form elicitation, check the tool is
-//!    listed, call it once answering every `elicitation/create` with a valid
-//!    accept, and keep each request's `requestedSchema` (one per step of a
-//!    multi-step form);
-//! 2. **cases**: per case, a fresh server process (with `Target::session`, one
-//!    server process for many cases, a failing case re-run fresh); proptest draws one answer per
-//!    step from that step's schema ([`crate::schema::answer`]); the recording
-//!    proxy's responder sends them, each judged by `jsonschema`
-//!    ([`crate::oracle::property::classify`]);
-//! 3. **properties**: each call is judged ([`crate::oracle::property::violations`]);
-//!    the first failure of each property is shrunk over stdio, as proptest would;
-//! 4. **capabilities**: two more sessions declaring no elicitation and URL only
+//!    listed, call it answering every `elicitation/create` with a consenting
+//!    valid accept ([`crate::schema::coverage::base_candidates`], the next
+//!    candidate until the tool acts), keep each request's `requestedSchema`
+//!    (one per step of a multi-step form), and check that the acted rule can be
+//!    read from its result and from a decline's (else exit 2: a configuration
+//!    error, not a server bug);
+//! 2. **coverage**: the answers [`crate::schema::coverage`] enumerates from
+//!    each schema, the same for every seed, each already minimal;
+//! 3. **random**: `--cases` answers proptest draws from each schema
+//!    ([`crate::schema::answer`]); the recording proxy's responder sends
+//!    every answer, judged by `jsonschema` ([`crate::oracle::property::classify`]).
+//!    Coverage and random cases run in one server process after another
+//!    (session mode, the default) or a fresh process each; a case that breaks
+//!    a property not yet shown by a fresh run is re-run fresh and that run is
+//!    judged;
+//! 4. **properties**: each call is judged ([`crate::oracle::property::violations`]);
+//!    the first failure of each property in a random case is shrunk over stdio,
+//!    as proptest would (a coverage failure is minimal already);
+//! 5. **capabilities**: two more sessions declaring no elicitation and URL only
 //!    (property 4).
 
 pub mod config;
+pub mod hooks;
 pub mod report;
+pub mod tally;
 
 use std::sync::{Arc, Mutex};
 
@@ -30,19 +40,25 @@ use serde_json::{Map, Value, json};
 
 use crate::case::Answer;
 use crate::error::counted;
+use crate::harness::child::Environment;
 use crate::harness::client::{FORM_NOT_DECLARED, URL_NOT_DECLARED};
 use crate::harness::proxy::{Frame, Mark, Recording, Responder, Side, StrayLine};
 use crate::harness::{Limits, Session, ToolCall};
+use crate::oracle::consent::{self, ConsentField};
 use crate::oracle::property::{self, ActedRule, Class, Observation, Property, Reading, SentAnswer};
 use crate::schema::Form;
-use crate::schema::answer::{GeneratedAnswer, answer_strategy, fixed_valid_accept};
+use crate::schema::answer::{GeneratedAnswer, answer_strategy};
+use crate::schema::coverage::{self, accept};
 use crate::schema::judge::Judge;
+use tally::{CallSummary, Finding, Tally};
 
 /// Cases per check when `--cases` is not given.
 pub const DEFAULT_CASES: usize = 100;
 
-/// Most stdio runs spent shrinking one property's failure, by default.
-pub const MAX_SHRINK_RUNS: usize = 200;
+/// Most stdio runs spent shrinking one property's failure, by default: a
+/// failure the coverage phase found is minimal already, so shrinking is left
+/// to the rare failure only a random case shows.
+pub const MAX_SHRINK_RUNS: usize = 32;
 
 /// Most valid accepts the server refused that are listed as warnings.
 pub const MAX_REFUSED_LISTED: usize = 5;
@@ -75,11 +91,20 @@ pub struct Target {
     pub max_shrink_runs: usize,
     /// Time bounds per session.
     pub limits: Limits,
-    /// Session mode (`--session`, issue 11): the generated cases run one
-    /// `tools/call` after another in one server process; a case that breaks a
-    /// property there, or every case of a session that does not end cleanly, is
-    /// re-run in a fresh process and that run is the one judged.
+    /// Session mode (the default; `--fresh` turns it off): the coverage and
+    /// random cases run one `tools/call` after another in one server process; a
+    /// case that breaks a property no fresh run has shown yet, or every case of
+    /// a session that does not end cleanly, is re-run in a fresh process and
+    /// that run is the one judged.
     pub session: bool,
+    /// A shell command run before each case (`--setup`), e.g. to reset a
+    /// fixture; a non-zero exit stops the check (exit 2).
+    pub setup: Option<String>,
+    /// The server's (and the hooks') environment and working directory
+    /// (`--env KEY=VALUE`, `--cwd DIR`).
+    pub environment: Environment,
+    /// The program name reproduction lines start with (as the user invoked it).
+    pub invoked_as: String,
 }
 
 impl Target {
@@ -102,7 +127,10 @@ impl Target {
             strict: false,
             max_shrink_runs: MAX_SHRINK_RUNS,
             limits: Limits::default(),
-            session: false,
+            session: true,
+            setup: None,
+            environment: Environment::default(),
+            invoked_as: "elicit-check".to_owned(),
         }
     }
 
@@ -125,9 +153,42 @@ impl Target {
         self
     }
 
-    /// Acted = the text content matches `regex`.
+    /// Acted = the JSON value at `pointer` equals `value` (`/dry_run` and `false`).
+    pub fn acted_equals(mut self, pointer: impl Into<String>, value: Value) -> Target {
+        self.acted = ActedRule::Equals(pointer.into(), value);
+        self
+    }
+
+    /// Acted = the text content matches `regex` (an `isError` result included).
     pub fn acted_text(mut self, regex: Regex) -> Target {
-        self.acted = ActedRule::Text(regex);
+        self.acted = ActedRule::Text {
+            regex,
+            not_error: false,
+        };
+        self
+    }
+
+    /// Acted = the shell command `command` exits 0 after the case.
+    pub fn acted_command(mut self, command: impl Into<String>) -> Target {
+        self.acted = ActedRule::Command(command.into());
+        self
+    }
+
+    /// Runs `command` (`sh -c`) before each case.
+    pub fn setup(mut self, command: impl Into<String>) -> Target {
+        self.setup = Some(command.into());
+        self
+    }
+
+    /// Sets `key` to `value` in the server's and the hooks' environment.
+    pub fn env(mut self, key: impl Into<String>, value: impl Into<String>) -> Target {
+        self.environment.vars.push((key.into(), value.into()));
+        self
+    }
+
+    /// Starts the server and the hooks in `dir`.
+    pub fn cwd(mut self, dir: impl Into<std::path::PathBuf>) -> Target {
+        self.environment.cwd = Some(dir.into());
         self
     }
 
@@ -161,7 +222,7 @@ impl Target {
         self
     }
 
-    /// Session mode for the generated cases (`--session`; see the field `session`).
+    /// Session mode for the coverage and random cases (see the field `session`).
     pub fn session(mut self, session: bool) -> Target {
         self.session = session;
         self
@@ -231,6 +292,33 @@ pub enum CheckError {
         /// Its reply, as compact JSON.
         reply: String,
     },
+    /// The acted rule cannot be read from the probe's results: a wrong
+    /// `--acted` pointer, not a server bug.
+    #[error(
+        "{rule} cannot be read from the tool's reply to {answer}: {why}\n  the reply: {reply}\n  give the pointer of a value every reply carries (--acted POINTER or POINTER=JSON), or read acting another way: --acted-text REGEX, --acted-not-error, --acted-cmd CMD"
+    )]
+    ActedUnreadable {
+        /// The rule as its option, e.g. `--acted /scheduled`.
+        rule: String,
+        /// The answer whose reply it was, e.g. `the valid accept {..}`.
+        answer: String,
+        /// Why, e.g. `no value at /scheduled in structuredContent or the text content`.
+        why: String,
+        /// The reply, as compact JSON.
+        reply: String,
+    },
+    /// A `--setup` or `--acted-cmd` command failed or could not start.
+    #[error("{option} {command:?} {how}{}", stderr_banner(stderr))]
+    Hook {
+        /// `--setup` or `--acted-cmd`.
+        option: &'static str,
+        /// The command.
+        command: String,
+        /// How it failed: `cannot start: ...`, `ended with exit status 1`.
+        how: String,
+        /// The last lines of its stderr.
+        stderr: String,
+    },
     /// A `requestedSchema` the `jsonschema` crate cannot compile.
     #[error("{0}")]
     BadSchema(String),
@@ -285,6 +373,10 @@ pub struct Failure {
     pub reproduce: String,
     /// A one-line command repeating the generated case (`--seed S --case-index I`).
     pub reproduce_seed: Option<String>,
+    /// The tool's reply in that case (`{"result": ..}`, `{"error": ..}` or `{}`).
+    pub reply: Value,
+    /// The last lines of the server's stderr in that case.
+    pub stderr: String,
 }
 
 /// One property's line of the report.
@@ -302,6 +394,9 @@ pub struct PropertyReport {
     pub warnings: Vec<String>,
     /// The minimal failure, when it fails.
     pub failure: Option<Failure>,
+    /// Properties 1 and 2: every answer class the tool acted on, with how
+    /// often and its smallest answer, in the order they were met.
+    pub findings: Vec<Finding>,
 }
 
 /// The result of a check.
@@ -317,8 +412,19 @@ pub struct CheckReport {
     pub acted: String,
     /// The seed.
     pub seed: u64,
-    /// Generated cases run.
+    /// Random cases run.
     pub cases: usize,
+    /// Coverage cases run (the same for every seed).
+    pub coverage_cases: usize,
+    /// Per request and field, how many coverage answers were built on it, e.g.
+    /// `nights: 10`.
+    pub coverage_fields: Vec<String>,
+    /// The fields the tool acts on at one value only, e.g.
+    /// `/confirm is a consent field: acts only when true`.
+    pub consent_fields: Vec<String>,
+    /// `session` (cases one after another in a server process, failures re-run
+    /// fresh) or `fresh-process`.
+    pub mode: &'static str,
     /// Whether `--strict` was on.
     pub strict: bool,
     /// Whether every property holds.
@@ -371,6 +477,16 @@ pub struct CaseRun {
 }
 
 impl CaseRun {
+    /// What the tally reads of this run.
+    fn summary(&self) -> CallSummary<'_> {
+        CallSummary {
+            sent: &self.sent,
+            acted: self.reading.acted,
+            reply: &self.reply,
+            stderr: &self.stderr,
+        }
+    }
+
     fn violations(&self, target: &Target) -> Vec<(Property, String)> {
         property::violations(&Observation {
             sent: &self.sent,
@@ -438,6 +554,16 @@ pub struct CaseRecord {
     pub stderr: String,
 }
 
+/// One planned call of the coverage or random phase.
+struct Planned {
+    /// `coverage N` or `case N`.
+    label: String,
+    /// One answer per request.
+    plan: Vec<GeneratedAnswer>,
+    /// The random case's index (none for a coverage case).
+    random: Option<usize>,
+}
+
 /// As [`check_async`], handing every session's record to `log`.
 ///
 /// # Errors
@@ -450,61 +576,64 @@ pub async fn check_with_log(
         return Err(CheckError::Usage("no tool to call (--tool NAME)".into()));
     }
     let seed = target.seed.unwrap_or_else(clock_seed);
-    let (steps, probe_run) = probe(target, log).await?;
-    let steps = Arc::new(steps);
+    let probed = probe(target, log).await?;
+    let steps = Arc::clone(&probed.steps);
     let mut tally = Tally::default();
     let mut failures: Vec<(Property, Failure)> = Vec::new();
-    // The probe's call (valid accepts) counts for properties 3 and 5.
-    tally.add(&probe_run, &[]);
-    for (property, reason) in probe_run.violations(target) {
-        failures.push((
-            property,
-            failure_of(target, reason, &probe_run, None, 0, false, seed),
-        ));
+    // The probe's calls (valid accepts, a decline) count like any case.
+    for run in &probed.runs {
+        tally.add(run.summary(), &[]);
+        note_failures(target, &mut failures, run, None, seed);
     }
 
+    let replaying = !target.replay.is_empty() || target.case_index.is_some();
+    let mut coverage_cases = 0;
     if target.replay.is_empty() {
         let strategy: Vec<BoxedStrategy<GeneratedAnswer>> = steps
             .iter()
             .map(|step| answer_strategy(&step.form))
             .collect();
+        let mut planned = Vec::new();
+        if target.case_index.is_none() {
+            planned = coverage_plans(&steps, &probed.bases);
+            coverage_cases = planned.len();
+        }
         let indices: Vec<usize> = match target.case_index {
             Some(index) => vec![index],
             None => (0..target.cases).collect(),
         };
-        let mut in_sessions = if target.session {
-            let plans: Vec<Vec<GeneratedAnswer>> = indices
-                .iter()
-                .map(|&index| new_tree(&strategy, seed, index).current())
-                .collect();
-            session_runs(target, &steps, &plans).await?
+        planned.extend(indices.into_iter().map(|index| Planned {
+            label: format!("case {index}"),
+            plan: new_tree(&strategy, seed, index).current(),
+            random: Some(index),
+        }));
+        let plans: Vec<Vec<GeneratedAnswer>> =
+            planned.iter().map(|planned| planned.plan.clone()).collect();
+        let runs = if target.session {
+            let mut confirmed: Vec<Property> = failures.iter().map(|(known, _)| *known).collect();
+            session_runs(target, &steps, &plans, &mut confirmed).await?
         } else {
-            Vec::new()
-        }
-        .into_iter();
-        for index in indices {
-            let mut tree = new_tree(&strategy, seed, index);
-            let plan = tree.current();
-            let run = match in_sessions.next() {
-                Some(run) => run,
-                None => run_case(target, &steps, &plan, &form_capabilities()).await?,
-            };
+            let mut runs = Vec::with_capacity(plans.len());
+            for plan in &plans {
+                runs.push(run_case(target, &steps, plan, &form_capabilities()).await?);
+            }
+            runs
+        };
+        for (planned, run) in planned.iter().zip(runs) {
             let violations = run.violations(target);
-            tally.add(&run, &plan);
-            log(record(format!("case {index}"), &run, &violations));
-            let mut first = true;
-            for (property, _) in violations {
+            tally.add(run.summary(), &planned.plan);
+            log(record(planned.label.clone(), &run, &violations));
+            for (property, reason) in violations {
                 if failures.iter().any(|(known, _)| *known == property) {
                     continue;
                 }
-                let tree = if first {
-                    first = false;
-                    &mut tree
-                } else {
-                    tree = new_tree(&strategy, seed, index);
-                    &mut tree
+                let failure = match planned.random {
+                    Some(index) => {
+                        let mut tree = new_tree(&strategy, seed, index);
+                        shrink(target, &steps, &mut tree, property, seed, index, log).await?
+                    }
+                    None => failure_of(target, reason, &run, None, 0, false, seed),
                 };
-                let failure = shrink(target, &steps, tree, property, seed, index, log).await?;
                 failures.push((property, failure));
             }
         }
@@ -519,40 +648,80 @@ pub async fn check_with_log(
             .collect();
         let run = run_case(target, &steps, &plan, &form_capabilities()).await?;
         let violations = run.violations(target);
-        tally.add(&run, &plan);
+        tally.add(run.summary(), &plan);
         log(record("replay".to_owned(), &run, &violations));
-        for (property, reason) in violations {
-            if !failures.iter().any(|(known, _)| *known == property) {
-                failures.push((
-                    property,
-                    failure_of(target, reason, &run, None, 0, false, seed),
-                ));
-            }
-        }
+        note_failures(target, &mut failures, &run, None, seed);
     }
 
     // Property 4: sessions declaring no elicitation, and URL only.
     for capabilities in [json!({}), json!({"elicitation": {"url": {}}})] {
         let run = run_case(target, &steps, &[], &capabilities).await?;
         let violations = run.violations(target);
+        tally.add(run.summary(), &[]);
         tally.capability_sessions += 1;
-        tally.sessions += 1;
         log(record(
             format!("capabilities {capabilities}"),
             &run,
             &violations,
         ));
-        for (property, reason) in violations {
-            if !failures.iter().any(|(known, _)| *known == property) {
-                failures.push((
-                    property,
-                    failure_of(target, reason, &run, None, 0, false, seed),
-                ));
-            }
-        }
+        note_failures(target, &mut failures, &run, None, seed);
     }
 
-    Ok(assemble(target, seed, &steps, tally, failures))
+    Ok(assemble(
+        target,
+        Assembly {
+            seed,
+            steps: &steps,
+            bases: &probed.bases,
+            coverage_cases,
+            probe_calls: probed.runs.len(),
+            replaying,
+        },
+        tally,
+        failures,
+    ))
+}
+
+/// Keeps a failure (unshrunk) of every property `run` breaks that has none yet.
+fn note_failures(
+    target: &Target,
+    failures: &mut Vec<(Property, Failure)>,
+    run: &CaseRun,
+    case_index: Option<usize>,
+    seed: u64,
+) {
+    for (property, reason) in run.violations(target) {
+        if !failures.iter().any(|(known, _)| *known == property) {
+            failures.push((
+                property,
+                failure_of(target, reason, run, case_index, 0, false, seed),
+            ));
+        }
+    }
+}
+
+/// The coverage phase's calls: for each request in turn, each of its coverage
+/// answers, every other request answered with its base (the base itself
+/// once, for the first request only).
+fn coverage_plans(steps: &[Step], bases: &[Map<String, Value>]) -> Vec<Planned> {
+    let base_answer = |index: usize| GeneratedAnswer {
+        answer: accept(&bases[index]),
+        built_as: coverage::VALID.to_owned(),
+    };
+    let mut planned = Vec::new();
+    for (index, step) in steps.iter().enumerate() {
+        let answers = coverage::coverage_answers(&step.form, &bases[index]);
+        for answer in answers.into_iter().skip(usize::from(index > 0)) {
+            let mut plan: Vec<GeneratedAnswer> = (0..steps.len()).map(base_answer).collect();
+            plan[index] = answer;
+            planned.push(Planned {
+                label: format!("coverage {}", planned.len()),
+                plan,
+                random: None,
+            });
+        }
+    }
+    planned
 }
 
 /// The case strategy's tree for case `index` of `seed` (one RNG per case, so a
@@ -576,79 +745,6 @@ fn new_tree(
     )
 }
 
-/// Counts over the run, for the property lines.
-#[derive(Debug, Default)]
-struct Tally {
-    sessions: usize,
-    capability_sessions: usize,
-    with_refusal: usize,
-    with_invalid: usize,
-    all_valid: usize,
-    valid_acted: usize,
-    acted_readings: usize,
-    refused_valid: Vec<Value>,
-    lenient_acted: Vec<String>,
-    reclassified: usize,
-}
-
-impl Tally {
-    fn add(&mut self, run: &CaseRun, plan: &[GeneratedAnswer]) {
-        self.sessions += 1;
-        let refusal = run
-            .sent
-            .iter()
-            .any(|sent| matches!(sent.class, Class::Refusal(_)));
-        let invalid = run
-            .sent
-            .iter()
-            .any(|sent| matches!(sent.class, Class::InvalidAccept(_) | Class::NearMiss(_)));
-        let all_valid =
-            !run.sent.is_empty() && run.sent.iter().all(|sent| sent.class == Class::ValidAccept);
-        let all_accepted = !run.sent.is_empty()
-            && run
-                .sent
-                .iter()
-                .all(|sent| matches!(sent.class, Class::ValidAccept | Class::LenientAccept(_)));
-        self.with_refusal += usize::from(refusal);
-        self.with_invalid += usize::from(invalid && !refusal);
-        if run.reply.get("result").is_some() || run.reply.get("error").is_some() {
-            self.acted_readings += 1;
-        }
-        if all_valid {
-            self.all_valid += 1;
-            if run.reading.acted {
-                self.valid_acted += 1;
-            } else if let Some(sent) = run.sent.last() {
-                self.refused_valid.push(sent.answer.clone());
-            }
-        } else if all_accepted && run.reading.acted {
-            for sent in &run.sent {
-                if let Class::LenientAccept(traits) = &sent.class
-                    && self.lenient_acted.len() < MAX_REFUSED_LISTED
-                {
-                    let warning = format!(
-                        "acted on {} ({}): valid JSON Schema, refused by strict servers",
-                        sent.answer,
-                        traits.join("; ")
-                    );
-                    if !self.lenient_acted.contains(&warning) {
-                        self.lenient_acted.push(warning);
-                    }
-                }
-            }
-        }
-        for (sent, planned) in run.sent.iter().zip(plan) {
-            let built_invalid = planned.built_as.starts_with("accept: ")
-                && planned.built_as != "accept: valid content"
-                && !planned.built_as.contains("extra key")
-                && !planned.built_as.contains("whole float");
-            if built_invalid && sent.class == Class::ValidAccept {
-                self.reclassified += 1;
-            }
-        }
-    }
-}
-
 /// `stray` lines under a banner, or nothing when there are none.
 fn stray_banner(stray: &str) -> String {
     if stray.is_empty() {
@@ -667,12 +763,22 @@ fn stderr_banner(stderr: &str) -> String {
     }
 }
 
-/// The probe: start, check the tool, call once with valid accepts, keep the schemas.
-async fn probe(
-    target: &Target,
-    log: &mut dyn FnMut(CaseRecord),
-) -> Result<(Vec<Step>, CaseRun), CheckError> {
-    let session = open(target, &form_capabilities()).await?;
+/// What the probe learnt.
+struct Probed {
+    /// Each request's schema, read and compiled.
+    steps: Arc<Vec<Step>>,
+    /// Each request's base: the consenting valid content the tool acted on
+    /// (the first candidate when it acted on none).
+    bases: Vec<Map<String, Value>>,
+    /// Its calls: the valid accepts tried, then a decline.
+    runs: Vec<CaseRun>,
+}
+
+/// The probe: start, check the tool, call it with consenting valid accepts
+/// (the next base candidate while the tool does not act), keep the schemas,
+/// then send one decline; check that the acted rule reads on both replies.
+async fn probe(target: &Target, log: &mut dyn FnMut(CaseRecord)) -> Result<Probed, CheckError> {
+    let session = open(target, &form_capabilities(), true).await?;
     let did_not_start = |error: String, finished: crate::harness::Finished| {
         let stray: Vec<String> = finished
             .recording
@@ -705,8 +811,12 @@ async fn probe(
             tools,
         });
     }
-    let (run, schemas) = call_and_finish(target, session, &form_capabilities(), None, &[]).await;
-    log(record("probe".to_owned(), &run, &[]));
+    let (run, schemas) = call_and_finish(target, session, &form_capabilities(), None, &[]).await?;
+    log(record(
+        "probe: a consenting valid accept".to_owned(),
+        &run,
+        &[],
+    ));
     if let (true, Some(failure)) = (schemas.is_empty(), &run.call_failure) {
         return Err(CheckError::NoReply {
             tool: target.tool.clone(),
@@ -720,6 +830,7 @@ async fn probe(
             reply: run.reply.to_string(),
         });
     }
+    acted_readable(target, &run)?;
     let steps = schemas
         .into_iter()
         .map(|schema| {
@@ -731,17 +842,143 @@ async fn probe(
             })
         })
         .collect::<Result<Vec<Step>, CheckError>>()?;
-    Ok((steps, run))
+    let candidates: Vec<Vec<Map<String, Value>>> = steps
+        .iter()
+        .map(|step| coverage::base_candidates(&step.form))
+        .collect();
+    let candidate = |index: usize| -> Vec<Map<String, Value>> {
+        candidates
+            .iter()
+            .map(|each| each[index.min(each.len() - 1)].clone())
+            .collect()
+    };
+    let mut bases = candidate(0);
+    let mut acted = run.reading.acted;
+    let mut runs = vec![run];
+    let steps = Arc::new(steps);
+    let most = candidates.iter().map(Vec::len).max().unwrap_or(1);
+    for index in 1..most {
+        if acted {
+            break;
+        }
+        let tried = candidate(index);
+        let plan: Vec<GeneratedAnswer> = tried
+            .iter()
+            .map(|content| GeneratedAnswer {
+                answer: accept(content),
+                built_as: coverage::VALID.to_owned(),
+            })
+            .collect();
+        let run = run_case(target, &steps, &plan, &form_capabilities()).await?;
+        log(record(
+            format!("probe: consenting valid accept {}", index + 1),
+            &run,
+            &[],
+        ));
+        acted_readable(target, &run)?;
+        if run.reading.acted {
+            acted = true;
+            bases = tried;
+        }
+        runs.push(run);
+    }
+    let decline = [GeneratedAnswer {
+        answer: json!({"action": "decline"}),
+        built_as: "decline".to_owned(),
+    }];
+    let run = run_case(target, &steps, &decline, &form_capabilities()).await?;
+    log(record("probe: a decline".to_owned(), &run, &[]));
+    acted_readable(target, &run)?;
+    runs.push(run);
+    Ok(Probed { steps, bases, runs })
 }
 
-/// Opens a session declaring `capabilities`.
-async fn open(target: &Target, capabilities: &Value) -> Result<Session, CheckError> {
-    Session::open(&target.command, capabilities, target.limits, None)
+/// [`CheckError::ActedUnreadable`] when the acted rule found no value in a
+/// probe's reply that is not an error.
+fn acted_readable(target: &Target, run: &CaseRun) -> Result<(), CheckError> {
+    let Some(why) = &run.reading.unreadable else {
+        return Ok(());
+    };
+    let answer = run.sent.first().map_or_else(
+        || "the call".to_owned(),
+        |sent| format!("the answer {}", sent.answer),
+    );
+    Err(CheckError::ActedUnreadable {
+        rule: target.acted.to_string(),
+        answer,
+        why: why.clone(),
+        reply: run.reply.to_string(),
+    })
+}
+
+/// Opens a session declaring `capabilities`, running `--setup` first when
+/// `setup` (a session that will hold several cases runs it per call instead).
+async fn open(target: &Target, capabilities: &Value, setup: bool) -> Result<Session, CheckError> {
+    if setup {
+        run_setup(target).await?;
+    }
+    Session::open_in(
+        &target.command,
+        &target.environment,
+        capabilities,
+        target.limits,
+        None,
+    )
+    .await
+    .map_err(|error| match error {
+        crate::error::Error::Spawn { command, source } => CheckError::Spawn { command, source },
+        other => CheckError::Usage(other.to_string()),
+    })
+}
+
+/// Runs `--setup`, when given: [`CheckError::Hook`] unless it exits 0.
+async fn run_setup(target: &Target) -> Result<(), CheckError> {
+    let Some(command) = &target.setup else {
+        return Ok(());
+    };
+    let run = hooks::run(command, &target.environment, target.limits.call)
         .await
-        .map_err(|error| match error {
-            crate::error::Error::Spawn { command, source } => CheckError::Spawn { command, source },
-            other => CheckError::Usage(other.to_string()),
+        .map_err(|error| CheckError::Hook {
+            option: "--setup",
+            command: command.clone(),
+            how: format!("cannot start: {error}"),
+            stderr: String::new(),
+        })?;
+    if run.succeeded() {
+        Ok(())
+    } else {
+        Err(CheckError::Hook {
+            option: "--setup",
+            command: command.clone(),
+            how: format!("ended with {}", run.ending(target.limits.call)),
+            stderr: run.stderr,
         })
+    }
+}
+
+/// With `--acted-cmd`, the reading from running it now (exit 0: acted);
+/// otherwise `reading` as read from the reply.
+async fn acted_after(target: &Target, reading: Reading) -> Result<Reading, CheckError> {
+    let ActedRule::Command(command) = &target.acted else {
+        return Ok(reading);
+    };
+    let run = hooks::run(command, &target.environment, target.limits.call)
+        .await
+        .map_err(|error| CheckError::Hook {
+            option: "--acted-cmd",
+            command: command.clone(),
+            how: format!("cannot start: {error}"),
+            stderr: String::new(),
+        })?;
+    if run.timed_out {
+        return Err(CheckError::Hook {
+            option: "--acted-cmd",
+            command: command.clone(),
+            how: format!("ended with {}", run.ending(target.limits.call)),
+            stderr: run.stderr,
+        });
+    }
+    Ok(Reading::plain(run.succeeded()))
 }
 
 /// One case in a fresh server process declaring `capabilities`.
@@ -751,10 +988,10 @@ async fn run_case(
     plan: &[GeneratedAnswer],
     capabilities: &Value,
 ) -> Result<CaseRun, CheckError> {
-    let session = open(target, capabilities).await?;
+    let session = open(target, capabilities, true).await?;
     Ok(
         call_and_finish(target, session, capabilities, Some(Arc::clone(steps)), plan)
-            .await
+            .await?
             .0,
     )
 }
@@ -811,8 +1048,8 @@ fn responder(
                 let (answer, built_as) = match (plan.get(index), step) {
                     (Some(planned), Some(_)) => (planned.answer.clone(), planned.built_as.clone()),
                     _ => (
-                        fixed_valid_accept(&form),
-                        "a fixed valid accept (request not planned)".to_owned(),
+                        accept(&coverage::base_candidates(&form)[0]),
+                        "a consenting valid accept (request not planned)".to_owned(),
                     ),
                 };
                 let class = match step {
@@ -849,15 +1086,18 @@ fn reply_of(call: &ToolCall) -> Value {
 }
 
 /// Calls the tool with a [`responder`] answering from `plan`, finishes the
-/// session and reads everything; returns the run and the form schemas the
-/// server sent.
+/// session and reads everything (`--acted-cmd` after the server exited);
+/// returns the run and the form schemas the server sent.
+///
+/// # Errors
+/// [`CheckError::Hook`] when `--acted-cmd` cannot run.
 async fn call_and_finish(
     target: &Target,
     mut session: Session,
     capabilities: &Value,
     steps: Option<Arc<Vec<Step>>>,
     plan: &[GeneratedAnswer],
-) -> (CaseRun, Vec<Value>) {
+) -> Result<(CaseRun, Vec<Value>), CheckError> {
     let (responder, (sent, schemas)) = responder(capabilities, steps, plan);
     session.set_responder(Some(responder));
     let call = session
@@ -865,9 +1105,10 @@ async fn call_and_finish(
         .await;
     let finished = session.finish().await;
     let reading = property::read_acted(&target.acted, call.result.as_ref(), call.error.as_ref());
+    let reading = acted_after(target, reading).await?;
     let sent = lock(&sent).clone();
     let schemas = lock(&schemas).clone();
-    (
+    Ok((
         CaseRun {
             sent,
             reading,
@@ -880,45 +1121,55 @@ async fn call_and_finish(
             stderr: finished.exit.stderr,
         },
         schemas,
-    )
+    ))
 }
 
-/// A server process running generated cases one after another (`--session`).
+/// A server process running cases one after another (session mode).
 struct OpenSession {
     session: Session,
     /// What its handshake recorded: shown in each of its cases' wire.
     handshake: Recording,
-    /// Indexes (into the plans) of the cases it ran that broke no property.
-    passed: Vec<usize>,
+    /// Indexes (into the plans) of the cases whose session run is kept: re-run
+    /// fresh when the session does not end cleanly.
+    kept: Vec<usize>,
     /// Whether a case saw a frame the server sent before that case's
     /// `tools/call` (a late frame of an earlier case): its cases are re-run.
     late_frame: bool,
 }
 
-/// The runs of `plans`, in order, in session mode (issue 11, as `run --session`):
-/// the cases run one `tools/call` after another in one server process declaring
-/// form elicitation. A case that breaks a property or gets no reply there is
-/// re-run in a fresh process and that run is kept, and the session ends (the
-/// next case starts a new one). When a session ends, its cases that passed are
-/// re-run in fresh processes too unless it ended cleanly: exit code 0 after its
-/// stdin closed, not killed, no stray stdout line and no server frame after its
-/// last case, and no server frame ahead of any case's `tools/call`. A case run in
-/// a session shows the session's handshake and its own call; its exit reads as
-/// clean, and the session's stderr is on its last case.
+/// The runs of `plans`, in order, in session mode (as `run --session`): the
+/// cases run one `tools/call` after another in one server process declaring
+/// form elicitation (`--setup` before each call, `--acted-cmd` after it).
+///
+/// A case that gets no reply, or breaks a property not in `confirmed` (the
+/// properties a fresh run has already shown broken), is re-run in a fresh
+/// process and that run is kept; the session ends and the next case starts a
+/// new one, and the fresh run's broken properties join `confirmed`. A case
+/// that breaks only confirmed properties keeps its session run and the
+/// session goes on: a server that fails on every invalid answer costs a fresh
+/// process per broken property, not per case. When a session ends, the cases
+/// it kept are re-run in fresh processes too unless it ended cleanly: exit
+/// code 0 after its stdin closed, not killed, no stray stdout line and no
+/// server frame after its last case, and no server frame ahead of any case's
+/// `tools/call`. A case run in a session shows the session's handshake and
+/// its own call; its exit reads as clean, and the session's stderr is on its
+/// last case.
 ///
 /// # Errors
-/// [`CheckError::Spawn`] when a server process cannot start.
+/// [`CheckError::Spawn`] when a server process cannot start;
+/// [`CheckError::Hook`] when `--setup` or `--acted-cmd` fails.
 async fn session_runs(
     target: &Target,
     steps: &Arc<Vec<Step>>,
     plans: &[Vec<GeneratedAnswer>],
+    confirmed: &mut Vec<Property>,
 ) -> Result<Vec<CaseRun>, CheckError> {
     let capabilities = form_capabilities();
     let mut runs: Vec<Option<CaseRun>> = vec![None; plans.len()];
     let mut open: Option<OpenSession> = None;
     for (index, plan) in plans.iter().enumerate() {
         if open.is_none() {
-            let session = self::open(target, &capabilities).await?;
+            let session = self::open(target, &capabilities, false).await?;
             if session.startup_error().is_some() {
                 session.finish().await;
                 runs[index] = Some(run_case(target, steps, plan, &capabilities).await?);
@@ -928,23 +1179,33 @@ async fn session_runs(
             open = Some(OpenSession {
                 session,
                 handshake,
-                passed: Vec::new(),
+                kept: Vec::new(),
                 late_frame: false,
             });
         }
         let Some(current) = open.as_mut() else {
             continue;
         };
-        let (run, late) = call_in_session(target, current, steps, plan).await;
+        let (run, late) = call_in_session(target, current, steps, plan).await?;
         current.late_frame |= late;
-        if !late && run.call_failure.is_none() && run.violations(target).is_empty() {
-            current.passed.push(index);
+        let news = run
+            .violations(target)
+            .into_iter()
+            .any(|(property, _)| !confirmed.contains(&property));
+        if !late && run.call_failure.is_none() && !news {
+            current.kept.push(index);
             runs[index] = Some(run);
         } else {
             if let Some(ended) = open.take() {
                 close(target, steps, plans, ended, &mut runs).await?;
             }
-            runs[index] = Some(run_case(target, steps, plan, &capabilities).await?);
+            let fresh = run_case(target, steps, plan, &capabilities).await?;
+            for (property, _) in fresh.violations(target) {
+                if !confirmed.contains(&property) {
+                    confirmed.push(property);
+                }
+            }
+            runs[index] = Some(fresh);
         }
     }
     if let Some(ended) = open.take() {
@@ -953,14 +1214,18 @@ async fn session_runs(
     Ok(runs.into_iter().flatten().collect())
 }
 
-/// One generated case as the next `tools/call` of `open`'s session, and whether
-/// the server sent a frame before this case's `tools/call` request.
+/// One case as the next `tools/call` of `open`'s session, and whether the
+/// server sent a frame before this case's `tools/call` request.
+///
+/// # Errors
+/// [`CheckError::Hook`] when `--setup` or `--acted-cmd` fails.
 async fn call_in_session(
     target: &Target,
     open: &mut OpenSession,
     steps: &Arc<Vec<Step>>,
     plan: &[GeneratedAnswer],
-) -> (CaseRun, bool) {
+) -> Result<(CaseRun, bool), CheckError> {
+    run_setup(target).await?;
     let capabilities = form_capabilities();
     let before = open.session.mark();
     let (responder, (sent, _)) = responder(&capabilities, Some(Arc::clone(steps)), plan);
@@ -980,6 +1245,7 @@ async fn call_in_session(
     let mut stray = open.handshake.stray_stdout.clone();
     stray.extend(during.stray_stdout);
     let reading = property::read_acted(&target.acted, call.result.as_ref(), call.error.as_ref());
+    let reading = acted_after(target, reading).await?;
     let sent = lock(&sent).clone();
     let run = CaseRun {
         sent,
@@ -992,11 +1258,11 @@ async fn call_in_session(
         capabilities,
         stderr: String::new(),
     };
-    (run, late)
+    Ok((run, late))
 }
 
 /// Ends `open`'s session: when it ended cleanly its last case gets the
-/// session's stderr, otherwise every case it passed is re-run in a fresh process.
+/// session's stderr, otherwise every case it kept is re-run in a fresh process.
 async fn close(
     target: &Target,
     steps: &Arc<Vec<Step>>,
@@ -1013,12 +1279,12 @@ async fn close(
         .skip(seen.wire)
         .any(|frame| frame.from == Side::Server);
     if finished.ended_cleanly(seen.stray_stdout) && !frame_after_last_case && !open.late_frame {
-        if let Some(last) = open.passed.last().and_then(|&index| runs[index].as_mut()) {
+        if let Some(last) = open.kept.last().and_then(|&index| runs[index].as_mut()) {
             last.stderr = finished.exit.stderr;
         }
         return Ok(());
     }
-    for index in open.passed {
+    for index in open.kept {
         runs[index] = Some(run_case(target, steps, &plans[index], &form_capabilities()).await?);
     }
     Ok(())
@@ -1128,6 +1394,8 @@ fn failure_of(
         wire: run.wire.clone(),
         stray_stdout: run.stray.clone(),
         reproduce: join_command(&replay, &target.command),
+        reply: run.reply.clone(),
+        stderr: last_lines(&run.stderr, 10),
         reproduce_seed: case_index.map(|index| {
             let mut again = base_command(target);
             again.extend([
@@ -1141,10 +1409,11 @@ fn failure_of(
     }
 }
 
-/// `elicit-check check --tool T [--arguments JSON] ACTED [--strict]`.
+/// `elicit-check check --tool T [--arguments JSON] ACTED [--strict] [--setup
+/// CMD] [--env K=V]... [--cwd DIR]`, the program named as the user invoked it.
 fn base_command(target: &Target) -> Vec<String> {
     let mut command = vec![
-        "elicit-check".to_owned(),
+        target.invoked_as.clone(),
         "check".to_owned(),
         "--tool".to_owned(),
         target.tool.clone(),
@@ -1153,15 +1422,18 @@ fn base_command(target: &Target) -> Vec<String> {
         command.push("--arguments".to_owned());
         command.push(Value::Object(arguments.clone()).to_string());
     }
-    match &target.acted {
-        ActedRule::Pointer(pointer) => command.extend(["--acted".to_owned(), pointer.clone()]),
-        ActedRule::Text(regex) => {
-            command.extend(["--acted-text".to_owned(), regex.as_str().to_owned()]);
-        }
-        ActedRule::NotError => command.push("--acted-not-error".to_owned()),
-    }
+    command.extend(target.acted.words());
     if target.strict {
         command.push("--strict".to_owned());
+    }
+    if let Some(setup) = &target.setup {
+        command.extend(["--setup".to_owned(), setup.clone()]);
+    }
+    for (key, value) in &target.environment.vars {
+        command.extend(["--env".to_owned(), format!("{key}={value}")]);
+    }
+    if let Some(cwd) = &target.environment.cwd {
+        command.extend(["--cwd".to_owned(), cwd.display().to_string()]);
     }
     command
 }
@@ -1194,15 +1466,43 @@ fn record(case: String, run: &CaseRun, violations: &[(Property, String)]) -> Cas
     }
 }
 
+/// What [`assemble`] needs beside the tally and the failures.
+struct Assembly<'a> {
+    seed: u64,
+    steps: &'a [Step],
+    bases: &'a [Map<String, Value>],
+    coverage_cases: usize,
+    probe_calls: usize,
+    /// `--answer` or `--case-index`: property 3 is judged only on what they show.
+    replaying: bool,
+}
+
 /// The report from the tally and the failures.
 fn assemble(
     target: &Target,
-    seed: u64,
-    steps: &[Step],
+    run: Assembly<'_>,
     tally: Tally,
     mut failures: Vec<(Property, Failure)>,
 ) -> CheckReport {
-    let generated = tally.sessions - tally.capability_sessions - 1;
+    let forms: Vec<Form> = run.steps.iter().map(|step| step.form.clone()).collect();
+    let consent_fields: Vec<ConsentField> = consent::consent_fields(&forms, &tally.valid);
+    let mut unexplained: Vec<&tally::Refused> = Vec::new();
+    let refusals = tally
+        .valid
+        .iter()
+        .filter(|call| !call.acted)
+        .zip(&tally.refused);
+    for (call, refused) in refusals {
+        let listed = unexplained
+            .iter()
+            .any(|known| known.answer == refused.answer);
+        if consent::withheld(&consent_fields, call).is_none() && !listed {
+            unexplained.push(refused);
+        }
+    }
+    let random_cases = tally
+        .sessions
+        .saturating_sub(tally.capability_sessions + run.probe_calls + run.coverage_cases);
     let properties: Vec<PropertyReport> = Property::ALL
         .iter()
         .map(|&property| {
@@ -1220,44 +1520,33 @@ fn assemble(
                     tally.with_invalid
                 }
                 Property::ActsOnValid => {
-                    for refused in tally.refused_valid.iter().take(MAX_REFUSED_LISTED) {
-                        warnings.push(format!("did not act on the valid accept {refused}"));
+                    let valid_acted = tally.valid_acted();
+                    // When it acted on none, the failure says so: no warning per refusal.
+                    if !run.replaying && valid_acted > 0 {
+                        for refused in unexplained.iter().take(MAX_REFUSED_LISTED) {
+                            warnings.push(format!(
+                                "did not act on the valid accept {} (it answered {})",
+                                refused.answer, refused.reply
+                            ));
+                        }
+                        if unexplained.len() > MAX_REFUSED_LISTED {
+                            warnings.push(format!(
+                                "and {} it did not act on",
+                                counted(
+                                    unexplained.len() - MAX_REFUSED_LISTED,
+                                    "more valid accept"
+                                )
+                            ));
+                        }
                     }
-                    if tally.refused_valid.len() > MAX_REFUSED_LISTED {
-                        warnings.push(format!(
-                            "and {} it did not act on",
-                            counted(
-                                tally.refused_valid.len() - MAX_REFUSED_LISTED,
-                                "more valid accept"
-                            )
-                        ));
+                    if !tally.valid.is_empty() && valid_acted == 0 && failure.is_none() {
+                        if run.replaying {
+                            // One refusal shows nothing about whether it ever acts.
+                            return untested(property, warnings);
+                        }
+                        failure = Some(never_acted(target, &tally, run.bases));
                     }
-                    if tally.all_valid > 0 && tally.valid_acted == 0 && failure.is_none() {
-                        failure = Some(Failure {
-                            reason: format!(
-                                "acted on none of the {} whose every answer was a valid accept",
-                                counted(tally.all_valid, "call")
-                            ),
-                            case_index: None,
-                            answers: tally.refused_valid.iter().take(1).cloned().collect(),
-                            built_as: vec!["accept: valid content".to_owned()],
-                            shrink_runs: 0,
-                            shrink_stopped_early: false,
-                            wire: Vec::new(),
-                            stray_stdout: Vec::new(),
-                            reproduce: tally
-                                .refused_valid
-                                .first()
-                                .map(|answer| {
-                                    let mut replay = base_command(target);
-                                    replay.extend(["--answer".to_owned(), answer.to_string()]);
-                                    join_command(&replay, &target.command)
-                                })
-                                .unwrap_or_default(),
-                            reproduce_seed: None,
-                        });
-                    }
-                    tally.all_valid
+                    tally.valid.len()
                 }
                 Property::CapabilityRespected => tally.capability_sessions,
                 Property::CleanWire => tally.sessions,
@@ -1280,14 +1569,26 @@ fn assemble(
                 verdict,
                 warnings,
                 failure,
+                findings: tally.findings(property),
             }
         })
         .collect();
     let passed = properties.iter().all(|p| p.verdict != Verdict::Fails);
     let mut schema_warnings = Vec::new();
-    for (index, step) in steps.iter().enumerate() {
+    let mut coverage_fields = Vec::new();
+    for (index, step) in run.steps.iter().enumerate() {
         for warning in &step.form.outside_subset {
             schema_warnings.push(format!("request {}: {warning}", index + 1));
+        }
+        if run.coverage_cases > 0 {
+            let answers = coverage::coverage_answers(&step.form, &run.bases[index]);
+            for (field, count) in coverage::field_counts(&step.form, &answers) {
+                coverage_fields.push(if run.steps.len() > 1 {
+                    format!("request {}: {field}: {count}", index + 1)
+                } else {
+                    format!("{field}: {count}")
+                });
+            }
         }
     }
     CheckReport {
@@ -1295,14 +1596,61 @@ fn assemble(
         server_command: target.command.clone(),
         tool: target.tool.clone(),
         acted: target.acted.to_string(),
-        seed,
-        cases: generated,
+        seed: run.seed,
+        cases: random_cases,
+        coverage_cases: run.coverage_cases,
+        coverage_fields,
+        consent_fields: consent_fields.iter().map(ToString::to_string).collect(),
+        mode: if target.session {
+            "session"
+        } else {
+            "fresh-process"
+        },
         strict: target.strict,
         passed,
-        requested_schemas: steps.iter().map(|step| step.schema.clone()).collect(),
+        requested_schemas: run.steps.iter().map(|step| step.schema.clone()).collect(),
         schema_warnings,
         reclassified: tally.reclassified,
         properties,
+    }
+}
+
+/// A property's line when nothing it applies to was run.
+fn untested(property: Property, warnings: Vec<String>) -> PropertyReport {
+    PropertyReport {
+        property: property.number(),
+        statement: property.statement(),
+        cases: 0,
+        verdict: Verdict::Untested,
+        warnings,
+        failure: None,
+        findings: Vec::new(),
+    }
+}
+
+/// Property 3's failure: the tool acted on none of its valid calls; shown on
+/// the first one it refused, with what it answered.
+fn never_acted(target: &Target, tally: &Tally, bases: &[Map<String, Value>]) -> Failure {
+    let first = tally.refused.first();
+    let answer = first.map_or_else(|| accept(&bases[0]), |refused| refused.answer.clone());
+    let mut replay = base_command(target);
+    replay.extend(["--answer".to_owned(), answer.to_string()]);
+    Failure {
+        reason: format!(
+            "acted on none of the {} whose every answer was a valid accept (consenting ones included)",
+            counted(tally.valid.len(), "call")
+        ),
+        case_index: None,
+        answers: vec![answer],
+        built_as: vec![coverage::VALID.to_owned()],
+        shrink_runs: 0,
+        shrink_stopped_early: false,
+        wire: Vec::new(),
+        stray_stdout: Vec::new(),
+        reproduce: join_command(&replay, &target.command),
+        reproduce_seed: None,
+        reply: first.map_or(Value::Null, |refused| refused.reply.clone()),
+        stderr: first.map_or_else(String::new, |refused| last_lines(&refused.stderr, 10)),
     }
 }
 

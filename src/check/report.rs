@@ -1,5 +1,5 @@
-//! The outputs of `elicit-check check` (issue 7, section 4): a human table, one
-//! JSON document (`--json`), JUnit XML with one testcase per property (`--junit`).
+//! The outputs of `elicit-check check`: a human table, one JSON document
+//! (`--json`), JUnit XML with one testcase per property (`--junit`).
 
 use std::fmt::Write as _;
 
@@ -9,20 +9,35 @@ use crate::check::{CheckReport, Failure, Verdict};
 use crate::error::counted;
 use crate::transcript;
 
-/// The human report: a header, one line per property (number, statement, cases,
-/// verdict), each failure's reason, minimal answer, shrink note, reproduction
-/// command and wire frames under its line, warnings, and a last line.
+/// The human report: a header (the cases run, what the coverage phase built
+/// on each field, the consent fields), one line per property (number,
+/// statement, cases, verdict), under a failed one its findings (each answer
+/// class acted on, how often, its smallest answer), the failure's reason,
+/// minimal answer, shrink note, reproduction command, the tool's reply and
+/// stderr (property 3) and wire frames; warnings; and a last line.
 pub fn table(report: &CheckReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "elicit-check check: tool {:?} ({}), {}, seed {}{}",
+        "elicit-check check: tool {:?} ({}), {} + {} (seed {}), {}{}",
         report.tool,
         report.acted,
-        counted(report.cases, "case"),
+        counted(report.coverage_cases, "coverage case"),
+        counted(report.cases, "random case"),
         report.seed,
+        report.mode,
         if report.strict { ", strict" } else { "" }
     );
+    if !report.coverage_fields.is_empty() {
+        let _ = writeln!(
+            out,
+            "coverage answers per field: {}",
+            report.coverage_fields.join(", ")
+        );
+    }
+    for consent in &report.consent_fields {
+        let _ = writeln!(out, "{consent}");
+    }
     for warning in &report.schema_warnings {
         let _ = writeln!(out, "warning: {warning}");
     }
@@ -36,8 +51,24 @@ pub fn table(report: &CheckReport) -> String {
             property.cases,
             property.verdict.word()
         );
+        for finding in &property.findings {
+            let _ = writeln!(
+                out,
+                "     acted on {}: {} of {}, e.g. {}",
+                finding.answer_class, finding.acted, finding.of, finding.smallest
+            );
+        }
         if let Some(failure) = &property.failure {
             write_failure(&mut out, failure);
+            if property.property == 3 {
+                let _ = writeln!(out, "     the tool answered: {}", failure.reply);
+                if !failure.stderr.trim().is_empty() {
+                    let _ = writeln!(out, "     its stderr (last lines):");
+                    for line in failure.stderr.lines() {
+                        let _ = writeln!(out, "       {line}");
+                    }
+                }
+            }
         }
         for warning in &property.warnings {
             let _ = writeln!(out, "     warning: {warning}");

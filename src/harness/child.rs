@@ -75,6 +75,16 @@ pub struct ServerProcess {
     pub pid: Option<u32>,
 }
 
+/// Where a server (or a `check` hook command) starts and what it has in its
+/// environment beyond elicit-check's own: `check --env KEY=VALUE` and `--cwd DIR`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Environment {
+    /// Variables set (or replaced) in the child's environment, in order.
+    pub vars: Vec<(String, String)>,
+    /// Its working directory (none: elicit-check's own).
+    pub cwd: Option<std::path::PathBuf>,
+}
+
 /// Spawns `command` (program, then arguments) with piped stdin, stdout and stderr,
 /// as the leader of a new process group. The whole group is killed when the handle
 /// is dropped, so nothing outlives a run or a test.
@@ -82,6 +92,18 @@ pub struct ServerProcess {
 /// # Errors
 /// [`Error::Spawn`] when the command is empty or cannot start.
 pub fn spawn(command: &[String]) -> Result<(ServerProcess, ChildStdin, ChildStdout), Error> {
+    spawn_in(command, &Environment::default())
+}
+
+/// [`spawn`] with `environment`'s variables and working directory.
+///
+/// # Errors
+/// [`Error::Spawn`] when the command is empty or cannot start (a missing
+/// working directory included).
+pub fn spawn_in(
+    command: &[String],
+    environment: &Environment,
+) -> Result<(ServerProcess, ChildStdin, ChildStdout), Error> {
     let spawn_error = |source| Error::Spawn {
         command: command.to_vec(),
         source,
@@ -92,7 +114,12 @@ pub fn spawn(command: &[String]) -> Result<(ServerProcess, ChildStdin, ChildStdo
             "empty server command",
         ))
     })?;
-    let mut child = Command::new(program)
+    let mut child = Command::new(program);
+    child.envs(environment.vars.iter().map(|(key, value)| (key, value)));
+    if let Some(cwd) = &environment.cwd {
+        child.current_dir(cwd);
+    }
+    let mut child = child
         .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

@@ -152,8 +152,30 @@ impl Session {
         limits: Limits,
         tap: Option<ServerTap>,
     ) -> Result<Session, Error> {
+        Session::open_in(
+            command,
+            &child::Environment::default(),
+            capabilities,
+            limits,
+            tap,
+        )
+        .await
+    }
+
+    /// [`Session::open`] with the server started in `environment` (`check --env`,
+    /// `--cwd`).
+    ///
+    /// # Errors
+    /// As [`Session::open`].
+    pub async fn open_in(
+        command: &[String],
+        environment: &child::Environment,
+        capabilities: &Value,
+        limits: Limits,
+        tap: Option<ServerTap>,
+    ) -> Result<Session, Error> {
         let (mut session, client_io, handler) =
-            Session::spawn_unconnected(command, capabilities, limits, tap, None, "")?;
+            Session::spawn_unconnected(command, environment, capabilities, limits, tap, None, "")?;
         match tokio::time::timeout(limits.startup, handler.serve(client_io)).await {
             Ok(Ok(client)) => session.client = Some(client),
             Ok(Err(error)) => session.startup_error = Some(format!("initialize failed: {error}")),
@@ -175,8 +197,10 @@ impl Session {
     ///
     /// # Errors
     /// [`Error::Spawn`] when the process cannot start.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn spawn_unconnected(
         command: &[String],
+        environment: &child::Environment,
         capabilities: &Value,
         limits: Limits,
         tap: Option<ServerTap>,
@@ -184,7 +208,7 @@ impl Session {
         label: &str,
     ) -> Result<(Session, tokio::io::DuplexStream, client::CaseClient), Error> {
         let started = Instant::now();
-        let (process, stdin, stdout) = child::spawn(command)?;
+        let (process, stdin, stdout) = child::spawn_in(command, environment)?;
         let state = ProxyState::new(capabilities.clone(), started);
         if let Some(hook) = hook {
             state.set_client_hook(hook);

@@ -209,6 +209,7 @@ async fn start(command: &[String], case: &Case, limits: Limits) -> Result<Sessio
     let hook = client_hook(case.capabilities.clone(), case.wire_answer());
     let (mut session, client_io, handler) = Session::spawn_unconnected(
         command,
+        &super::child::Environment::default(),
         &case.capabilities,
         limits,
         None,

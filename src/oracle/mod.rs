@@ -5,11 +5,13 @@
 //! - [`era`]: the same contract on protocol 2026-07-28 (issue 9's table, the MRTR wire).
 //! - [`hostile`]: what a server must do with hostile client frames (issue 10, section 2).
 //! - [`property`]: the six properties of `elicit-check check` on anyone's tool (issue 7).
+//! - [`consent`]: which field of a form the tool acts on at one value only (property 3).
 //!
 //! The third oracle, "by construction", lives with the strategies
 //! (`crate::strategy::Reason::expected`): each generated case knows why it must
 //! or must not compute.
 
+pub mod consent;
 pub mod contract;
 pub mod era;
 pub mod hostile;

@@ -150,24 +150,100 @@ fn lenient_traits(form: &Form, content: &Value) -> Vec<String> {
     traits
 }
 
-/// How to read, from the tool's result, whether the server acted (issue 7, section 1).
+/// How to read whether the server acted (`check --acted`, `--acted-text`,
+/// `--acted-not-error`, `--acted-cmd`).
 #[derive(Debug, Clone)]
 pub enum ActedRule {
-    /// A JSON pointer into `structuredContent`, or (when absent) into the JSON of
-    /// the first text content; the value must be a JSON boolean.
+    /// `--acted POINTER`: a JSON pointer into `structuredContent`, or (when
+    /// absent) into the JSON of the first text content; the value must be a
+    /// JSON boolean (property 6), and `true` means acted.
     Pointer(String),
-    /// Acted when the text content matches.
-    Text(Regex),
-    /// Acted when the result is neither `isError` nor a JSON-RPC error.
+    /// `--acted POINTER=JSON`: acted when the value at the pointer equals this
+    /// JSON value (`/dry_run=false`, `/status="booked"`); compared by JSON
+    /// value, so `1` is not `true` and `1` is not `1.0`.
+    Equals(String, Value),
+    /// `--acted-text REGEX`: acted when the text of the result matches, an
+    /// `isError` result included (a tool may act and then fail); with
+    /// `not_error` (`--acted-not-error` beside it) an `isError` result never
+    /// counts as acted.
+    Text {
+        /// The pattern over every text content joined by newlines.
+        regex: Regex,
+        /// Whether an `isError` result never counts as acted.
+        not_error: bool,
+    },
+    /// `--acted-not-error`: acted when the result is neither `isError` nor a
+    /// JSON-RPC error.
     NotError,
+    /// `--acted-cmd CMD`: a shell command run after each case; exit status 0
+    /// means acted (a side effect such as a file deleted). Read by the `check`
+    /// job, not from the result.
+    Command(String),
 }
 
 impl fmt::Display for ActedRule {
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ActedRule::Pointer(pointer) => write!(formatter, "--acted {pointer}"),
-            ActedRule::Text(regex) => write!(formatter, "--acted-text {}", regex.as_str()),
+            ActedRule::Equals(pointer, value) => write!(formatter, "--acted {pointer}={value}"),
+            ActedRule::Text { regex, not_error } => {
+                write!(formatter, "--acted-text {}", regex.as_str())?;
+                if *not_error {
+                    formatter.write_str(" --acted-not-error")?;
+                }
+                Ok(())
+            }
             ActedRule::NotError => formatter.write_str("--acted-not-error"),
+            ActedRule::Command(command) => write!(formatter, "--acted-cmd {command}"),
+        }
+    }
+}
+
+impl ActedRule {
+    /// The option words that give this rule on a command line, e.g.
+    /// `["--acted", "/dry_run=false"]`.
+    pub fn words(&self) -> Vec<String> {
+        match self {
+            ActedRule::Pointer(pointer) => vec!["--acted".into(), pointer.clone()],
+            ActedRule::Equals(pointer, value) => {
+                vec!["--acted".into(), format!("{pointer}={value}")]
+            }
+            ActedRule::Text { regex, not_error } => {
+                let mut words = vec!["--acted-text".into(), regex.as_str().to_owned()];
+                if *not_error {
+                    words.push("--acted-not-error".into());
+                }
+                words
+            }
+            ActedRule::NotError => vec!["--acted-not-error".into()],
+            ActedRule::Command(command) => vec!["--acted-cmd".into(), command.clone()],
+        }
+    }
+
+    /// Parses the value of `--acted`: `POINTER` (a JSON `true` means acted) or
+    /// `POINTER=JSON` (split at the first `=`).
+    ///
+    /// # Errors
+    /// A message naming what is wrong: not a JSON pointer, or not JSON after `=`.
+    pub fn parse_pointer(text: &str) -> Result<ActedRule, String> {
+        let (pointer, value) = match text.split_once('=') {
+            Some((pointer, value)) => (pointer, Some(value)),
+            None => (text, None),
+        };
+        if !pointer.is_empty() && !pointer.starts_with('/') {
+            return Err(format!(
+                "--acted {text:?} is not a JSON pointer (it starts with `/`, e.g. /computed or /dry_run=false)"
+            ));
+        }
+        match value {
+            None => Ok(ActedRule::Pointer(pointer.to_owned())),
+            Some(value) => serde_json::from_str(value)
+                .map(|value| ActedRule::Equals(pointer.to_owned(), value))
+                .map_err(|error| {
+                    format!(
+                        "--acted {text:?}: {value:?} after `=` is not JSON ({error}); a string is quoted: {pointer}=\"booked\""
+                    )
+                }),
         }
     }
 }
@@ -180,56 +256,81 @@ pub struct Reading {
     /// Why the acted value is not a boolean (property 6), e.g.
     /// `the value at /computed is 1 (a number), not a boolean`.
     pub drift: Option<String>,
+    /// Why the acted rule could not be read from a result that is not an error
+    /// (no value at the pointer): a wrong `--acted` when the probe sees it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
+}
+
+impl Reading {
+    /// A reading with no drift.
+    pub fn plain(acted: bool) -> Reading {
+        Reading {
+            acted,
+            drift: None,
+            unreadable: None,
+        }
+    }
 }
 
 /// Reads `rule` from a `tools/call` reply: `result` (a `CallToolResult`) or
-/// `error` (a JSON-RPC error object). A JSON-RPC error or an `isError` result
-/// never counts as acted, and its missing acted value is not drift.
+/// `error` (a JSON-RPC error object). A JSON-RPC error never counts as acted;
+/// an `isError` result counts only under `--acted-text` without
+/// `--acted-not-error`, and a missing acted value there is not drift.
+/// [`ActedRule::Command`] is not read here (always not acted).
 pub fn read_acted(rule: &ActedRule, result: Option<&Value>, error: Option<&Value>) -> Reading {
-    let not_acted = Reading {
-        acted: false,
-        drift: None,
-    };
     let Some(result) = result.filter(|_| error.is_none()) else {
-        return not_acted;
+        return Reading::plain(false);
     };
     let is_error = result.get("isError") == Some(&Value::Bool(true));
+    let document = || {
+        result
+            .get("structuredContent")
+            .filter(|content| !content.is_null())
+            .cloned()
+            .or_else(|| first_text_json(result))
+    };
+    let missing =
+        |pointer: &str| format!("no value at {pointer} in structuredContent or the text content");
     match rule {
-        ActedRule::NotError => Reading {
-            acted: !is_error,
-            drift: None,
-        },
-        ActedRule::Text(regex) => Reading {
-            acted: !is_error && regex.is_match(&text_of(result)),
-            drift: None,
-        },
-        ActedRule::Pointer(pointer) => {
-            let document = result
-                .get("structuredContent")
-                .filter(|content| !content.is_null())
-                .cloned()
-                .or_else(|| first_text_json(result));
-            match document
+        ActedRule::NotError => Reading::plain(!is_error),
+        ActedRule::Command(_) => Reading::plain(false),
+        ActedRule::Text { regex, not_error } => {
+            Reading::plain(!(is_error && *not_error) && regex.is_match(&text_of(result)))
+        }
+        ActedRule::Equals(pointer, expected) => {
+            match document()
                 .as_ref()
                 .and_then(|document| document.pointer(pointer))
             {
-                Some(Value::Bool(acted)) => Reading {
-                    acted: *acted,
+                Some(value) => Reading::plain(value == expected),
+                None if is_error => Reading::plain(false),
+                None => Reading {
+                    acted: false,
                     drift: None,
+                    unreadable: Some(missing(pointer)),
                 },
+            }
+        }
+        ActedRule::Pointer(pointer) => {
+            match document()
+                .as_ref()
+                .and_then(|document| document.pointer(pointer))
+            {
+                Some(Value::Bool(acted)) => Reading::plain(*acted),
                 Some(other) => Reading {
                     acted: loosely_true(other),
                     drift: Some(format!(
                         "the value at {pointer} is {other} ({}), not a boolean",
                         json_kind(other)
                     )),
+                    unreadable: None,
                 },
-                None if is_error => not_acted,
+                None if is_error => Reading::plain(false),
                 None => Reading {
                     acted: false,
-                    drift: Some(format!(
-                        "no value at {pointer} in structuredContent or the text content"
-                    )),
+                    drift: Some(missing(pointer)),
+                    unreadable: Some(missing(pointer)),
                 },
             }
         }
@@ -533,83 +634,76 @@ mod tests {
     fn the_acted_pointer_must_hold_a_boolean() {
         let rule = ActedRule::Pointer("/booked".into());
         let read = |value: Value| read_acted(&rule, Some(&value), None);
-        assert_eq!(
-            read(result(json!({"booked": true}))),
-            Reading {
-                acted: true,
-                drift: None
-            }
-        );
+        assert_eq!(read(result(json!({"booked": true}))), Reading::plain(true));
         assert_eq!(
             read(result(json!({"booked": false}))),
-            Reading {
-                acted: false,
-                drift: None
-            }
+            Reading::plain(false)
         );
         assert_eq!(
             read(result(json!({"booked": 1}))),
             Reading {
                 acted: true,
-                drift: Some("the value at /booked is 1 (a number), not a boolean".into())
+                drift: Some("the value at /booked is 1 (a number), not a boolean".into()),
+                unreadable: None,
             }
         );
         assert_eq!(
             read(result(json!({"booked": 0}))),
             Reading {
                 acted: false,
-                drift: Some("the value at /booked is 0 (a number), not a boolean".into())
+                drift: Some("the value at /booked is 0 (a number), not a boolean".into()),
+                unreadable: None,
             }
         );
         assert_eq!(
             read(result(json!({"booked": "true"}))),
             Reading {
                 acted: true,
-                drift: Some(r#"the value at /booked is "true" (a string), not a boolean"#.into())
+                drift: Some(r#"the value at /booked is "true" (a string), not a boolean"#.into()),
+                unreadable: None,
             }
         );
         assert_eq!(
             read(result(json!({"other": true}))),
             Reading {
                 acted: false,
-                drift: Some("no value at /booked in structuredContent or the text content".into())
+                drift: Some("no value at /booked in structuredContent or the text content".into()),
+                unreadable: Some(
+                    "no value at /booked in structuredContent or the text content".into()
+                ),
             }
         );
         // Text content only (no structuredContent), as the Python SDK answers a dict.
         assert_eq!(
             read(json!({"content": [{"type": "text", "text": "{\"booked\": true}"}]})),
-            Reading {
-                acted: true,
-                drift: None
-            }
+            Reading::plain(true)
         );
         // An isError result or a JSON-RPC error never acts and is not drift.
         assert_eq!(
             read(json!({"content": [{"type": "text", "text": "bad"}], "isError": true})),
-            Reading {
-                acted: false,
-                drift: None
-            }
+            Reading::plain(false)
         );
         assert_eq!(
             read_acted(&rule, None, Some(&json!({"code": -32602, "message": "x"}))),
-            Reading {
-                acted: false,
-                drift: None
-            }
+            Reading::plain(false)
         );
     }
 
     #[test]
-    fn acted_text_and_acted_not_error_read_the_result() {
-        let text = ActedRule::Text(Regex::new("provided").expect("regex"));
+    fn acted_text_reads_error_results_unless_acted_not_error_is_beside_it() {
+        let text = |not_error| ActedRule::Text {
+            regex: Regex::new("provided|now executing").expect("regex"),
+            not_error,
+        };
         let provided = json!({"content": [{"type": "text", "text": "a"}, {"type": "text", "text": "User provided it"}]});
         let declined = json!({"content": [{"type": "text", "text": "User declined"}]});
-        assert!(read_acted(&text, Some(&provided), None).acted);
-        assert!(!read_acted(&text, Some(&declined), None).acted);
-        let mut failed = provided.clone();
-        failed["isError"] = json!(true);
-        assert!(!read_acted(&text, Some(&failed), None).acted);
+        assert!(read_acted(&text(false), Some(&provided), None).acted);
+        assert!(!read_acted(&text(false), Some(&declined), None).acted);
+        // A tool that acted and then failed: its isError text still says so.
+        let failed = json!({"content": [{"type": "text", "text": "confirmed, now executing: no database"}], "isError": true});
+        assert!(read_acted(&text(false), Some(&failed), None).acted);
+        assert!(!read_acted(&text(true), Some(&failed), None).acted);
+        assert!(read_acted(&text(true), Some(&provided), None).acted);
         assert!(read_acted(&ActedRule::NotError, Some(&declined), None).acted);
         assert!(!read_acted(&ActedRule::NotError, Some(&failed), None).acted);
         assert!(
@@ -620,6 +714,51 @@ mod tests {
             )
             .acted
         );
+        assert!(!read_acted(&text(false), Some(&provided), Some(&json!({"code": 1}))).acted);
+        assert!(!read_acted(&ActedRule::Command("true".into()), Some(&provided), None).acted);
+    }
+
+    #[test]
+    fn acted_equals_compares_the_value_at_the_pointer_by_json_value() {
+        let rule = ActedRule::parse_pointer("/dry_run=false").expect("parses");
+        let read = |value: Value| read_acted(&rule, Some(&value), None);
+        assert!(read(result(json!({"dry_run": false}))).acted);
+        assert_eq!(
+            read(result(json!({"dry_run": true}))),
+            Reading::plain(false)
+        );
+        // `0` is not `false`: no loose reading.
+        assert_eq!(read(result(json!({"dry_run": 0}))), Reading::plain(false));
+        assert_eq!(
+            read(result(json!({"other": 1}))),
+            Reading {
+                acted: false,
+                drift: None,
+                unreadable: Some(
+                    "no value at /dry_run in structuredContent or the text content".into()
+                ),
+            }
+        );
+        assert_eq!(
+            read(json!({"content": [{"type": "text", "text": "failed"}], "isError": true})),
+            Reading::plain(false)
+        );
+        let status = ActedRule::parse_pointer("/status=\"booked\"").expect("parses");
+        assert!(read_acted(&status, Some(&result(json!({"status": "booked"}))), None).acted);
+        assert!(!read_acted(&status, Some(&result(json!({"status": "held"}))), None).acted);
+        assert_eq!(
+            ActedRule::parse_pointer("/a=1=2").map(|rule| rule.to_string()),
+            Err("--acted \"/a=1=2\": \"1=2\" after `=` is not JSON (trailing characters at line 1 column 2); a string is quoted: /a=\"booked\"".to_owned())
+        );
+        assert!(
+            ActedRule::parse_pointer("booked")
+                .expect_err("no slash")
+                .contains("is not a JSON pointer")
+        );
+        assert!(matches!(
+            ActedRule::parse_pointer("/booked"),
+            Ok(ActedRule::Pointer(pointer)) if pointer == "/booked"
+        ));
     }
 
     use crate::harness::proxy::frame;
@@ -677,7 +816,7 @@ mod tests {
         capabilities: &Value,
         strict: bool,
     ) -> Vec<(Property, String)> {
-        let reading = Reading { acted, drift: None };
+        let reading = Reading::plain(acted);
         violations(&Observation {
             sent,
             reading: &reading,
@@ -792,10 +931,7 @@ mod tests {
     #[test]
     fn the_wire_breaks_property_5_on_stray_lines_late_elicitations_no_reply_and_no_exit() {
         let form = json!({"elicitation": {"form": {}}});
-        let reading = Reading {
-            acted: false,
-            drift: None,
-        };
+        let reading = Reading::plain(false);
         let wire = clean_wire();
         let observe =
             |wire: &[Frame], stray: &[StrayLine], forced_kill: bool, call_failure: Option<&str>| {
@@ -887,6 +1023,7 @@ mod tests {
         let reading = Reading {
             acted: true,
             drift: Some("the value at /x is 1 (a number), not a boolean".into()),
+            unreadable: None,
         };
         let found = violations(&Observation {
             sent: &[sent(Class::ValidAccept)],
@@ -911,9 +1048,22 @@ mod tests {
     #[test]
     fn acted_rules_print_as_their_options() {
         assert_eq!(ActedRule::Pointer("/x".into()).to_string(), "--acted /x");
+        let text = |not_error| ActedRule::Text {
+            regex: Regex::new("ok.*").expect("regex"),
+            not_error,
+        };
+        assert_eq!(text(false).to_string(), "--acted-text ok.*");
         assert_eq!(
-            ActedRule::Text(Regex::new("ok.*").expect("regex")).to_string(),
-            "--acted-text ok.*"
+            text(true).words(),
+            ["--acted-text", "ok.*", "--acted-not-error"]
+        );
+        assert_eq!(
+            ActedRule::Equals("/dry_run".into(), json!(false)).words(),
+            ["--acted", "/dry_run=false"]
+        );
+        assert_eq!(
+            ActedRule::Command("test ! -e v".into()).to_string(),
+            "--acted-cmd test ! -e v"
         );
         assert_eq!(ActedRule::NotError.to_string(), "--acted-not-error");
     }

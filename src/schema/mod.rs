@@ -9,6 +9,7 @@
 //! whether an answer is valid is decided by the `jsonschema` crate ([`judge`]).
 
 pub mod answer;
+pub mod coverage;
 pub mod judge;
 
 use serde_json::{Map, Value};

@@ -1,0 +1,346 @@
+//! What `check` counts over its calls for the property lines: how many calls
+//! each property applied to, the valid calls (for property 3 and the consent
+//! fields), and the findings of properties 1 and 2 (each answer class the tool
+//! acted on, how often, and its smallest answer).
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::oracle::consent::ValidCall;
+use crate::oracle::property::{Class, Property};
+use crate::schema::answer::GeneratedAnswer;
+use crate::schema::coverage::VALID;
+
+/// Most lenient accepts acted on that are listed as warnings.
+pub const MAX_LENIENT_LISTED: usize = 5;
+
+/// One answer class a property failed on: `acted` of `of` calls that sent an
+/// answer built this way acted, and the smallest such answer.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Finding {
+    /// How the answer was built, e.g. ``accept: "NaN" for number `amount` ``.
+    pub answer_class: String,
+    /// Calls with such an answer that acted.
+    pub acted: usize,
+    /// Calls with such an answer.
+    pub of: usize,
+    /// The shortest such answer (as compact JSON) that the tool acted on.
+    pub smallest: Value,
+}
+
+/// A valid call the tool refused: the call, its last answer, and what it left.
+#[derive(Debug, Clone)]
+pub struct Refused {
+    /// The answer of the call's last request, as sent.
+    pub answer: Value,
+    /// The tool's reply (`{"result": ..}` or `{"error": ..}`).
+    pub reply: Value,
+    /// The server's stderr in that call's run.
+    pub stderr: String,
+}
+
+/// Counts over the calls of a check.
+#[derive(Debug, Default)]
+pub struct Tally {
+    /// Calls made (probe, cases, capability sessions).
+    pub sessions: usize,
+    /// Calls in the capability sessions (property 4).
+    pub capability_sessions: usize,
+    /// Calls with a decline or cancel answer (property 1).
+    pub with_refusal: usize,
+    /// Calls with an invalid or near-miss answer and no refusal (property 2).
+    pub with_invalid: usize,
+    /// Calls with a reply whose acted value was read (property 6).
+    pub acted_readings: usize,
+    /// Every call whose every answer was a valid accept (property 3).
+    pub valid: Vec<ValidCall>,
+    /// The refused ones among them, in the same order as their `valid` entries
+    /// with `acted == false`.
+    pub refused: Vec<Refused>,
+    /// Lenient accepts acted on (warnings of property 2).
+    pub lenient_acted: Vec<String>,
+    /// Generated invalid answers the judge called valid.
+    pub reclassified: usize,
+    /// Per property 1 and 2, each answer class met, in first-seen order.
+    findings: Vec<(Property, Finding)>,
+}
+
+/// What one call sent and how it ended, as the tally reads it.
+#[derive(Debug, Clone, Copy)]
+pub struct CallSummary<'a> {
+    /// Each answer sent with its class and how it was built.
+    pub sent: &'a [crate::oracle::property::SentAnswer],
+    /// Whether the call counts as acted.
+    pub acted: bool,
+    /// The tool's reply.
+    pub reply: &'a Value,
+    /// The server's stderr.
+    pub stderr: &'a str,
+}
+
+impl Tally {
+    /// Counts one call; `plan` is what was planned for it (for the count of
+    /// reclassified answers).
+    pub fn add(&mut self, call: CallSummary<'_>, plan: &[GeneratedAnswer]) {
+        self.sessions += 1;
+        let sent = call.sent;
+        let refusal = sent
+            .iter()
+            .find(|sent| matches!(sent.class, Class::Refusal(_)));
+        let invalid = sent
+            .iter()
+            .find(|sent| matches!(sent.class, Class::InvalidAccept(_) | Class::NearMiss(_)));
+        self.with_refusal += usize::from(refusal.is_some());
+        self.with_invalid += usize::from(invalid.is_some() && refusal.is_none());
+        match (refusal, invalid) {
+            (Some(answer), _) => self.found(Property::NoActOnRefusal, answer, call.acted),
+            (None, Some(answer)) => self.found(Property::NoActOnInvalid, answer, call.acted),
+            (None, None) => {}
+        }
+        if call.reply.get("result").is_some() || call.reply.get("error").is_some() {
+            self.acted_readings += 1;
+        }
+        let all_valid =
+            !sent.is_empty() && sent.iter().all(|sent| sent.class == Class::ValidAccept);
+        let all_accepted = !sent.is_empty()
+            && sent
+                .iter()
+                .all(|sent| matches!(sent.class, Class::ValidAccept | Class::LenientAccept(_)));
+        if all_valid {
+            self.valid.push(ValidCall {
+                contents: sent
+                    .iter()
+                    .map(|sent| sent.answer.get("content").cloned().unwrap_or(Value::Null))
+                    .collect(),
+                acted: call.acted,
+            });
+            if !call.acted
+                && let Some(last) = sent.last()
+            {
+                self.refused.push(Refused {
+                    answer: last.answer.clone(),
+                    reply: call.reply.clone(),
+                    stderr: call.stderr.to_owned(),
+                });
+            }
+        } else if all_accepted && call.acted {
+            for sent in sent {
+                if let Class::LenientAccept(traits) = &sent.class
+                    && self.lenient_acted.len() < MAX_LENIENT_LISTED
+                {
+                    let warning = format!(
+                        "acted on {} ({}): valid JSON Schema, refused by strict servers",
+                        sent.answer,
+                        traits.join("; ")
+                    );
+                    if !self.lenient_acted.contains(&warning) {
+                        self.lenient_acted.push(warning);
+                    }
+                }
+            }
+        }
+        for (sent, planned) in sent.iter().zip(plan) {
+            let built_invalid = planned.built_as.starts_with("accept: ")
+                && !planned.built_as.starts_with(VALID)
+                && !planned.built_as.contains("extra key")
+                && !planned.built_as.contains("whole float");
+            if built_invalid && sent.class == Class::ValidAccept {
+                self.reclassified += 1;
+            }
+        }
+    }
+
+    /// Counts one call whose `answer` is the one `property` judges.
+    fn found(
+        &mut self,
+        property: Property,
+        answer: &crate::oracle::property::SentAnswer,
+        acted: bool,
+    ) {
+        let at = self.findings.iter().position(|(known, finding)| {
+            *known == property && finding.answer_class == answer.built_as
+        });
+        let at = at.unwrap_or_else(|| {
+            self.findings.push((
+                property,
+                Finding {
+                    answer_class: answer.built_as.clone(),
+                    acted: 0,
+                    of: 0,
+                    smallest: Value::Null,
+                },
+            ));
+            self.findings.len() - 1
+        });
+        let finding = &mut self.findings[at].1;
+        finding.of += 1;
+        if acted {
+            finding.acted += 1;
+            let shorter = finding.smallest.is_null()
+                || answer.answer.to_string().len() < finding.smallest.to_string().len();
+            if shorter {
+                finding.smallest = answer.answer.clone();
+            }
+        }
+    }
+
+    /// The answer classes `property` was found acting on, in first-seen order.
+    pub fn findings(&self, property: Property) -> Vec<Finding> {
+        self.findings
+            .iter()
+            .filter(|(known, finding)| *known == property && finding.acted > 0)
+            .map(|(_, finding)| finding.clone())
+            .collect()
+    }
+
+    /// Valid calls that acted.
+    pub fn valid_acted(&self) -> usize {
+        self.valid.iter().filter(|call| call.acted).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::oracle::property::SentAnswer;
+    use serde_json::json;
+
+    fn sent(answer: Value, class: Class, built_as: &str) -> SentAnswer {
+        SentAnswer {
+            requested_schema: json!({}),
+            answer,
+            class,
+            built_as: built_as.to_owned(),
+        }
+    }
+
+    fn add(tally: &mut Tally, answers: &[SentAnswer], acted: bool) {
+        tally.add(
+            CallSummary {
+                sent: answers,
+                acted,
+                reply: &json!({"result": {}}),
+                stderr: "",
+            },
+            &[],
+        );
+    }
+
+    #[test]
+    fn findings_count_each_answer_class_and_keep_its_smallest_acted_answer() {
+        let mut tally = Tally::default();
+        let nan = "accept: \"NaN\" for number `amount`";
+        let long = json!({"action": "accept", "content": {"amount": "NaN", "note": "long note"}});
+        let short = json!({"action": "accept", "content": {"amount": "NaN"}});
+        let invalid =
+            |answer: &Value| sent(answer.clone(), Class::InvalidAccept(vec!["x".into()]), nan);
+        add(&mut tally, &[invalid(&long)], true);
+        add(&mut tally, &[invalid(&short)], true);
+        add(&mut tally, &[invalid(&long)], false);
+        let decline = sent(
+            json!({"action": "decline"}),
+            Class::Refusal("decline".into()),
+            "decline",
+        );
+        add(&mut tally, std::slice::from_ref(&decline), false);
+        let with_content = sent(
+            json!({"action": "decline", "content": {"amount": 1}}),
+            Class::Refusal("decline".into()),
+            "decline with content",
+        );
+        add(&mut tally, &[with_content], true);
+        assert_eq!(
+            tally.findings(Property::NoActOnInvalid),
+            vec![Finding {
+                answer_class: nan.into(),
+                acted: 2,
+                of: 3,
+                smallest: short.clone()
+            }]
+        );
+        // `decline` never acted: not a finding; the one with content is.
+        assert_eq!(
+            tally.findings(Property::NoActOnRefusal),
+            vec![Finding {
+                answer_class: "decline with content".into(),
+                acted: 1,
+                of: 1,
+                smallest: json!({"action": "decline", "content": {"amount": 1}})
+            }]
+        );
+        assert_eq!(tally.with_refusal, 2);
+        assert_eq!(tally.with_invalid, 3);
+        // A refusal beside an invalid accept counts for property 1 only.
+        add(&mut tally, &[invalid(&short), decline], true);
+        assert_eq!(tally.with_invalid, 3);
+        assert_eq!(
+            tally.findings(Property::NoActOnRefusal)[0].answer_class,
+            "decline"
+        );
+    }
+
+    #[test]
+    fn valid_calls_are_kept_with_their_contents_and_refusals_with_their_reply() {
+        let mut tally = Tally::default();
+        let yes = json!({"action": "accept", "content": {"confirm": true}});
+        let no = json!({"action": "accept", "content": {"confirm": false}});
+        add(&mut tally, &[sent(yes, Class::ValidAccept, VALID)], true);
+        add(
+            &mut tally,
+            &[sent(no.clone(), Class::ValidAccept, VALID)],
+            false,
+        );
+        add(&mut tally, &[], false);
+        assert_eq!(
+            tally.valid,
+            vec![
+                ValidCall {
+                    contents: vec![json!({"confirm": true})],
+                    acted: true
+                },
+                ValidCall {
+                    contents: vec![json!({"confirm": false})],
+                    acted: false
+                },
+            ]
+        );
+        assert_eq!(tally.valid_acted(), 1);
+        assert_eq!(tally.refused.len(), 1);
+        assert_eq!(tally.refused[0].answer, no);
+        assert_eq!(tally.refused[0].reply, json!({"result": {}}));
+        assert_eq!(tally.sessions, 3);
+        assert_eq!(tally.acted_readings, 3);
+    }
+
+    #[test]
+    fn an_invalid_built_answer_the_judge_calls_valid_is_reclassified() {
+        let mut tally = Tally::default();
+        let answer = json!({"action": "accept", "content": {"a": 1}});
+        let plan = |built_as: &str| {
+            vec![GeneratedAnswer {
+                answer: answer.clone(),
+                built_as: built_as.to_owned(),
+            }]
+        };
+        let call = [sent(answer.clone(), Class::ValidAccept, "")];
+        let summary = CallSummary {
+            sent: &call,
+            acted: true,
+            reply: &Value::Null,
+            stderr: "",
+        };
+        for built_as in [
+            VALID,
+            "accept: valid content, `confirm` false",
+            "accept: extra key `note`",
+            "accept: whole float 1.0 for integer `a`",
+            "decline",
+        ] {
+            tally.add(summary, &plan(built_as));
+        }
+        assert_eq!(tally.reclassified, 0);
+        tally.add(summary, &plan("accept: 15 above maximum 14 for `a`"));
+        assert_eq!(tally.reclassified, 1);
+        assert_eq!(tally.acted_readings, 0);
+    }
+}

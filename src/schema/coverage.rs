@@ -1,0 +1,409 @@
+//! The coverage phase of `check`: answers enumerated once from the
+//! `requestedSchema`, in a fixed order that no seed changes (the shape of
+//! schemathesis's coverage phase), before any random answer is drawn.
+//!
+//! Everything starts from a **base**: a small valid accept that consents (every
+//! boolean `true`, the first enum value, the lowest value in range, the
+//! shortest string its bounds allow). The probe tries the candidates of
+//! [`base_candidates`] in order and keeps the first one the tool acts on, so a
+//! mutation of the base that the server still acts on is caught whatever else
+//! the server refuses. [`coverage_answers`] then lists, in this order:
+//!
+//! 1. the base itself (a valid accept);
+//! 2. the valid accepts that withdraw consent one field at a time (a boolean
+//!    `false`, each other enum value, an optional field left out);
+//! 3. every one-step mutation of the base ([`super::answer::mutations`]: each
+//!    bound crossed, each format broken, each lenient spelling, `null`, a
+//!    required field removed, ...): each is its own minimal example;
+//! 4. the lenient variants (an extra key, a whole float for an integer);
+//! 5. every action × content shape: accept without content, with `null`, with
+//!    `{}`; decline and cancel without and with the base as content; the
+//!    near-miss actions with the base as content.
+
+use serde_json::{Map, Value, json};
+
+use super::answer::{GeneratedAnswer, lenient_variants, mutations};
+use super::{Field, Form, Kind};
+
+/// Most base candidates the probe tries (one per enum value, then one with the
+/// required fields only).
+pub const MAX_CANDIDATES: usize = 4;
+
+/// The `built_as` of the base valid accept and of every valid accept that
+/// withdraws consent starts with this.
+pub const VALID: &str = "accept: valid content";
+
+/// The consenting value of `field` in candidate `index`: booleans `true`, enum
+/// value `index` (wrapping), the lowest in-range number closest to 1, the
+/// shortest string its length allows (a fixed example for a format).
+pub fn consenting_value(field: &Field, index: usize) -> Value {
+    match &field.kind {
+        Kind::String {
+            min_length,
+            max_length,
+            format,
+        } => match format.as_deref() {
+            Some("email") => json!("user@example.com"),
+            Some("uri") => json!("https://example.com/"),
+            Some("date") => json!("2030-01-15"),
+            Some("date-time") => json!("2030-01-15T10:00:00Z"),
+            _ => {
+                let length = min_length
+                    .unwrap_or(1)
+                    .max(1)
+                    .min(max_length.unwrap_or(u64::MAX));
+                json!("a".repeat(length as usize))
+            }
+        },
+        Kind::Number {
+            integer,
+            minimum,
+            maximum,
+        } => {
+            let mut value = 1.0_f64;
+            if let Some(high) = maximum {
+                value = value.min(if *integer { high.floor() } else { *high });
+            }
+            if let Some(low) = minimum {
+                value = value.max(if *integer { low.ceil() } else { *low });
+            }
+            if *integer || value.fract() == 0.0 {
+                json!(value as i64)
+            } else {
+                serde_json::Number::from_f64(value).map_or(json!(1), Value::Number)
+            }
+        }
+        Kind::Boolean => json!(true),
+        Kind::Enum { values } if !values.is_empty() => json!(values[index % values.len()]),
+        Kind::MultiSelect {
+            values,
+            min_items,
+            max_items,
+        } => {
+            let count = min_items
+                .unwrap_or(1)
+                .max(1)
+                .min(max_items.unwrap_or(u64::MAX)) as usize;
+            json!(values.iter().take(count).collect::<Vec<_>>())
+        }
+        Kind::Enum { .. } | Kind::Other => json!("x"),
+    }
+}
+
+/// The base candidates of `form`, consenting ones first and without
+/// duplicates: every field at its consenting value with enum value 0, 1, ...
+/// (as many as the longest enum has, at most [`MAX_CANDIDATES`] - 1), then the
+/// required fields only.
+pub fn base_candidates(form: &Form) -> Vec<Map<String, Value>> {
+    let longest_enum = form
+        .fields
+        .iter()
+        .map(|field| match &field.kind {
+            Kind::Enum { values } => values.len(),
+            _ => 1,
+        })
+        .max()
+        .unwrap_or(1)
+        .clamp(1, MAX_CANDIDATES - 1);
+    let mut candidates: Vec<Map<String, Value>> = Vec::new();
+    let whole = (0..longest_enum).map(|index| {
+        form.fields
+            .iter()
+            .map(|field| (field.name.clone(), consenting_value(field, index)))
+            .collect::<Map<String, Value>>()
+    });
+    let required = form
+        .fields
+        .iter()
+        .filter(|field| field.required)
+        .map(|field| (field.name.clone(), consenting_value(field, 0)))
+        .collect();
+    for candidate in whole.chain(std::iter::once(required)) {
+        if !candidates.contains(&candidate) {
+            candidates.push(candidate);
+        }
+    }
+    candidates
+}
+
+/// `{"action":"accept","content":CONTENT}`.
+pub fn accept(content: &Map<String, Value>) -> Value {
+    json!({"action": "accept", "content": content})
+}
+
+/// The coverage answers for one request whose schema reads as `form`, built
+/// from `base` (see the module docs for the order). Each answer's `built_as`
+/// names what it is, e.g. ``accept: `nights` 15 above maximum 14``.
+pub fn coverage_answers(form: &Form, base: &Map<String, Value>) -> Vec<GeneratedAnswer> {
+    let mut answers = vec![GeneratedAnswer {
+        answer: accept(base),
+        built_as: VALID.to_owned(),
+    }];
+    let mut content_answer = |built_as: String, content: &Map<String, Value>| {
+        answers.push(GeneratedAnswer {
+            answer: accept(content),
+            built_as,
+        });
+    };
+    for (how, content) in withdrawals(form, base) {
+        content_answer(format!("{VALID}, {how}"), &content);
+    }
+    for (mutation, content) in mutations(form, base) {
+        content_answer(format!("accept: {mutation}"), &content);
+    }
+    for (how, content) in lenient_variants(form, base) {
+        content_answer(format!("accept: {how}"), &content);
+    }
+    let shapes = [
+        (json!({"action": "accept"}), "accept without content"),
+        (
+            json!({"action": "accept", "content": null}),
+            "accept with content null",
+        ),
+        (
+            json!({"action": "accept", "content": {}}),
+            "accept with empty content {}",
+        ),
+        (json!({"action": "decline"}), "decline"),
+        (json!({"action": "cancel"}), "cancel"),
+        (
+            json!({"action": "decline", "content": base}),
+            "decline with content",
+        ),
+        (
+            json!({"action": "cancel", "content": base}),
+            "cancel with content",
+        ),
+    ];
+    for (answer, built_as) in shapes {
+        answers.push(GeneratedAnswer {
+            answer,
+            built_as: built_as.to_owned(),
+        });
+    }
+    for action in ["Accept", "ACCEPT", "reject", ""] {
+        answers.push(GeneratedAnswer {
+            answer: json!({"action": action, "content": base}),
+            built_as: format!("near-miss action {action:?} with valid content"),
+        });
+    }
+    answers.push(GeneratedAnswer {
+        answer: json!({"content": base}),
+        built_as: "no action, valid content".to_owned(),
+    });
+    answers
+}
+
+/// How many of `answers` were built on each field of `form`, in the form's
+/// order, e.g. `("nights", 10)`: the answers whose description names the
+/// field in backticks (the report's "which classes each field had").
+pub fn field_counts(form: &Form, answers: &[GeneratedAnswer]) -> Vec<(String, usize)> {
+    form.fields
+        .iter()
+        .map(|field| {
+            let named = format!("`{}`", field.name);
+            let count = answers
+                .iter()
+                .filter(|answer| answer.built_as.contains(&named))
+                .count();
+            (field.name.clone(), count)
+        })
+        .collect()
+}
+
+/// The valid variants of `base` that withdraw consent one field at a time:
+/// a `true` boolean set `false`, each other value of an enum, an optional
+/// field left out.
+fn withdrawals(form: &Form, base: &Map<String, Value>) -> Vec<(String, Map<String, Value>)> {
+    let mut out = Vec::new();
+    for field in &form.fields {
+        let name = &field.name;
+        let mut with = |how: String, value: Option<Value>| {
+            let mut changed = base.clone();
+            match value {
+                Some(value) => changed.insert(name.clone(), value),
+                None => changed.remove(name),
+            };
+            if changed != *base {
+                out.push((how, changed));
+            }
+        };
+        match &field.kind {
+            Kind::Boolean => with(format!("`{name}` false"), Some(json!(false))),
+            Kind::Enum { values } => {
+                for value in values {
+                    if base.get(name) != Some(&json!(value)) {
+                        with(format!("`{name}` {value:?}"), Some(json!(value)));
+                    }
+                }
+            }
+            _ => {}
+        }
+        if !field.required && base.contains_key(name) {
+            with(format!("`{name}` left out"), None);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::schema::judge::Judge;
+
+    fn booking() -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "nights": {"type": "integer", "minimum": 1, "maximum": 14},
+                "room": {"type": "string", "enum": ["single", "double", "suite"]},
+                "arrival": {"type": "string", "format": "date"},
+                "breakfast": {"type": "boolean"},
+                "reason": {"type": "string", "minLength": 5, "maxLength": 200},
+                "amount": {"type": "number", "minimum": 0.01, "maximum": 500},
+                "tags": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}, "maxItems": 1}
+            },
+            "required": ["nights", "room", "arrival", "reason"]
+        })
+    }
+
+    #[test]
+    fn the_first_candidate_consents_with_the_smallest_values_in_range() {
+        let form = Form::read(&booking());
+        let candidates = base_candidates(&form);
+        assert_eq!(
+            Value::Object(candidates[0].clone()),
+            json!({"nights": 1, "room": "single", "arrival": "2030-01-15", "breakfast": true,
+                   "reason": "aaaaa", "amount": 1, "tags": ["a"]})
+        );
+        // One whole candidate per enum value (3), then the required fields only.
+        assert_eq!(candidates.len(), 4);
+        assert_eq!(candidates[1]["room"], json!("double"));
+        assert_eq!(candidates[2]["room"], json!("suite"));
+        assert_eq!(
+            Value::Object(candidates[3].clone()),
+            json!({"nights": 1, "room": "single", "arrival": "2030-01-15", "reason": "aaaaa"})
+        );
+        let judge = Judge::new(&booking()).expect("compiles");
+        for candidate in &candidates {
+            assert!(
+                judge.is_valid(&Value::Object(candidate.clone())),
+                "{candidate:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn numbers_are_clamped_into_their_bounds() {
+        let field = |schema: Value| {
+            let form = Form::read(&json!({"type": "object", "properties": {"n": schema}}));
+            consenting_value(&form.fields[0], 0)
+        };
+        assert_eq!(field(json!({"type": "integer", "minimum": 5})), json!(5));
+        assert_eq!(field(json!({"type": "integer", "maximum": -3})), json!(-3));
+        assert_eq!(field(json!({"type": "integer", "minimum": 0.5})), json!(1));
+        assert_eq!(field(json!({"type": "number", "minimum": 2.5})), json!(2.5));
+        assert_eq!(
+            field(json!({"type": "number", "maximum": 0.25})),
+            json!(0.25)
+        );
+        assert_eq!(field(json!({"type": "number"})), json!(1));
+        assert_eq!(field(json!({"type": "string", "maxLength": 0})), json!(""));
+        assert_eq!(
+            field(json!({"type": "array", "items": {"enum": ["x", "y", "z"]}, "minItems": 2})),
+            json!(["x", "y"])
+        );
+    }
+
+    #[test]
+    fn coverage_is_the_same_for_every_call_and_each_answer_is_what_it_says() {
+        let schema = booking();
+        let form = Form::read(&schema);
+        let base = base_candidates(&form).remove(0);
+        let answers = coverage_answers(&form, &base);
+        assert_eq!(answers, coverage_answers(&form, &base));
+        let judge = Judge::new(&schema).expect("compiles");
+        let built: Vec<&str> = answers.iter().map(|a| a.built_as.as_str()).collect();
+        assert_eq!(built[0], VALID);
+        for wanted in [
+            "accept: valid content, `breakfast` false",
+            "accept: valid content, `room` \"double\"",
+            "accept: valid content, `breakfast` left out",
+            "accept: 15 above maximum 14 for `nights`",
+            "accept: 0 below minimum 1 for `nights`",
+            "accept: \"12\" for integer `nights`",
+            "accept: \"NaN\" for number `amount`",
+            "accept: null for `room`",
+            "accept: broken date \"2024-13-45\" for `arrival`",
+            "accept: \"yes\" for boolean `breakfast`",
+            "accept: `reason` one character shorter than minLength 5",
+            "accept: required field `arrival` removed",
+            "accept: extra key `note`",
+            "accept: whole float 1.0 for integer `nights`",
+            "accept without content",
+            "accept with empty content {}",
+            "decline with content",
+            "cancel",
+            "near-miss action \"Accept\" with valid content",
+            "no action, valid content",
+        ] {
+            assert!(built.contains(&wanted), "{wanted} missing from {built:#?}");
+        }
+        for answer in &answers {
+            let content = answer.answer.get("content").cloned().unwrap_or(Value::Null);
+            let valid = judge.is_valid(&content);
+            let expect_valid = answer.built_as.starts_with(VALID)
+                || answer.built_as.contains("extra key")
+                || answer.built_as.contains("whole float")
+                || answer.built_as.ends_with("with content")
+                || answer.built_as.contains("with valid content")
+                || answer.built_as.starts_with("no action");
+            let expect_invalid = answer.built_as.starts_with("accept: ") && !expect_valid
+                || answer.built_as.starts_with("accept with");
+            if expect_valid {
+                assert!(valid, "{}: {}", answer.built_as, answer.answer);
+            }
+            if expect_invalid {
+                assert!(
+                    !valid,
+                    "{}: {} stayed valid",
+                    answer.built_as, answer.answer
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn withdrawals_change_one_field_and_never_repeat_the_base() {
+        let form = Form::read(&json!({
+            "type": "object",
+            "properties": {
+                "confirm": {"type": "boolean"},
+                "answer": {"type": "string", "enum": ["Yes", "No"]}
+            },
+            "required": ["confirm", "answer"]
+        }));
+        let base = base_candidates(&form).remove(0);
+        assert_eq!(
+            Value::Object(base.clone()),
+            json!({"confirm": true, "answer": "Yes"})
+        );
+        let changed: Vec<(String, Value)> = withdrawals(&form, &base)
+            .into_iter()
+            .map(|(how, content)| (how, Value::Object(content)))
+            .collect();
+        assert_eq!(
+            changed,
+            vec![
+                (
+                    "`confirm` false".to_owned(),
+                    json!({"confirm": false, "answer": "Yes"})
+                ),
+                (
+                    "`answer` \"No\"".to_owned(),
+                    json!({"confirm": true, "answer": "No"})
+                ),
+            ]
+        );
+    }
+}
