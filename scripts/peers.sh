@@ -63,6 +63,7 @@ else
   cp "$peers/typescript/package-lock.json" "$node_env/.pins"
 fi
 # Node resolves a module's imports from the node_modules beside its real path,
-# so the server is copied (not linked) next to them, on every run.
+# so the servers are copied (not linked) next to them, on every run.
 cp "$peers/typescript/server.mjs" "$node_env/server.mjs"
+cp "$peers/typescript/refund.mjs" "$node_env/refund.mjs"
 echo "peers.sh: peers ready in $dest"

@@ -2,6 +2,7 @@
 
 mod broken_cores;
 mod check;
+mod check_gate;
 mod check_judge;
 mod check_session;
 mod cli;

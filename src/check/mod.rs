@@ -653,9 +653,13 @@ pub async fn check_with_log(
         note_failures(target, &mut failures, &run, None, seed);
     }
 
-    // Property 4: sessions declaring no elicitation, and URL only.
-    for capabilities in [json!({}), json!({"elicitation": {"url": {}}})] {
-        let run = run_case(target, &steps, &[], &capabilities).await?;
+    // Property 4: sessions declaring no elicitation, and URL only, at once.
+    let declared = [json!({}), json!({"elicitation": {"url": {}}})];
+    let (none, url) = futures::join!(
+        run_case(target, &steps, &[], &declared[0]),
+        run_case(target, &steps, &[], &declared[1])
+    );
+    for (capabilities, run) in declared.iter().zip([none?, url?]) {
         let violations = run.violations(target);
         tally.add(run.summary(), &[]);
         tally.capability_sessions += 1;
@@ -1143,10 +1147,11 @@ struct OpenSession {
 ///
 /// A case that gets no reply, or breaks a property not in `confirmed` (the
 /// properties a fresh run has already shown broken), is re-run in a fresh
-/// process and that run is kept; the session ends and the next case starts a
-/// new one, and the fresh run's broken properties join `confirmed`. A case
-/// that breaks only confirmed properties keeps its session run and the
-/// session goes on: a server that fails on every invalid answer costs a fresh
+/// process and that run is kept, and the fresh run's broken properties join
+/// `confirmed`; after a call without reply (or a server frame ahead of a
+/// call) the session ends and the next case starts a new one, otherwise the
+/// session goes on. A case that breaks only confirmed properties keeps its
+/// session run: a server that fails on every invalid answer costs a fresh
 /// process per broken property, not per case. When a session ends, the cases
 /// it kept are re-run in fresh processes too unless it ended cleanly: exit
 /// code 0 after its stdin closed, not killed, no stray stdout line and no
@@ -1196,7 +1201,12 @@ async fn session_runs(
             current.kept.push(index);
             runs[index] = Some(run);
         } else {
-            if let Some(ended) = open.take() {
+            // A call without reply or a late frame may have left the server
+            // broken: the session ends. A call that only broke a property
+            // leaves it as able as before: the session goes on.
+            if (late || run.call_failure.is_some())
+                && let Some(ended) = open.take()
+            {
                 close(target, steps, plans, ended, &mut runs).await?;
             }
             let fresh = run_case(target, steps, plan, &capabilities).await?;

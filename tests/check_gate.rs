@@ -1,0 +1,320 @@
+//! `check` as a CI gate on servers written with the MCP SDKs: each correct
+//! server passes with no warning about a refused non-consenting accept, and
+//! each variant with one planted defect fails exactly the property that
+//! defect breaks, with default options. The coverage phase that finds them
+//! takes no seed, so the seeds 1, 2 and 3 are spread over the variants; the
+//! random phase after it must not hide what coverage found.
+//!
+//! Servers: `fixtures/servers/booking.py` and `fixtures/servers/confirm.py`
+//! (MCP Python SDK 1.x, FastMCP), `fixtures/peers/typescript/refund.mjs`
+//! (TypeScript SDK); each header lists its `--bug` variants.
+
+use std::path::{Path, PathBuf};
+
+use elicit_check::check::{self, CheckReport, Target, Verdict};
+use serde_json::json;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The SDK environments (`scripts/peers.sh`, run once per test binary).
+fn environments() -> PathBuf {
+    crate::peers::environments()
+}
+
+fn booking(bug: Option<&str>) -> Vec<String> {
+    python("fixtures/servers/booking.py", bug)
+}
+
+fn confirm(bug: Option<&str>, report: &str) -> Vec<String> {
+    let mut command = python("fixtures/servers/confirm.py", bug);
+    command.extend(["--report".to_owned(), report.to_owned()]);
+    command
+}
+
+fn python(script: &str, bug: Option<&str>) -> Vec<String> {
+    let mut command = vec![
+        environments()
+            .join("python-sdk1/bin/python")
+            .display()
+            .to_string(),
+        Path::new(ROOT).join(script).display().to_string(),
+    ];
+    if let Some(bug) = bug {
+        command.extend(["--bug".to_owned(), bug.to_owned()]);
+    }
+    command
+}
+
+fn refund(bug: Option<&str>) -> Vec<String> {
+    let mut command = vec![
+        "node".to_owned(),
+        environments().join("node/refund.mjs").display().to_string(),
+    ];
+    if let Some(bug) = bug {
+        command.extend(["--bug".to_owned(), bug.to_owned()]);
+    }
+    command
+}
+
+/// Default options but the bounds, which a busy 2-core machine needs wider
+/// for Python cold starts.
+fn gate(target: Target, seed: u64) -> CheckReport {
+    let target = target.seed(seed).limits(elicit_check::harness::Limits {
+        startup: std::time::Duration::from_secs(60),
+        call: std::time::Duration::from_secs(30),
+        shutdown: std::time::Duration::from_secs(10),
+    });
+    check::check(target).expect("the check runs")
+}
+
+fn failing(report: &CheckReport) -> Vec<u8> {
+    report
+        .properties
+        .iter()
+        .filter(|property| property.verdict == Verdict::Fails)
+        .map(|property| property.property)
+        .collect()
+}
+
+/// No property-3 warning says a valid accept was refused.
+fn no_refusal_warning(report: &CheckReport, what: &str) {
+    let acts = report.property(3).expect("property 3");
+    assert!(
+        acts.warnings.is_empty(),
+        "{what}: {:?}\n{}",
+        acts.warnings,
+        check::report::table(report)
+    );
+}
+
+#[test]
+fn the_booking_form_fails_each_planted_defect_on_the_property_it_breaks() {
+    let target = |bug| {
+        Target::stdio(booking(bug))
+            .tool("book")
+            .acted_pointer("/booked")
+    };
+    let correct = gate(target(None), 1);
+    assert!(correct.passed, "{}", check::report::table(&correct));
+    no_refusal_warning(&correct, "booking");
+    for (index, (bug, property)) in [
+        ("max-unchecked", 2),
+        ("format-unchecked", 2),
+        ("lenient-booleans", 2),
+        ("lenient-numbers", 2),
+        ("acts-on-decline-content", 1),
+        ("accept-without-content", 2),
+        ("no-capability-check", 4),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let report = gate(target(Some(bug)), 1 + index as u64 % 3);
+        assert_eq!(
+            failing(&report),
+            vec![property],
+            "{bug}:\n{}",
+            check::report::table(&report)
+        );
+    }
+}
+
+#[test]
+fn the_booking_form_finds_every_lenient_number_class_with_its_count() {
+    let report = gate(
+        Target::stdio(booking(Some("lenient-numbers")))
+            .tool("book")
+            .acted_pointer("/booked"),
+        2,
+    );
+    let classes: Vec<&str> = report
+        .property(2)
+        .expect("property 2")
+        .findings
+        .iter()
+        .map(|finding| finding.answer_class.as_str())
+        .collect();
+    // The server coerces "3", "12", 3.5 and true for `nights` (and refuses
+    // "NaN"): each class is listed, in the coverage phase's order.
+    for class in [
+        "accept: true for integer `nights`",
+        "accept: \"3\" for integer `nights`",
+        "accept: \"12\" for integer `nights`",
+        "accept: 3.5 for integer `nights`",
+    ] {
+        assert!(classes.contains(&class), "{class} not in {classes:?}");
+    }
+    assert!(
+        !classes.contains(&"accept: \"NaN\" for integer `nights`"),
+        "{classes:?}"
+    );
+    let finding = &report.property(2).expect("property 2").findings[0];
+    assert!(
+        finding.acted >= 1 && finding.acted <= finding.of,
+        "{finding:?}"
+    );
+}
+
+#[test]
+fn a_confirmation_form_names_its_consent_field_and_fails_each_planted_defect() {
+    let target = |bug| {
+        Target::stdio(confirm(bug, "flag"))
+            .tool("delete_records")
+            .acted_pointer("/deleted")
+    };
+    let correct = gate(target(None), 3);
+    assert!(correct.passed, "{}", check::report::table(&correct));
+    assert_eq!(
+        correct.consent_fields,
+        vec!["/confirm is a consent field: acts only when true"]
+    );
+    no_refusal_warning(&correct, "confirm");
+    for (index, (bug, property)) in [
+        ("min-length-unchecked", 2),
+        ("lenient-booleans", 2),
+        ("acts-on-decline-content", 1),
+        ("accept-without-content", 2),
+        ("no-capability-check", 4),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let report = gate(target(Some(bug)), 1 + index as u64 % 3);
+        assert_eq!(
+            failing(&report),
+            vec![property],
+            "{bug}:\n{}",
+            check::report::table(&report)
+        );
+    }
+}
+
+/// A tool that acts on `confirm: false` too acts on every valid accept: from
+/// behaviour alone it is a tool whose `confirm` is no consent field, so no
+/// property fails and no consent field is named. Pinned so that a change of
+/// the consent rule that starts guessing from names is seen.
+#[test]
+fn acting_on_a_false_confirmation_is_not_visible_from_behaviour() {
+    let report = gate(
+        Target::stdio(confirm(Some("acts-on-false"), "flag"))
+            .tool("delete_records")
+            .acted_pointer("/deleted"),
+        1,
+    );
+    assert!(report.passed, "{}", check::report::table(&report));
+    assert!(
+        report.consent_fields.is_empty(),
+        "{:?}",
+        report.consent_fields
+    );
+}
+
+#[test]
+fn a_replay_of_a_non_consenting_accept_never_fails_property_3() {
+    let mut target = Target::stdio(confirm(None, "flag"))
+        .tool("delete_records")
+        .acted_pointer("/deleted");
+    target.replay =
+        vec![json!({"action": "accept", "content": {"confirm": false, "reason": "tidy up"}})];
+    let report = gate(target, 1);
+    assert!(report.passed, "{}", check::report::table(&report));
+    assert_ne!(report.property(3).expect("3").verdict, Verdict::Fails);
+}
+
+#[test]
+fn acting_reported_as_dry_run_false_as_an_error_text_or_as_a_file_deleted_is_read() {
+    // `/dry_run=false`: acting is a false value.
+    let dry = |bug| {
+        Target::stdio(confirm(bug, "dry-run"))
+            .tool("delete_records")
+            .acted_equals("/dry_run", json!(false))
+    };
+    let report = gate(dry(None), 1);
+    assert!(report.passed, "{}", check::report::table(&report));
+    no_refusal_warning(&report, "dry-run");
+    assert_eq!(failing(&gate(dry(Some("lenient-booleans")), 2)), vec![2]);
+
+    // An isError result whose text says it acted.
+    let text = |bug| {
+        Target::stdio(confirm(bug, "error-text"))
+            .tool("delete_records")
+            .acted_text(regex::Regex::new("confirmed, now deleting").expect("regex"))
+    };
+    let report = gate(text(None), 1);
+    assert!(report.passed, "{}", check::report::table(&report));
+    assert!(report.property(3).expect("3").cases > 0);
+    assert_eq!(
+        failing(&gate(text(Some("acts-on-decline-content")), 3)),
+        vec![1]
+    );
+
+    // A file deleted: restored before each case by --setup, read by --acted-cmd.
+    let dir = std::env::temp_dir().join(format!("elicit-check-gate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = |bug| {
+        Target::stdio(confirm(bug, "file"))
+            .tool("delete_records")
+            .cwd(&dir)
+            .setup("touch victim.txt")
+            .acted_command("test ! -e victim.txt")
+    };
+    let report = gate(file(None), 1);
+    assert!(report.passed, "{}", check::report::table(&report));
+    assert!(
+        report.consent_fields.len() == 1,
+        "{:?}",
+        report.consent_fields
+    );
+    assert_eq!(
+        failing(&gate(file(Some("min-length-unchecked")), 2)),
+        vec![2]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_wrong_acted_pointer_is_a_configuration_error_naming_the_reply() {
+    let target = Target::stdio(confirm(None, "flag"))
+        .tool("delete_records")
+        .acted_pointer("/scheduled");
+    let error = check::check(target).expect_err("exit 2");
+    let message = error.to_string();
+    assert!(
+        message.starts_with(
+            "--acted /scheduled cannot be read from the tool's reply to the answer {\"action\":\"accept\",\"content\":{\"confirm\":true,\"reason\":\"aaaaa\"}}: no value at /scheduled"
+        ),
+        "{message}"
+    );
+    assert!(message.contains("\"deleted\":true"), "{message}");
+}
+
+#[test]
+fn the_typescript_refund_form_fails_each_planted_defect() {
+    crate::util::require_program("node", "the TypeScript SDK peer needs node");
+    let target = |bug| {
+        Target::stdio(refund(bug))
+            .tool("refund")
+            .acted_pointer("/refunded")
+    };
+    let correct = gate(target(None), 2);
+    assert!(correct.passed, "{}", check::report::table(&correct));
+    no_refusal_warning(&correct, "refund");
+    for (index, (bug, property)) in [
+        ("max-unchecked", 2),
+        ("lenient-numbers", 2),
+        ("acts-on-decline-content", 1),
+        ("accept-without-content", 2),
+        ("no-capability-check", 4),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let report = gate(target(Some(bug)), 1 + index as u64 % 3);
+        assert_eq!(
+            failing(&report),
+            vec![property],
+            "{bug}:\n{}",
+            check::report::table(&report)
+        );
+    }
+}
