@@ -318,3 +318,95 @@ fn the_typescript_refund_form_fails_each_planted_defect() {
         );
     }
 }
+
+/// The command line gives the same hooks as the library: `--cwd`, `--setup`,
+/// `--acted-cmd` and `--env` (the server sees it), and a failure's
+/// reproduction line repeats them; malformed ones exit 2 before anything runs.
+#[test]
+fn the_hooks_and_the_environment_from_the_command_line() {
+    let dir = std::env::temp_dir().join(format!("elicit-check-cli-hooks-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let dir_text = dir.display().to_string();
+    let mut server = confirm(Some("acts-on-decline-content"), "file");
+    let script = server[1].clone();
+    server.truncate(1);
+    // The server is started through `sh -c` so that it can check the variable.
+    server = vec![
+        "sh".to_owned(),
+        "-c".to_owned(),
+        format!(
+            "test \"$GATE_MODE\" = ci && exec '{}' '{script}' --bug acts-on-decline-content --report file",
+            server[0]
+        ),
+    ];
+    let mut args: Vec<String> = [
+        "--tool",
+        "delete_records",
+        "--cwd",
+        &dir_text,
+        "--setup",
+        "touch victim.txt",
+        "--acted-cmd",
+        "test ! -e victim.txt",
+        "--env",
+        "GATE_MODE=ci",
+        "--seed",
+        "2",
+        "--cases",
+        "5",
+        "--json",
+        "--",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    args.extend(server);
+    let output = crate::util::elicit_check("check", &args);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let failure = &report["properties"][0]["failure"];
+    assert_eq!(
+        failure["reason"], "acted although the answer was decline",
+        "{report}"
+    );
+    let reproduce = failure["reproduce"].as_str().expect("a line");
+    for part in [
+        " --acted-cmd 'test ! -e victim.txt'",
+        " --setup 'touch victim.txt'",
+        " --env 'GATE_MODE=ci'",
+        &format!(" --cwd {dir_text}"),
+    ] {
+        assert!(reproduce.contains(part), "{part} not in {reproduce}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+
+    for (bad, said) in [
+        (
+            vec!["--env", "NOEQUALS"],
+            "--env \"NOEQUALS\" is not KEY=VALUE",
+        ),
+        (
+            vec!["--cwd", "/nonexistent/elicit-check"],
+            "--cwd /nonexistent/elicit-check: no such folder",
+        ),
+        (
+            vec!["--acted", "/a=yes"],
+            "--acted \"/a=yes\": \"yes\" after `=` is not JSON",
+        ),
+    ] {
+        let mut args = vec!["--tool", "delete_records"];
+        if !bad.contains(&"--acted") {
+            args.extend(["--acted", "/deleted"]);
+        }
+        args.extend(bad);
+        args.extend(["--", "python3", "-c", "pass"]);
+        let output = crate::util::elicit_check("check", &args);
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(said), "{said} not in {stderr}");
+    }
+}
