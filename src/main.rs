@@ -98,6 +98,11 @@ struct CheckArgs {
     /// Warnings (acting on extra keys or whole floats for integers) fail property 2.
     #[arg(long)]
     strict: bool,
+    /// The tool acts on purpose when the client cannot answer (a documented
+    /// fail-open design): property 7 reports each such call as a warning
+    /// instead of failing.
+    #[arg(long)]
+    allow_unasked: bool,
     /// Most server runs spent shrinking one property's failure [default: 32].
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     max_shrink_runs: Option<usize>,
@@ -1094,6 +1099,7 @@ fn check_target(args: &CheckArgs) -> anyhow::Result<elicit_check::check::Target>
     target = target
         .strict(args.strict || config.as_ref().is_some_and(|c| c.strict))
         .session(session);
+    target.allow_unasked = args.allow_unasked || config.as_ref().is_some_and(|c| c.allow_unasked);
     target.invoked_as = std::env::args()
         .next()
         .unwrap_or_else(|| "elicit-check".to_owned());

@@ -174,7 +174,7 @@ fn careful_form_servers_pass_every_property() {
             "{form}: {}",
             elicit_check::check::report::table(&report)
         );
-        assert_eq!(verdicts(&report), [Verdict::Holds; 6], "{form}");
+        assert_eq!(verdicts(&report), [Verdict::Holds; 7], "{form}");
         let acts = report.property(3).expect("property 3");
         assert!(acts.warnings.is_empty(), "{form}: {:?}", acts.warnings);
     }
@@ -501,7 +501,7 @@ fn junit_has_one_testcase_per_property_and_a_failure_where_one_fails() {
     assert!(table.contains("FAILED: property 2"), "{table}");
     assert!(table.contains("minimal answer: "), "{table}");
     let cases = parse_junit(&junit);
-    assert_eq!(cases.len(), 6);
+    assert_eq!(cases.len(), 7);
     for (index, (name, failure)) in cases.iter().enumerate() {
         assert!(
             name.starts_with(&format!("property {}: ", index + 1)),

@@ -105,6 +105,7 @@ fn the_booking_form_fails_each_planted_defect_on_the_property_it_breaks() {
         ("acts-on-decline-content", 1),
         ("accept-without-content", 2),
         ("no-capability-check", 4),
+        ("books-without-asking", 7),
     ]
     .into_iter()
     .enumerate()
@@ -117,6 +118,39 @@ fn the_booking_form_fails_each_planted_defect_on_the_property_it_breaks() {
             check::report::table(&report)
         );
     }
+}
+
+/// A tool that books without asking a client that cannot answer forms fails
+/// property 7; declared as its design (`--allow-unasked`), it passes with a
+/// warning that says so, never silently.
+#[test]
+fn acting_without_asking_fails_property_7_unless_declared_fail_open() {
+    let target = Target::stdio(booking(Some("books-without-asking")))
+        .tool("book")
+        .acted_pointer("/booked")
+        .cases(10);
+    let report = gate(target.clone(), 3);
+    let failure = report
+        .property(7)
+        .and_then(|p| p.failure.as_ref())
+        .expect("property 7 fails");
+    assert_eq!(
+        failure.reason,
+        "acted without asking: no elicitation/create in the call (client capabilities {})"
+    );
+    let mut allowed = target;
+    allowed.allow_unasked = true;
+    let report = gate(allowed, 3);
+    assert!(report.passed, "{}", check::report::table(&report));
+    let seven = report.property(7).expect("property 7");
+    assert_eq!(seven.cases, 2, "the two capability sessions");
+    assert_eq!(
+        seven.warnings,
+        vec![
+            "acted without a valid consenting answer (client capabilities {}): allowed by --allow-unasked, a declared fail-open design",
+            "acted without a valid consenting answer (client capabilities {\"elicitation\":{\"url\":{}}}): allowed by --allow-unasked, a declared fail-open design",
+        ]
+    );
 }
 
 #[test]

@@ -16,6 +16,7 @@
 //! setup = "cp fixture.db test.db"       # run before each case
 //! env = { API_KEY = "test" }            # the server's environment
 //! cwd = "tests/server"                  # its working directory
+//! allow_unasked = false                 # true: acting without an answer is by design
 //! ```
 
 use std::path::Path;
@@ -70,6 +71,10 @@ pub struct TargetConfig {
     pub env: std::collections::BTreeMap<String, String>,
     /// The server's working directory (`--cwd`).
     pub cwd: Option<std::path::PathBuf>,
+    /// Acting when no answer could come is a declared fail-open design
+    /// (`--allow-unasked`).
+    #[serde(default)]
+    pub allow_unasked: bool,
 }
 
 impl ConfigFile {
@@ -139,6 +144,7 @@ setup = "cp a b"
 env = { API_KEY = "test", MODE = "ci" }
 cwd = "tests/server"
 acted_cmd = "test ! -e victim.txt"
+allow_unasked = true
 "#,
         )
         .expect("valid");
@@ -165,6 +171,7 @@ acted_cmd = "test ! -e victim.txt"
         );
         assert_eq!(target.cwd.as_deref(), Some(Path::new("tests/server")));
         assert_eq!(target.acted_cmd.as_deref(), Some("test ! -e victim.txt"));
+        assert!(target.allow_unasked);
     }
 
     #[test]

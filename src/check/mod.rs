@@ -105,6 +105,9 @@ pub struct Target {
     pub environment: Environment,
     /// The program name reproduction lines start with (as the user invoked it).
     pub invoked_as: String,
+    /// `--allow-unasked`: acting when no answer could come is the tool's
+    /// declared fail-open design; property 7 reports it as a warning.
+    pub allow_unasked: bool,
 }
 
 impl Target {
@@ -131,6 +134,7 @@ impl Target {
             setup: None,
             environment: Environment::default(),
             invoked_as: "elicit-check".to_owned(),
+            allow_unasked: false,
         }
     }
 
@@ -382,7 +386,7 @@ pub struct Failure {
 /// One property's line of the report.
 #[derive(Debug, Clone, Serialize)]
 pub struct PropertyReport {
-    /// 1 to 6.
+    /// 1 to 7.
     pub property: u8,
     /// What it states.
     pub statement: &'static str,
@@ -435,12 +439,12 @@ pub struct CheckReport {
     pub schema_warnings: Vec<String>,
     /// Generated invalid answers the judge called valid (reclassified, not misjudged).
     pub reclassified: usize,
-    /// The six properties, in order.
+    /// The seven properties, in order.
     pub properties: Vec<PropertyReport>,
 }
 
 impl CheckReport {
-    /// The property report numbered `number` (1 to 6).
+    /// The property report numbered `number` (1 to 7).
     pub fn property(&self, number: u8) -> Option<&PropertyReport> {
         self.properties.iter().find(|p| p.property == number)
     }
@@ -484,6 +488,7 @@ impl CaseRun {
             acted: self.reading.acted,
             reply: &self.reply,
             stderr: &self.stderr,
+            capabilities: &self.capabilities,
         }
     }
 
@@ -498,6 +503,7 @@ impl CaseRun {
             grace: target.limits.shutdown,
             call_failure: self.call_failure.as_deref(),
             strict: target.strict,
+            allow_unasked: target.allow_unasked,
         })
     }
 }
@@ -1436,6 +1442,9 @@ fn base_command(target: &Target) -> Vec<String> {
     if target.strict {
         command.push("--strict".to_owned());
     }
+    if target.allow_unasked {
+        command.push("--allow-unasked".to_owned());
+    }
     if let Some(setup) = &target.setup {
         command.extend(["--setup".to_owned(), setup.clone()]);
     }
@@ -1564,6 +1573,16 @@ fn assemble(
                     ActedRule::Pointer(_) => tally.acted_readings,
                     _ => 0,
                 },
+                Property::NoActWithoutAnswer => {
+                    if target.allow_unasked {
+                        warnings.extend(tally.unanswered_acted.iter().map(|capabilities| {
+                            format!(
+                                "acted without a valid consenting answer (client capabilities {capabilities}): allowed by --allow-unasked, a declared fail-open design"
+                            )
+                        }));
+                    }
+                    tally.unanswered
+                }
             };
             let verdict = if failure.is_some() {
                 Verdict::Fails

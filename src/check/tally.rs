@@ -61,6 +61,10 @@ pub struct Tally {
     pub lenient_acted: Vec<String>,
     /// Generated invalid answers the judge called valid.
     pub reclassified: usize,
+    /// Calls in which no answer could come (property 7).
+    pub unanswered: usize,
+    /// The client capabilities of each such call that acted, once each.
+    pub unanswered_acted: Vec<Value>,
     /// Per property 1 and 2, each answer class met, in first-seen order.
     findings: Vec<(Property, Finding)>,
 }
@@ -76,6 +80,8 @@ pub struct CallSummary<'a> {
     pub reply: &'a Value,
     /// The server's stderr.
     pub stderr: &'a str,
+    /// The capabilities the client declared.
+    pub capabilities: &'a Value,
 }
 
 impl Tally {
@@ -99,6 +105,12 @@ impl Tally {
         }
         if call.reply.get("result").is_some() || call.reply.get("error").is_some() {
             self.acted_readings += 1;
+        }
+        if crate::oracle::property::unanswered(sent) {
+            self.unanswered += 1;
+            if call.acted && !self.unanswered_acted.contains(call.capabilities) {
+                self.unanswered_acted.push(call.capabilities.clone());
+            }
         }
         let all_valid =
             !sent.is_empty() && sent.iter().all(|sent| sent.class == Class::ValidAccept);
@@ -221,6 +233,7 @@ mod tests {
                 acted,
                 reply: &json!({"result": {}}),
                 stderr: "",
+                capabilities: &json!({"elicitation": {"form": {}}}),
             },
             &[],
         );
@@ -313,6 +326,43 @@ mod tests {
     }
 
     #[test]
+    fn calls_no_answer_could_come_to_are_counted_and_their_capabilities_kept_once() {
+        let mut tally = Tally::default();
+        let none = json!({});
+        let url = json!({"elicitation": {"url": {}}});
+        fn call<'a>(
+            sent: &'a [SentAnswer],
+            acted: bool,
+            capabilities: &'a Value,
+        ) -> CallSummary<'a> {
+            CallSummary {
+                sent,
+                acted,
+                reply: &Value::Null,
+                stderr: "",
+                capabilities,
+            }
+        }
+        let error = [sent(
+            json!({"code": -32602}),
+            Class::Error,
+            "form not declared",
+        )];
+        tally.add(call(&[], true, &none), &[]);
+        tally.add(call(&[], true, &none), &[]);
+        tally.add(call(&error, false, &url), &[]);
+        tally.add(call(&error, true, &url), &[]);
+        let answered = [sent(
+            json!({"action": "cancel"}),
+            Class::Refusal("cancel".into()),
+            "cancel",
+        )];
+        tally.add(call(&answered, true, &url), &[]);
+        assert_eq!(tally.unanswered, 4);
+        assert_eq!(tally.unanswered_acted, vec![none.clone(), url.clone()]);
+    }
+
+    #[test]
     fn an_invalid_built_answer_the_judge_calls_valid_is_reclassified() {
         let mut tally = Tally::default();
         let answer = json!({"action": "accept", "content": {"a": 1}});
@@ -328,6 +378,7 @@ mod tests {
             acted: true,
             reply: &Value::Null,
             stderr: "",
+            capabilities: &Value::Null,
         };
         for built_as in [
             VALID,

@@ -8,7 +8,11 @@
 //! 4. sends no form `elicitation/create` to a client without form elicitation;
 //! 5. keeps stdout to JSON-RPC frames, puts every `elicitation/create` between
 //!    the call and its reply, and exits when stdin closes;
-//! 6. the acted value is a JSON boolean (with `--acted POINTER`).
+//! 6. the acted value is a JSON boolean (with `--acted POINTER`);
+//! 7. never acts without a valid consenting answer: a call in which no answer
+//!    could come (the client declared no form elicitation and was not asked,
+//!    or answered each request with a JSON-RPC error) must not act, unless the
+//!    tool's fail-open design is declared (`--allow-unasked`).
 //!
 //! Whether content is valid is the `jsonschema` judge's word
 //! ([`crate::schema::judge`]); this file shares no code with the reference server.
@@ -39,20 +43,23 @@ pub enum Property {
     CleanWire = 5,
     /// 6: the acted value is a boolean.
     ActedIsBoolean = 6,
+    /// 7: never acts without a valid consenting answer.
+    NoActWithoutAnswer = 7,
 }
 
 impl Property {
-    /// All six, in order.
-    pub const ALL: [Property; 6] = [
+    /// All seven, in order.
+    pub const ALL: [Property; 7] = [
         Property::NoActOnRefusal,
         Property::NoActOnInvalid,
         Property::ActsOnValid,
         Property::CapabilityRespected,
         Property::CleanWire,
         Property::ActedIsBoolean,
+        Property::NoActWithoutAnswer,
     ];
 
-    /// Its number (1 to 6).
+    /// Its number (1 to 7).
     pub fn number(self) -> u8 {
         self as u8
     }
@@ -70,6 +77,7 @@ impl Property {
                 "stdout is JSON-RPC only, elicitation/create inside the call, exits on stdin close"
             }
             Property::ActedIsBoolean => "the acted value is a JSON boolean",
+            Property::NoActWithoutAnswer => "never acts without a valid consenting answer",
         }
     }
 }
@@ -422,6 +430,15 @@ pub struct Observation<'a> {
     pub call_failure: Option<&'a str>,
     /// Whether `--strict` turns lenient accepts into failures of property 2.
     pub strict: bool,
+    /// Whether acting without an answer is a declared fail-open design
+    /// (`--allow-unasked`): then property 7 is not broken, only reported.
+    pub allow_unasked: bool,
+}
+
+/// Whether no answer could come in a call: nothing was asked, or every request
+/// got a JSON-RPC error (the client could not answer it). Property 7's calls.
+pub fn unanswered(sent: &[SentAnswer]) -> bool {
+    sent.iter().all(|sent| sent.class == Class::Error)
 }
 
 /// The properties one call breaks, each with its one primary reason, in property
@@ -477,6 +494,22 @@ pub fn violations(observation: &Observation<'_>) -> Vec<(Property, String)> {
     }
     if let Some(drift) = &observation.reading.drift {
         found.push((Property::ActedIsBoolean, drift.clone()));
+    }
+    if acted && !observation.allow_unasked && unanswered(observation.sent) {
+        found.push((
+            Property::NoActWithoutAnswer,
+            if observation.sent.is_empty() {
+                format!(
+                    "acted without asking: no elicitation/create in the call (client capabilities {})",
+                    observation.capabilities
+                )
+            } else {
+                format!(
+                    "acted although the client could answer no request (each got a JSON-RPC error; capabilities {})",
+                    observation.capabilities
+                )
+            },
+        ));
     }
     found
 }
@@ -827,6 +860,7 @@ mod tests {
             grace: std::time::Duration::from_secs(5),
             call_failure: None,
             strict,
+            allow_unasked: false,
         })
     }
 
@@ -945,6 +979,7 @@ mod tests {
                     grace: std::time::Duration::from_secs(5),
                     call_failure,
                     strict: false,
+                    allow_unasked: false,
                 })
             };
         assert!(observe(&wire, &[], false, None).is_empty());
@@ -1035,6 +1070,7 @@ mod tests {
             grace: std::time::Duration::from_secs(5),
             call_failure: None,
             strict: false,
+            allow_unasked: false,
         });
         assert_eq!(
             found,
@@ -1130,9 +1166,54 @@ mod tests {
     }
 
     #[test]
-    fn properties_are_numbered_one_to_six_in_order() {
+    fn acting_with_no_answer_possible_breaks_property_7_unless_fail_open_is_declared() {
+        let none = json!({});
+        // The call and its reply, no elicitation/create between them.
+        let mut wire = clean_wire();
+        wire.drain(3..5);
+        let judge = |sent: &[SentAnswer], acted: bool, allow_unasked: bool| {
+            violations(&Observation {
+                sent,
+                reading: &Reading::plain(acted),
+                capabilities: &none,
+                wire: &wire,
+                stray: &[],
+                forced_kill: false,
+                grace: std::time::Duration::from_secs(5),
+                call_failure: None,
+                strict: false,
+                allow_unasked,
+            })
+        };
+        assert_eq!(
+            judge(&[], true, false),
+            vec![(
+                Property::NoActWithoutAnswer,
+                "acted without asking: no elicitation/create in the call (client capabilities {})"
+                    .to_owned()
+            )]
+        );
+        assert_eq!(
+            judge(&[sent(Class::Error), sent(Class::Error)], true, false),
+            vec![(
+                Property::NoActWithoutAnswer,
+                "acted although the client could answer no request (each got a JSON-RPC error; capabilities {})"
+                    .to_owned()
+            )]
+        );
+        assert!(judge(&[], false, false).is_empty());
+        assert!(judge(&[], true, true).is_empty());
+        // An answer came: another property judges it, not this one.
+        assert!(judge(&[sent(Class::Error), sent(Class::ValidAccept)], true, false).is_empty());
+        assert!(unanswered(&[]));
+        assert!(unanswered(&[sent(Class::Error)]));
+        assert!(!unanswered(&[sent(Class::Refusal("cancel".into()))]));
+    }
+
+    #[test]
+    fn properties_are_numbered_one_to_seven_in_order() {
         let numbers: Vec<u8> = Property::ALL.iter().map(|p| p.number()).collect();
-        assert_eq!(numbers, [1, 2, 3, 4, 5, 6]);
+        assert_eq!(numbers, [1, 2, 3, 4, 5, 6, 7]);
         let statements: Vec<&str> = Property::ALL.iter().map(|p| p.statement()).collect();
         assert_eq!(
             statements,
@@ -1143,6 +1224,7 @@ mod tests {
                 "sends no form elicitation/create without the form capability",
                 "stdout is JSON-RPC only, elicitation/create inside the call, exits on stdin close",
                 "the acted value is a JSON boolean",
+                "never acts without a valid consenting answer",
             ]
         );
         assert_eq!(Property::CleanWire.to_string(), "property 5");
