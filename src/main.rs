@@ -103,6 +103,11 @@ struct CheckArgs {
     /// instead of failing.
     #[arg(long)]
     allow_unasked: bool,
+    /// The protocol era to drive the server in: 2025-11-25 (elicitation/create
+    /// inside the call) or 2026-07-28 (multi round-trip requests: input
+    /// requests answered on the retry) [default: 2025-11-25].
+    #[arg(long, value_name = "ERA", value_parser = ["2025-11-25", "2026-07-28"])]
+    protocol: Option<String>,
     /// Most server runs spent shrinking one property's failure [default: 32].
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     max_shrink_runs: Option<usize>,
@@ -1100,6 +1105,13 @@ fn check_target(args: &CheckArgs) -> anyhow::Result<elicit_check::check::Target>
         .strict(args.strict || config.as_ref().is_some_and(|c| c.strict))
         .session(session);
     target.allow_unasked = args.allow_unasked || config.as_ref().is_some_and(|c| c.allow_unasked);
+    if let Some(protocol) = args
+        .protocol
+        .clone()
+        .or_else(|| config.as_ref().and_then(|c| c.protocol.clone()))
+    {
+        target = target.protocol(protocol.parse().map_err(anyhow::Error::msg)?);
+    }
     target.invoked_as = std::env::args()
         .next()
         .unwrap_or_else(|| "elicit-check".to_owned());
@@ -1125,9 +1137,10 @@ async fn check(args: CheckArgs) -> anyhow::Result<bool> {
         (answers, _) => format!("one case replaying {}", counted(answers, "answer")),
     };
     eprintln!(
-        "elicit-check: checking tool {:?} of {} ({what}; {})",
+        "elicit-check: checking tool {:?} of {} (protocol {}; {what}; {})",
         target.tool,
         elicit_check::error::shell_words(&target.command),
+        target.protocol,
         if target.session {
             "session mode"
         } else {

@@ -431,6 +431,10 @@ fn the_hooks_and_the_environment_from_the_command_line() {
             vec!["--acted", "/a=yes"],
             "--acted \"/a=yes\": \"yes\" after `=` is not JSON",
         ),
+        (
+            vec!["--protocol", "2024-11-05"],
+            "invalid value '2024-11-05' for '--protocol <ERA>'",
+        ),
     ] {
         let mut args = vec!["--tool", "delete_records"];
         if !bad.contains(&"--acted") {
@@ -443,4 +447,101 @@ fn the_hooks_and_the_environment_from_the_command_line() {
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains(said), "{said} not in {stderr}");
     }
+}
+
+/// `fixtures/servers/mrtr_booking.py` (plain Python) on protocol 2026-07-28.
+fn mrtr_booking(bug: Option<&str>) -> Vec<String> {
+    crate::util::require_program("python3", "the 2026-07-28 booking server needs python3");
+    let mut command = vec![
+        "python3".to_owned(),
+        Path::new(ROOT)
+            .join("fixtures/servers/mrtr_booking.py")
+            .display()
+            .to_string(),
+    ];
+    if let Some(bug) = bug {
+        command.extend(["--bug".to_owned(), bug.to_owned()]);
+    }
+    command
+}
+
+/// `check --protocol 2026-07-28`: the answers go into each retry's
+/// `inputResponses`, the `requestState` back as received, the capabilities in
+/// each request's `_meta`; the properties mean the same as in 2025-11-25.
+#[test]
+fn in_2026_07_28_each_planted_defect_fails_its_property_and_the_era_is_in_the_reproduction() {
+    use elicit_check::harness::era::Protocol;
+    let target = |bug| {
+        Target::stdio(mrtr_booking(bug))
+            .tool("book")
+            .acted_pointer("/booked")
+            .protocol(Protocol::V2026_07_28)
+    };
+    let correct = gate(target(None), 1);
+    assert!(correct.passed, "{}", check::report::table(&correct));
+    assert_eq!(correct.protocol, "2026-07-28");
+    assert!(correct.coverage_cases > 0);
+    assert_eq!(
+        correct.consent_fields,
+        vec!["/confirm is a consent field: acts only when true"]
+    );
+    no_refusal_warning(&correct, "mrtr booking");
+    for (index, (bug, property)) in [
+        ("lenient-booleans", 2),
+        ("acts-without-asking", 7),
+        ("acts-on-decline-content", 1),
+        // Never asks in 2026-07-28 and always books: acting without an answer.
+        ("never-asks-2026", 7),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let report = gate(target(Some(bug)), 1 + index as u64 % 3);
+        assert_eq!(
+            failing(&report),
+            vec![property],
+            "{bug}:\n{}",
+            check::report::table(&report)
+        );
+        let failure = report
+            .property(property)
+            .and_then(|p| p.failure.as_ref())
+            .expect("a failure");
+        assert!(
+            failure.reproduce.contains(" --protocol 2026-07-28 "),
+            "{}",
+            failure.reproduce
+        );
+    }
+    // The same server in 2025-11-25 asks with elicitation/create, and is right.
+    let asks_in_2025 = gate(
+        target(Some("never-asks-2026")).protocol(Protocol::V2025_11_25),
+        2,
+    );
+    assert!(
+        asks_in_2025.passed,
+        "{}",
+        check::report::table(&asks_in_2025)
+    );
+    assert_eq!(asks_in_2025.protocol, "2025-11-25");
+}
+
+#[test]
+fn the_reference_server_passes_every_property_in_2026_07_28() {
+    let report = gate(
+        Target::stdio(crate::util::reference_server())
+            .tool("calculate")
+            .acted_pointer("/computed")
+            .protocol(elicit_check::harness::era::Protocol::V2026_07_28),
+        3,
+    );
+    assert!(report.passed, "{}", check::report::table(&report));
+    assert!(
+        report
+            .properties
+            .iter()
+            .all(|property| property.verdict == Verdict::Holds),
+        "{}",
+        check::report::table(&report)
+    );
 }

@@ -17,6 +17,7 @@
 //! env = { API_KEY = "test" }            # the server's environment
 //! cwd = "tests/server"                  # its working directory
 //! allow_unasked = false                 # true: acting without an answer is by design
+//! protocol = "2026-07-28"               # the era (default 2025-11-25)
 //! ```
 
 use std::path::Path;
@@ -75,6 +76,8 @@ pub struct TargetConfig {
     /// (`--allow-unasked`).
     #[serde(default)]
     pub allow_unasked: bool,
+    /// The protocol era: `2025-11-25` or `2026-07-28` (`--protocol`).
+    pub protocol: Option<String>,
 }
 
 impl ConfigFile {
@@ -145,6 +148,7 @@ env = { API_KEY = "test", MODE = "ci" }
 cwd = "tests/server"
 acted_cmd = "test ! -e victim.txt"
 allow_unasked = true
+protocol = "2026-07-28"
 "#,
         )
         .expect("valid");
@@ -172,6 +176,7 @@ allow_unasked = true
         assert_eq!(target.cwd.as_deref(), Some(Path::new("tests/server")));
         assert_eq!(target.acted_cmd.as_deref(), Some("test ! -e victim.txt"));
         assert!(target.allow_unasked);
+        assert_eq!(target.protocol.as_deref(), Some("2026-07-28"));
     }
 
     #[test]

@@ -42,6 +42,7 @@ use crate::case::Answer;
 use crate::error::counted;
 use crate::harness::child::Environment;
 use crate::harness::client::{FORM_NOT_DECLARED, URL_NOT_DECLARED};
+use crate::harness::era::Protocol;
 use crate::harness::proxy::{Frame, Mark, Recording, Responder, Side, StrayLine};
 use crate::harness::{Limits, Session, ToolCall};
 use crate::oracle::consent::{self, ConsentField};
@@ -108,6 +109,12 @@ pub struct Target {
     /// `--allow-unasked`: acting when no answer could come is the tool's
     /// declared fail-open design; property 7 reports it as a warning.
     pub allow_unasked: bool,
+    /// The protocol era the server is driven in (`--protocol`): 2025-11-25
+    /// (`elicitation/create` inside the call) or 2026-07-28 (multi round-trip
+    /// requests: `inputRequests` answered on the retry through `inputResponses`,
+    /// the `requestState` echoed as received, client capabilities in each
+    /// request's `_meta`).
+    pub protocol: Protocol,
 }
 
 impl Target {
@@ -135,7 +142,14 @@ impl Target {
             environment: Environment::default(),
             invoked_as: "elicit-check".to_owned(),
             allow_unasked: false,
+            protocol: Protocol::V2025_11_25,
         }
+    }
+
+    /// The protocol era (see the field `protocol`).
+    pub fn protocol(mut self, protocol: Protocol) -> Target {
+        self.protocol = protocol;
+        self
     }
 
     /// The tool to call.
@@ -429,6 +443,8 @@ pub struct CheckReport {
     /// `session` (cases one after another in a server process, failures re-run
     /// fresh) or `fresh-process`.
     pub mode: &'static str,
+    /// The protocol era the server was driven in: `2025-11-25` or `2026-07-28`.
+    pub protocol: &'static str,
     /// Whether `--strict` was on.
     pub strict: bool,
     /// Whether every property holds.
@@ -594,7 +610,9 @@ pub async fn check_with_log(
 
     let replaying = !target.replay.is_empty() || target.case_index.is_some();
     let mut coverage_cases = 0;
-    if target.replay.is_empty() {
+    if steps.is_empty() {
+        // The probe's call acted without asking: no schema to answer from.
+    } else if target.replay.is_empty() {
         let strategy: Vec<BoxedStrategy<GeneratedAnswer>> = steps
             .iter()
             .map(|step| answer_strategy(&step.form))
@@ -834,13 +852,22 @@ async fn probe(target: &Target, log: &mut dyn FnMut(CaseRecord)) -> Result<Probe
             stderr: last_lines(&run.stderr, 20),
         });
     }
-    if schemas.is_empty() {
+    if schemas.is_empty() && !run.reading.acted {
         return Err(CheckError::NoElicitation {
             tool: target.tool.clone(),
             reply: run.reply.to_string(),
         });
     }
     acted_readable(target, &run)?;
+    if schemas.is_empty() {
+        // It acted without asking a client that could answer: property 7's
+        // failure, and nothing to generate answers from.
+        return Ok(Probed {
+            steps: Arc::new(Vec::new()),
+            bases: Vec::new(),
+            runs: vec![run],
+        });
+    }
     let steps = schemas
         .into_iter()
         .map(|schema| {
@@ -927,15 +954,28 @@ async fn open(target: &Target, capabilities: &Value, setup: bool) -> Result<Sess
     if setup {
         run_setup(target).await?;
     }
-    Session::open_in(
-        &target.command,
-        &target.environment,
-        capabilities,
-        target.limits,
-        None,
-    )
-    .await
-    .map_err(|error| match error {
+    let opened = match target.protocol {
+        Protocol::V2025_11_25 => {
+            Session::open_in(
+                &target.command,
+                &target.environment,
+                capabilities,
+                target.limits,
+                None,
+            )
+            .await
+        }
+        Protocol::V2026_07_28 => {
+            Session::open_discover(
+                &target.command,
+                &target.environment,
+                capabilities,
+                target.limits,
+            )
+            .await
+        }
+    };
+    opened.map_err(|error| match error {
         crate::error::Error::Spawn { command, source } => CheckError::Spawn { command, source },
         other => CheckError::Usage(other.to_string()),
     })
@@ -1086,6 +1126,27 @@ fn responder(
     (responder, (sent, schemas))
 }
 
+/// Calls the target's tool in `session`, every form request answered by
+/// `responder`: on 2025-11-25 each `elicitation/create` inside the call, on
+/// 2026-07-28 each input request of each round.
+async fn call_tool(target: &Target, session: &mut Session, responder: Responder) -> ToolCall {
+    match target.protocol {
+        Protocol::V2025_11_25 => {
+            session.set_responder(Some(responder));
+            let call = session
+                .call_tool(&target.tool, target.arguments.clone())
+                .await;
+            session.set_responder(None);
+            call
+        }
+        Protocol::V2026_07_28 => {
+            session
+                .call_tool_rounds(&target.tool, target.arguments.clone(), &responder)
+                .await
+        }
+    }
+}
+
 /// The tool's reply as the evidence keeps it: `{"result": ..}`, `{"error": ..}` or `{}`.
 fn reply_of(call: &ToolCall) -> Value {
     match (&call.result, &call.error) {
@@ -1109,10 +1170,7 @@ async fn call_and_finish(
     plan: &[GeneratedAnswer],
 ) -> Result<(CaseRun, Vec<Value>), CheckError> {
     let (responder, (sent, schemas)) = responder(capabilities, steps, plan);
-    session.set_responder(Some(responder));
-    let call = session
-        .call_tool(&target.tool, target.arguments.clone())
-        .await;
+    let call = call_tool(target, &mut session, responder).await;
     let finished = session.finish().await;
     let reading = property::read_acted(&target.acted, call.result.as_ref(), call.error.as_ref());
     let reading = acted_after(target, reading).await?;
@@ -1245,12 +1303,7 @@ async fn call_in_session(
     let capabilities = form_capabilities();
     let before = open.session.mark();
     let (responder, (sent, _)) = responder(&capabilities, Some(Arc::clone(steps)), plan);
-    open.session.set_responder(Some(responder));
-    let call = open
-        .session
-        .call_tool(&target.tool, target.arguments.clone())
-        .await;
-    open.session.set_responder(None);
+    let call = call_tool(target, &mut open.session, responder).await;
     let during = open.session.recording_since(before);
     let late = during
         .wire
@@ -1445,6 +1498,9 @@ fn base_command(target: &Target) -> Vec<String> {
     if target.allow_unasked {
         command.push("--allow-unasked".to_owned());
     }
+    if target.protocol != Protocol::V2025_11_25 {
+        command.extend(["--protocol".to_owned(), target.protocol.to_string()]);
+    }
     if let Some(setup) = &target.setup {
         command.extend(["--setup".to_owned(), setup.clone()]);
     }
@@ -1630,6 +1686,7 @@ fn assemble(
         coverage_cases: run.coverage_cases,
         coverage_fields,
         consent_fields: consent_fields.iter().map(ToString::to_string).collect(),
+        protocol: target.protocol.as_str(),
         mode: if target.session {
             "session"
         } else {

@@ -19,9 +19,10 @@ pub fn table(report: &CheckReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "elicit-check check: tool {:?} ({}), {} + {} (seed {}), {}{}",
+        "elicit-check check: tool {:?} ({}), protocol {}, {} + {} (seed {}), {}{}",
         report.tool,
         report.acted,
+        report.protocol,
         counted(report.coverage_cases, "coverage case"),
         counted(report.cases, "random case"),
         report.seed,

@@ -17,6 +17,7 @@ pub mod in_flight;
 pub mod mrtr;
 pub mod mutation;
 pub mod proxy;
+pub mod rounds;
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};

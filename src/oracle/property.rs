@@ -479,7 +479,7 @@ pub fn violations(observation: &Observation<'_>) -> Vec<(Property, String)> {
         && let Some(frame) = observation
             .wire
             .iter()
-            .find(|frame| is_form_elicitation(frame))
+            .find(|frame| is_form_elicitation(frame) || asks_a_form(frame))
     {
         found.push((
             Property::CapabilityRespected,
@@ -523,7 +523,26 @@ pub fn is_form_elicitation(frame: &Frame) -> bool {
         && (mode.is_none_or(Value::is_null) || mode.and_then(Value::as_str) == Some("form"))
 }
 
-/// The first fault of property 5 in a session, if any.
+/// Whether a frame is a protocol 2026-07-28 tool result from the server whose
+/// `inputRequests` hold a form `elicitation/create` (`mode` absent counts as form).
+pub fn asks_a_form(frame: &Frame) -> bool {
+    let requests = frame
+        .message
+        .pointer("/result/inputRequests")
+        .and_then(Value::as_object);
+    frame.from == Side::Server
+        && requests.is_some_and(|requests| {
+            requests.values().any(|request| {
+                let mode = request.pointer("/params/mode");
+                request.get("method").and_then(Value::as_str) == Some("elicitation/create")
+                    && (mode.is_none_or(Value::is_null)
+                        || mode.and_then(Value::as_str) == Some("form"))
+            })
+        })
+}
+
+/// The first fault of property 5 in a session, if any (the call judged is the
+/// last `tools/call`: a 2026-07-28 call retries it round after round).
 fn wire_fault(observation: &Observation<'_>) -> Option<String> {
     if let Some(line) = observation.stray.first() {
         let shown: String = line.line.chars().take(80).collect();
@@ -533,7 +552,7 @@ fn wire_fault(observation: &Observation<'_>) -> Option<String> {
             Value::String(shown)
         ));
     }
-    let call = observation.wire.iter().find(|frame| {
+    let call = observation.wire.iter().rev().find(|frame| {
         frame.from == Side::Client
             && frame.message.get("method").and_then(Value::as_str) == Some("tools/call")
     });
@@ -920,6 +939,77 @@ mod tests {
             vec![(Property::NoActOnInvalid, "acted on content a strict server refuses (--strict): whole float 3.0 for integer `age`".to_owned())]
         );
         assert!(judge_call(&lenient, false, &clean_wire(), &form, true).is_empty());
+    }
+
+    /// A 2026-07-28 call: the first `tools/call` (#1) answered with an input
+    /// request (#2), retried (#3) and answered (#4).
+    fn rounds_wire(request: Value) -> Vec<Frame> {
+        vec![
+            frame(
+                1,
+                Side::Client,
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "book"}}),
+            ),
+            frame(
+                2,
+                Side::Server,
+                json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required",
+                    "inputRequests": {"booking": request}, "requestState": "s"}}),
+            ),
+            frame(
+                3,
+                Side::Client,
+                json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "book"}}),
+            ),
+            frame(
+                4,
+                Side::Server,
+                json!({"jsonrpc": "2.0", "id": 2, "result": {"content": []}}),
+            ),
+        ]
+    }
+
+    #[test]
+    fn a_2026_input_request_for_a_form_counts_for_property_4_and_the_last_call_for_property_5() {
+        let form = json!({"method": "elicitation/create", "params": {"message": "m", "requestedSchema": schema()}});
+        let url =
+            json!({"method": "elicitation/create", "params": {"mode": "url", "url": "https://x"}});
+        let wire = rounds_wire(form.clone());
+        assert!(asks_a_form(&wire[1]));
+        assert!(!asks_a_form(&wire[0]), "a client frame");
+        assert!(!asks_a_form(&rounds_wire(url.clone())[1]));
+        let mut explicit = form.clone();
+        explicit["params"]["mode"] = json!("form");
+        assert!(asks_a_form(&rounds_wire(explicit)[1]));
+        let sampling = json!({"method": "sampling/createMessage", "params": {}});
+        assert!(!asks_a_form(&rounds_wire(sampling)[1]));
+        assert_eq!(
+            judge_call(&[], false, &wire, &json!({}), false),
+            vec![(
+                Property::CapabilityRespected,
+                "sent a form elicitation/create (frame #2) to a client that declared no form elicitation (capabilities {})".to_owned()
+            )]
+        );
+        assert!(
+            judge_call(
+                &[],
+                false,
+                &rounds_wire(url),
+                &json!({"elicitation": {"url": {}}}),
+                false
+            )
+            .is_empty()
+        );
+        let form_client = json!({"elicitation": {"form": {}}});
+        assert!(judge_call(&[], false, &wire, &form_client, false).is_empty());
+        // The retry (#3) has no reply: property 5 reads the last call.
+        assert_eq!(
+            judge_call(&[], false, &wire[..3], &form_client, false),
+            vec![(
+                Property::CleanWire,
+                "no reply to tools/call: the server never answered".to_owned()
+            )]
+        );
     }
 
     #[test]

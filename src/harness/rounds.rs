@@ -1,0 +1,228 @@
+//! Any tool's call through protocol 2026-07-28's multi round-trip requests,
+//! for `check`: a discover-lifecycle session, and a driver that answers each
+//! `InputRequiredResult`'s input requests and retries the call.
+//!
+//! ```text
+//! client  server/discover                 (_meta: version, the case's capabilities)
+//! client  tools/call {name, arguments}    -> {resultType: input_required,
+//!                                             inputRequests: {key: elicitation/create}, requestState}
+//! client  tools/call {name, arguments, inputResponses: {key: answer}, requestState}
+//!                                         -> the result, a JSON-RPC error, or another round
+//! ```
+//!
+//! Each input request is answered by the same [`Responder`] that answers a
+//! 2025-11-25 `elicitation/create`, from the request exactly as the server sent
+//! it (read from the recorded frame, not from rmcp's typed copy); its
+//! `Answer::Result` is the input response, and an `Answer::Error`'s error object
+//! is written as the response itself (`inputResponses` has no error channel).
+//! The `requestState` goes back exactly as received.
+
+use rmcp::model::{CallToolRequestParams, CallToolResponse, InputResponses, ProtocolVersion};
+use rmcp::service::ServiceError;
+use rmcp::{ClientLifecycleMode, ClientServiceExt};
+use serde_json::{Map, Value};
+
+use super::child::Environment;
+use super::mrtr::{DRIVER_MAX_ROUNDS, client_hook};
+use super::proxy::{self, Responder};
+use super::{Limits, Session, ToolCall};
+use crate::case::Answer;
+use crate::error::Error;
+
+impl Session {
+    /// Spawns `command` in `environment` and opens a protocol 2026-07-28 session
+    /// (`server/discover`), every request's `_meta` declaring `capabilities`
+    /// exactly; checks for no tool.
+    ///
+    /// # Errors
+    /// [`Error::Spawn`] when the process cannot start; a failed discovery is
+    /// kept in [`Session::startup_error`].
+    pub async fn open_discover(
+        command: &[String],
+        environment: &Environment,
+        capabilities: &Value,
+        limits: Limits,
+    ) -> Result<Session, Error> {
+        let hook = client_hook(capabilities.clone(), None);
+        let (mut session, client_io, handler) = Session::spawn_unconnected(
+            command,
+            environment,
+            capabilities,
+            limits,
+            None,
+            Some(hook),
+            " (protocol 2026-07-28)",
+        )?;
+        let lifecycle = ClientLifecycleMode::Discover {
+            preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+        };
+        match tokio::time::timeout(
+            limits.startup,
+            handler.serve_with_lifecycle(client_io, lifecycle),
+        )
+        .await
+        {
+            Ok(Ok(client)) => session.client = Some(client),
+            Ok(Err(error)) => {
+                session.startup_error = Some(format!("server/discover failed: {error}"));
+            }
+            Err(_) => {
+                session.startup_error = Some(format!(
+                    "server/discover did not finish within {}",
+                    crate::verdict::seconds(limits.startup)
+                ));
+            }
+        }
+        Ok(session)
+    }
+
+    /// Calls `name` through its 2026-07-28 rounds, answering every input
+    /// request with `responder` and echoing each `requestState`; at most
+    /// [`DRIVER_MAX_ROUNDS`] `tools/call` requests, each bounded by the call
+    /// limit. The result or error is the reply to the last `tools/call`.
+    pub async fn call_tool_rounds(
+        &mut self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        responder: &Responder,
+    ) -> ToolCall {
+        let first_frame = self.state.frame_count();
+        let mut call = ToolCall::default();
+        let Some(client) = &self.client else {
+            call.failure = Some(
+                self.startup_error
+                    .clone()
+                    .unwrap_or_else(|| "session not started".into()),
+            );
+            return call;
+        };
+        let request = |responses: Option<InputResponses>, state: Option<String>| {
+            let mut params = CallToolRequestParams::new(name.to_owned());
+            if let Some(arguments) = arguments.clone() {
+                params = params.with_arguments(arguments);
+            }
+            params.input_responses = responses;
+            params.request_state = state;
+            params
+        };
+        let mut params = request(None, None);
+        let mut rounds = 0;
+        loop {
+            rounds += 1;
+            let before = self.state.frame_count();
+            let response =
+                tokio::time::timeout(self.limits.call, client.call_tool_once(params)).await;
+            match response {
+                Err(_) => {
+                    call.failure = Some(format!(
+                        "tools/call did not finish within {}",
+                        crate::verdict::seconds(self.limits.call)
+                    ));
+                    break;
+                }
+                Ok(Ok(CallToolResponse::InputRequired(_))) if rounds >= DRIVER_MAX_ROUNDS => {
+                    call.failure = Some(format!(
+                        "the server still answered input_required after {DRIVER_MAX_ROUNDS} tools/call requests"
+                    ));
+                    break;
+                }
+                Ok(Ok(CallToolResponse::InputRequired(typed))) => {
+                    let frames = self.state.frames_since(before);
+                    let sent = last_reply(&frames).and_then(|reply| reply.get("result"));
+                    let mut responses = InputResponses::new();
+                    let requests = sent
+                        .and_then(|result| result.get("inputRequests"))
+                        .and_then(Value::as_object);
+                    for (key, request) in requests.into_iter().flatten() {
+                        let (Answer::Result(answer) | Answer::Error(answer)) = responder(request);
+                        responses.insert(key.clone(), answer);
+                    }
+                    let state = sent
+                        .and_then(|result| result.get("requestState"))
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                        .or(typed.request_state);
+                    params = request(Some(responses), state);
+                }
+                Ok(Ok(_)) | Ok(Err(ServiceError::McpError(_))) => break,
+                Ok(Err(error)) => {
+                    call.failure = Some(format!("tools/call failed: {error}"));
+                    break;
+                }
+            }
+        }
+        call.frames = self.state.frames_since(first_frame);
+        match last_reply(&call.frames) {
+            Some(reply) => {
+                call.result = reply.get("result").cloned();
+                call.error = reply.get("error").cloned();
+            }
+            None if call.failure.is_none() => call.failure = Some("no reply to tools/call".into()),
+            None => {}
+        }
+        call
+    }
+}
+
+/// The server's reply to the last `tools/call` request among `frames`.
+fn last_reply(frames: &[proxy::Frame]) -> Option<&Value> {
+    let id = frames.iter().rev().find_map(|frame| {
+        (frame.from == proxy::Side::Client
+            && frame.message.get("method").and_then(Value::as_str) == Some("tools/call"))
+        .then(|| frame.message.get("id"))
+        .flatten()
+    })?;
+    frames
+        .iter()
+        .rev()
+        .find(|frame| {
+            frame.from == proxy::Side::Server
+                && frame.message.get("method").is_none()
+                && frame.message.get("id") == Some(id)
+        })
+        .map(|frame| &frame.message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::harness::proxy::{Side, frame};
+    use serde_json::json;
+
+    #[test]
+    fn the_reply_read_is_the_one_to_the_last_tools_call() {
+        let frames = vec![
+            frame(
+                0,
+                Side::Client,
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call"}),
+            ),
+            frame(
+                1,
+                Side::Server,
+                json!({"jsonrpc": "2.0", "id": 1, "result": {"resultType": "input_required"}}),
+            ),
+            frame(
+                2,
+                Side::Client,
+                json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call"}),
+            ),
+            frame(
+                3,
+                Side::Server,
+                json!({"jsonrpc": "2.0", "id": 9, "result": {"other": true}}),
+            ),
+            frame(
+                4,
+                Side::Server,
+                json!({"jsonrpc": "2.0", "id": 2, "result": {"done": true}}),
+            ),
+        ];
+        assert_eq!(
+            last_reply(&frames),
+            Some(&json!({"jsonrpc": "2.0", "id": 2, "result": {"done": true}}))
+        );
+        assert_eq!(last_reply(&frames[..4]), None, "no reply to id 2 yet");
+        assert_eq!(last_reply(&[]), None);
+    }
+}
