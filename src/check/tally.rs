@@ -114,10 +114,10 @@ impl Tally {
         }
         let all_valid =
             !sent.is_empty() && sent.iter().all(|sent| sent.class == Class::ValidAccept);
-        let all_accepted = !sent.is_empty()
-            && sent
-                .iter()
-                .all(|sent| matches!(sent.class, Class::ValidAccept | Class::LenientAccept(_)));
+        // No answer at all: nothing lenient to list (the loop below is empty).
+        let all_accepted = sent
+            .iter()
+            .all(|sent| matches!(sent.class, Class::ValidAccept | Class::LenientAccept(_)));
         if all_valid {
             self.valid.push(ValidCall {
                 contents: sent
@@ -360,6 +360,46 @@ mod tests {
         tally.add(call(&answered, true, &url), &[]);
         assert_eq!(tally.unanswered, 4);
         assert_eq!(tally.unanswered_acted, vec![none.clone(), url.clone()]);
+    }
+
+    #[test]
+    fn lenient_accepts_acted_on_are_listed_only_beside_accepts_and_at_most_five() {
+        let mut tally = Tally::default();
+        let lenient = |n: u32| {
+            sent(
+                json!({"action": "accept", "content": {"a": n, "note": "x"}}),
+                Class::LenientAccept(vec!["extra key `note` the schema does not name".into()]),
+                "accept: extra key `note`",
+            )
+        };
+        let invalid = sent(
+            json!({"action": "accept", "content": {"a": "x"}}),
+            Class::InvalidAccept(vec!["/a: x".into()]),
+            "accept: a string",
+        );
+        // Beside an invalid answer, the call is property 2's, not a warning.
+        add(&mut tally, &[lenient(0), invalid], true);
+        assert!(tally.lenient_acted.is_empty());
+        // Not acted on: nothing to warn about.
+        add(&mut tally, &[lenient(0)], false);
+        assert!(tally.lenient_acted.is_empty());
+        for n in 1..=7 {
+            add(
+                &mut tally,
+                &[lenient(n), sent(json!({}), Class::ValidAccept, VALID)],
+                true,
+            );
+        }
+        assert_eq!(tally.lenient_acted.len(), MAX_LENIENT_LISTED);
+        assert_eq!(
+            tally.lenient_acted[0],
+            "acted on {\"action\":\"accept\",\"content\":{\"a\":1,\"note\":\"x\"}} (extra key `note` the schema does not name): valid JSON Schema, refused by strict servers"
+        );
+        // The same warning twice is listed once.
+        let mut again = Tally::default();
+        add(&mut again, &[lenient(1)], true);
+        add(&mut again, &[lenient(1)], true);
+        assert_eq!(again.lenient_acted.len(), 1);
     }
 
     #[test]
