@@ -281,6 +281,13 @@ mod tests {
                 smallest: json!({"action": "decline", "content": {"amount": 1}})
             }]
         );
+        // Of two acted answers of the same length, the first met stays.
+        let mut same = Tally::default();
+        let first = json!({"action": "accept", "content": {"amount": "NaN"}});
+        let second = json!({"action": "accept", "content": {"amount": "nan"}});
+        add(&mut same, &[invalid(&first)], true);
+        add(&mut same, &[invalid(&second)], true);
+        assert_eq!(same.findings(Property::NoActOnInvalid)[0].smallest, first);
         assert_eq!(tally.with_refusal, 2);
         assert_eq!(tally.with_invalid, 3);
         // A refusal beside an invalid accept counts for property 1 only.
