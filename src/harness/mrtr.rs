@@ -27,7 +27,6 @@ use rmcp::model::{
     InputRequiredResult, InputResponses, ProtocolVersion,
 };
 use rmcp::service::{RoleClient, RunningService, ServiceError};
-use rmcp::{ClientLifecycleMode, ClientServiceExt};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
@@ -216,26 +215,7 @@ async fn start(command: &[String], case: &Case, limits: Limits) -> Result<Sessio
         Some(hook),
         " (protocol 2026-07-28)",
     )?;
-    let lifecycle = ClientLifecycleMode::Discover {
-        preferred_versions: vec![ProtocolVersion::V_2026_07_28],
-    };
-    match tokio::time::timeout(
-        limits.startup,
-        handler.serve_with_lifecycle(client_io, lifecycle),
-    )
-    .await
-    {
-        Ok(Ok(client)) => session.client = Some(client),
-        Ok(Err(error)) => {
-            session.startup_error = Some(format!("server/discover failed: {error}"));
-        }
-        Err(_) => {
-            session.startup_error = Some(format!(
-                "server/discover did not finish within {}",
-                crate::verdict::seconds(limits.startup)
-            ));
-        }
-    }
+    session.discover(client_io, handler, limits).await;
     if session.startup_error.is_none() {
         session.startup_error = session.check_tool_listed().await.err();
     }

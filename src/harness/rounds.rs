@@ -53,6 +53,19 @@ impl Session {
             Some(hook),
             " (protocol 2026-07-28)",
         )?;
+        session.discover(client_io, handler, limits).await;
+        Ok(session)
+    }
+
+    /// Connects `handler` over `client_io` in the discover lifecycle
+    /// (`server/discover`, 2026-07-28), bounded by the startup limit; a failure
+    /// is kept in [`Session::startup_error`].
+    pub(crate) async fn discover(
+        &mut self,
+        client_io: tokio::io::DuplexStream,
+        handler: super::client::CaseClient,
+        limits: Limits,
+    ) {
         let lifecycle = ClientLifecycleMode::Discover {
             preferred_versions: vec![ProtocolVersion::V_2026_07_28],
         };
@@ -62,18 +75,17 @@ impl Session {
         )
         .await
         {
-            Ok(Ok(client)) => session.client = Some(client),
+            Ok(Ok(client)) => self.client = Some(client),
             Ok(Err(error)) => {
-                session.startup_error = Some(format!("server/discover failed: {error}"));
+                self.startup_error = Some(format!("server/discover failed: {error}"));
             }
             Err(_) => {
-                session.startup_error = Some(format!(
+                self.startup_error = Some(format!(
                     "server/discover did not finish within {}",
                     crate::verdict::seconds(limits.startup)
                 ));
             }
         }
-        Ok(session)
     }
 
     /// Calls `name` through its 2026-07-28 rounds, answering every input
