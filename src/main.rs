@@ -503,9 +503,6 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
         check_program(&args.server[0])?;
         args.server.clone()
     };
-    if !args.server.is_empty() && !args.hostile {
-        offers_calculate(&command, &args).await?;
-    }
     eprintln!(
         "elicit-check: server: {}",
         elicit_check::error::shell_words(&command)
@@ -914,41 +911,6 @@ impl StopSignals {
             () = next(&mut self.interrupt) => "interrupted",
             () = next(&mut self.terminate) => "terminated",
         }
-    }
-}
-
-/// `run` judges the contract's `calculate` tool: a server whose `tools/list`
-/// answers without it is refused before anything runs or is written (exit 2),
-/// pointing at `check`, which checks any tool. A server that does not get that
-/// far is left to the run, which reports how it failed to start.
-async fn offers_calculate(command: &[String], args: &RunArgs) -> anyhow::Result<()> {
-    let limits = Limits {
-        startup: Duration::from_secs_f64(args.startup_timeout),
-        call: Duration::from_secs_f64(args.call_timeout),
-        shutdown: Duration::from_secs_f64(args.shutdown_grace),
-    };
-    let capabilities = json!({"elicitation": {"form": {}}});
-    let Ok(session) =
-        elicit_check::harness::Session::open(command, &capabilities, limits, None).await
-    else {
-        return Ok(());
-    };
-    let tools = match session.startup_error() {
-        None => session.list_tools().await.ok(),
-        Some(_) => None,
-    };
-    session.finish().await;
-    match tools {
-        Some(tools) if !tools.iter().any(|tool| tool == "calculate") => anyhow::bail!(
-            "this server has no `calculate` tool (it lists {}): `run` checks the built-in contract; to check your own tool use `elicit-check check --tool NAME --acted POINTER -- {}`",
-            if tools.is_empty() {
-                "none".to_owned()
-            } else {
-                tools.join(", ")
-            },
-            elicit_check::error::shell_words(command)
-        ),
-        _ => Ok(()),
     }
 }
 

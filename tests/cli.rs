@@ -613,34 +613,3 @@ fn run_json_prints_one_document_with_the_verdict_name_of_every_case() {
         assert_ne!(run_report_errors(&broken), Vec::<String>::new(), "{member}");
     }
 }
-
-/// `run` judges the contract's `calculate` tool: a server that lists other
-/// tools only is refused before anything runs or is written, pointing at
-/// `check` (no `did_not_start` row, no reproduction line).
-#[test]
-fn run_against_a_server_without_calculate_points_at_check_and_writes_nothing() {
-    crate::util::require_program("python3", "the forms server needs python3");
-    let dir = output_dir("no-calculate");
-    let forms = concat!(env!("CARGO_MANIFEST_DIR"), "/fixtures/servers/forms.py");
-    let output = run(&[
-        "--output",
-        &dir.to_string_lossy(),
-        "--",
-        "python3",
-        forms,
-        "--form",
-        "email",
-    ]);
-    assert_eq!(output.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        stderr.contains(&format!(
-            "this server has no `calculate` tool (it lists subscribe): `run` checks the built-in contract; to check your own tool use `elicit-check check --tool NAME --acted POINTER -- python3 {forms} --form email`"
-        )),
-        "{stderr}"
-    );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(!stdout.contains("did_not_start"), "{stdout}");
-    assert!(!stdout.contains("reproduce"), "{stdout}");
-    assert!(!dir.0.exists(), "no evidence folder is written");
-}
