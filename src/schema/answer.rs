@@ -343,21 +343,26 @@ pub fn mutations(form: &Form, content: &Map<String, Value>) -> Vec<(String, Map<
                         value.clone(),
                     );
                 }
-                if let Some(low) = minimum {
-                    let below = number(low - 1.0, *integer);
-                    with(
-                        format!("{below} below minimum {low} for `{name}`"),
-                        name,
-                        below,
-                    );
-                }
-                if let Some(high) = maximum {
-                    let above = number(high + 1.0, *integer);
-                    with(
-                        format!("{above} above maximum {high} for `{name}`"),
-                        name,
-                        above,
-                    );
+                // A bound crossed by one, and for a `number` also by a half
+                // (a server checking `0 < amount` for `minimum: 1` takes 0.5).
+                let steps: &[f64] = if *integer { &[1.0] } else { &[1.0, 0.5] };
+                for step in steps {
+                    if let Some(low) = minimum {
+                        let below = number(low - step, *integer);
+                        with(
+                            format!("{below} below minimum {low} for `{name}`"),
+                            name,
+                            below,
+                        );
+                    }
+                    if let Some(high) = maximum {
+                        let above = number(high + step, *integer);
+                        with(
+                            format!("{above} above maximum {high} for `{name}`"),
+                            name,
+                            above,
+                        );
+                    }
                 }
             }
             Kind::Boolean => {

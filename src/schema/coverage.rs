@@ -133,7 +133,7 @@ pub fn accept(content: &Map<String, Value>) -> Value {
 
 /// The coverage answers for one request whose schema reads as `form`, built
 /// from `base` (see the module docs for the order). Each answer's `built_as`
-/// names what it is, e.g. ``accept: `nights` 15 above maximum 14``.
+/// names what it is, e.g. ``accept: 15 above maximum 14 for `nights` ``.
 pub fn coverage_answers(form: &Form, base: &Map<String, Value>) -> Vec<GeneratedAnswer> {
     let mut answers = vec![GeneratedAnswer {
         answer: accept(base),
@@ -333,6 +333,8 @@ mod tests {
             "accept: 0 below minimum 1 for `nights`",
             "accept: \"12\" for integer `nights`",
             "accept: \"NaN\" for number `amount`",
+            "accept: 500.5 above maximum 500 for `amount`",
+            "accept: -0.49 below minimum 0.01 for `amount`",
             "accept: null for `room`",
             "accept: broken date \"2024-13-45\" for `arrival`",
             "accept: \"yes\" for boolean `breakfast`",
