@@ -667,7 +667,7 @@ pub async fn check_with_log(
             .iter()
             .map(|answer| GeneratedAnswer {
                 answer: answer.clone(),
-                built_as: "given with --answer".to_owned(),
+                built_as: "the answer given with --answer".to_owned(),
             })
             .collect();
         let run = run_case(target, &steps, &plan, &form_capabilities()).await?;

@@ -240,7 +240,7 @@ impl ActedRule {
         };
         if !pointer.is_empty() && !pointer.starts_with('/') {
             return Err(format!(
-                "--acted {text:?} is not a JSON pointer (it starts with `/`, e.g. /computed or /dry_run=false)"
+                "--acted {text:?} is not a JSON pointer (a pointer starts with `/`, e.g. /computed or /dry_run=false)"
             ));
         }
         match value {
