@@ -170,7 +170,7 @@ struct RunArgs {
     /// a call before `initialized`, replies under wrong ids, lines that are not
     /// JSON, misspelt actions, huge or deep answers, stdin closed early) instead
     /// of the contract and generated cases; each is a row of the same table and
-    /// evidence (issue 10; see README "Hostile clients").
+    /// evidence (README, "Hostile clients").
     #[arg(long, conflicts_with_all = ["cases", "seed", "session", "protocol"])]
     hostile: bool,
     /// Seconds a server may take to answer `initialize` and `tools/list`.
@@ -184,7 +184,8 @@ struct RunArgs {
     shutdown_grace: f64,
     /// Protocol era: 2025-11-25 (`initialize`, `elicitation/create`), 2026-07-28
     /// (`server/discover`, `InputRequiredResult`, retry), or both (each case in
-    /// both eras; a case whose outcomes differ beyond issue 9's table fails)
+    /// both eras; a case whose outcomes differ beyond what the era changes fails:
+    /// README, "Protocol 2026-07-28")
     /// [default: 2025-11-25, or 2026-07-28 for `--case NAME@2026-07-28`].
     #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(["2025-11-25", "2026-07-28", "both"]))]
     protocol: Option<String>,
@@ -199,7 +200,8 @@ struct RunArgs {
     keep_going: bool,
     /// Run many cases in one server process per capability set, one `tools/call`
     /// after another; a case that fails there is re-run in a fresh process and
-    /// that verdict is reported (issue 11). Default: a fresh process per case.
+    /// that verdict is reported (README, "Session mode and parallel cases").
+    /// Default: a fresh process per case.
     #[arg(long)]
     session: bool,
     /// Cases (or, with --session, groups of cases) run at once, each in its own
