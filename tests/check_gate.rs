@@ -67,15 +67,6 @@ fn gate(target: Target, seed: u64) -> CheckReport {
     check::check(target).expect("the check runs")
 }
 
-fn failing(report: &CheckReport) -> Vec<u8> {
-    report
-        .properties
-        .iter()
-        .filter(|property| property.verdict == Verdict::Fails)
-        .map(|property| property.property)
-        .collect()
-}
-
 /// Each `(bug, property)`: the variant fails that property and no other, the
 /// seeds 1, 2 and 3 taken in turn.
 fn each_variant_fails(
@@ -85,7 +76,7 @@ fn each_variant_fails(
     for (index, &(bug, property)) in variants.iter().enumerate() {
         let report = gate(target(Some(bug)), 1 + index as u64 % 3);
         assert_eq!(
-            failing(&report),
+            crate::util::failing(&report),
             vec![property],
             "{bug}:\n{}",
             check::report::table(&report)
@@ -93,8 +84,9 @@ fn each_variant_fails(
     }
 }
 
-/// No property-3 warning says a valid accept was refused.
-fn no_refusal_warning(report: &CheckReport, what: &str) {
+/// Every property holds, and no property-3 warning says a valid accept was refused.
+fn passes_with_no_refusal_warning(report: &CheckReport, what: &str) {
+    assert!(report.passed, "{what}: {}", check::report::table(report));
     let acts = report.property(3).expect("property 3");
     assert!(
         acts.warnings.is_empty(),
@@ -112,8 +104,7 @@ fn the_booking_form_fails_each_planted_defect_on_the_property_it_breaks() {
             .acted_pointer("/booked")
     };
     let correct = gate(target(None), 1);
-    assert!(correct.passed, "{}", check::report::table(&correct));
-    no_refusal_warning(&correct, "booking");
+    passes_with_no_refusal_warning(&correct, "booking");
     each_variant_fails(
         &target,
         &[
@@ -206,12 +197,11 @@ fn a_confirmation_form_names_its_consent_field_and_fails_each_planted_defect() {
             .acted_pointer("/deleted")
     };
     let correct = gate(target(None), 3);
-    assert!(correct.passed, "{}", check::report::table(&correct));
     assert_eq!(
         correct.consent_fields,
         vec!["/confirm is a consent field: acts only when true"]
     );
-    no_refusal_warning(&correct, "confirm");
+    passes_with_no_refusal_warning(&correct, "confirm");
     each_variant_fails(
         &target,
         &[
@@ -265,9 +255,11 @@ fn acting_reported_as_dry_run_false_as_an_error_text_or_as_a_file_deleted_is_rea
             .acted_equals("/dry_run", json!(false))
     };
     let report = gate(dry(None), 1);
-    assert!(report.passed, "{}", check::report::table(&report));
-    no_refusal_warning(&report, "dry-run");
-    assert_eq!(failing(&gate(dry(Some("lenient-booleans")), 2)), vec![2]);
+    passes_with_no_refusal_warning(&report, "dry-run");
+    assert_eq!(
+        crate::util::failing(&gate(dry(Some("lenient-booleans")), 2)),
+        vec![2]
+    );
 
     // An isError result whose text says it acted.
     let text = |bug| {
@@ -279,7 +271,7 @@ fn acting_reported_as_dry_run_false_as_an_error_text_or_as_a_file_deleted_is_rea
     assert!(report.passed, "{}", check::report::table(&report));
     assert!(report.property(3).expect("3").cases > 0);
     assert_eq!(
-        failing(&gate(text(Some("acts-on-decline-content")), 3)),
+        crate::util::failing(&gate(text(Some("acts-on-decline-content")), 3)),
         vec![1]
     );
 
@@ -301,7 +293,7 @@ fn acting_reported_as_dry_run_false_as_an_error_text_or_as_a_file_deleted_is_rea
         report.consent_fields
     );
     assert_eq!(
-        failing(&gate(file(Some("min-length-unchecked")), 2)),
+        crate::util::failing(&gate(file(Some("min-length-unchecked")), 2)),
         vec![2]
     );
     let _ = std::fs::remove_dir_all(&dir);
@@ -332,8 +324,7 @@ fn the_typescript_refund_form_fails_each_planted_defect() {
             .acted_pointer("/refunded")
     };
     let correct = gate(target(None), 2);
-    assert!(correct.passed, "{}", check::report::table(&correct));
-    no_refusal_warning(&correct, "refund");
+    passes_with_no_refusal_warning(&correct, "refund");
     each_variant_fails(
         &target,
         &[
@@ -471,14 +462,13 @@ fn in_2026_07_28_each_planted_defect_fails_its_property_and_the_era_is_in_the_re
             .protocol(Protocol::V2026_07_28)
     };
     let correct = gate(target(None), 1);
-    assert!(correct.passed, "{}", check::report::table(&correct));
     assert_eq!(correct.protocol, "2026-07-28");
     assert!(correct.coverage_cases > 0);
     assert_eq!(
         correct.consent_fields,
         vec!["/confirm is a consent field: acts only when true"]
     );
-    no_refusal_warning(&correct, "mrtr booking");
+    passes_with_no_refusal_warning(&correct, "mrtr booking");
     for (index, (bug, property)) in [
         ("lenient-booleans", 2),
         ("acts-without-asking", 7),
@@ -491,7 +481,7 @@ fn in_2026_07_28_each_planted_defect_fails_its_property_and_the_era_is_in_the_re
     {
         let report = gate(target(Some(bug)), 1 + index as u64 % 3);
         assert_eq!(
-            failing(&report),
+            crate::util::failing(&report),
             vec![property],
             "{bug}:\n{}",
             check::report::table(&report)

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use elicit_check::check::{self, CaseRecord, CheckReport, Target, Verdict};
+use elicit_check::check::{self, CaseRecord, CheckReport, Target};
 use elicit_check::peers::PEERS;
 use serde_json::{Value, json};
 
@@ -73,15 +73,6 @@ fn call_ids(records: &[CaseRecord]) -> Vec<Value> {
         .collect()
 }
 
-fn failing(report: &CheckReport) -> Vec<u8> {
-    report
-        .properties
-        .iter()
-        .filter(|property| property.verdict == Verdict::Fails)
-        .map(|property| property.property)
-        .collect()
-}
-
 #[test]
 fn check_session_gives_the_fresh_report_on_the_reference_server_in_one_process() {
     let target = Target::stdio(util::reference_server())
@@ -91,7 +82,7 @@ fn check_session_gives_the_fresh_report_on_the_reference_server_in_one_process()
         .seed(7);
     let [(fresh, fresh_records), (session, session_records)] = both_modes(&target);
     assert!(fresh.passed, "{}", check::report::table(&fresh));
-    assert_eq!(failing(&session), Vec::<u8>::new());
+    assert_eq!(util::failing(&session), Vec::<u8>::new());
     assert_eq!(judged(&session), judged(&fresh));
     // Fresh: every case is a new process, so every tools/call has the same id.
     // Session: one process, so the 24 calls carry 24 different ids.
@@ -130,7 +121,7 @@ fn check_session_gives_the_fresh_report_on_broken_servers_from_fresh_reruns() {
             .max_shrink_runs(20);
         let [(fresh, _), (session, session_records)] = both_modes(&target);
         assert!(
-            failing(&fresh).contains(&property),
+            util::failing(&fresh).contains(&property),
             "{bug}: {}",
             check::report::table(&fresh)
         );

@@ -605,7 +605,7 @@ pub async fn check_with_log(
     // The probe's calls (valid accepts, a decline) count like any case.
     for run in &probed.runs {
         tally.add(run.summary(), &[]);
-        note_failures(target, &mut failures, run, None, seed);
+        note_failures(target, &mut failures, run, seed);
     }
 
     let replaying = !target.replay.is_empty() || target.case_index.is_some();
@@ -674,7 +674,7 @@ pub async fn check_with_log(
         let violations = run.violations(target);
         tally.add(run.summary(), &plan);
         log(record("replay".to_owned(), &run, &violations));
-        note_failures(target, &mut failures, &run, None, seed);
+        note_failures(target, &mut failures, &run, seed);
     }
 
     // Property 4: sessions declaring no elicitation, and URL only, at once.
@@ -692,7 +692,7 @@ pub async fn check_with_log(
             &run,
             &violations,
         ));
-        note_failures(target, &mut failures, &run, None, seed);
+        note_failures(target, &mut failures, &run, seed);
     }
 
     Ok(assemble(
@@ -715,14 +715,13 @@ fn note_failures(
     target: &Target,
     failures: &mut Vec<(Property, Failure)>,
     run: &CaseRun,
-    case_index: Option<usize>,
     seed: u64,
 ) {
     for (property, reason) in run.violations(target) {
         if !failures.iter().any(|(known, _)| *known == property) {
             failures.push((
                 property,
-                failure_of(target, reason, run, case_index, 0, false, seed),
+                failure_of(target, reason, run, None, 0, false, seed),
             ));
         }
     }

@@ -174,3 +174,13 @@ pub fn contract_names() -> Vec<String> {
         .map(|case| case.name)
         .collect()
 }
+
+/// The numbers of the properties a `check` report says fail, in order.
+pub fn failing(report: &elicit_check::check::CheckReport) -> Vec<u8> {
+    report
+        .properties
+        .iter()
+        .filter(|property| property.verdict == elicit_check::check::Verdict::Fails)
+        .map(|property| property.property)
+        .collect()
+}
