@@ -45,6 +45,17 @@ pub enum Error {
         /// Every hostile-client case's name.
         known: Vec<String>,
     },
+    /// The server started but lists no `calculate` tool (read from its reply
+    /// to `tools/list` in the first case): `run` checks the built-in contract,
+    /// so nothing can be judged; `check` is for a tool of the user's own.
+    #[error(
+        "this server has no `calculate` tool (it offers {}): `run` checks the built-in contract; to check your own tool use `elicit-check check --tool NAME --acted POINTER -- SERVER...`",
+        if offered.is_empty() { "no tools".to_owned() } else { offered.join(", ") }
+    )]
+    NoContractTool {
+        /// The tools it lists.
+        offered: Vec<String>,
+    },
     /// The server started but never completed `initialize` and `tools/list` in the
     /// first case, so no case can be judged; its stderr tells why.
     #[error("the server did not start: {error}{}", stderr_banner(stderr))]

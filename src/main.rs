@@ -103,14 +103,23 @@ struct CheckArgs {
     /// instead of failing.
     #[arg(long)]
     allow_unasked: bool,
-    /// The protocol era to drive the server in: 2025-11-25 (elicitation/create
-    /// inside the call) or 2026-07-28 (multi round-trip requests: input
-    /// requests answered on the retry) [default: 2025-11-25].
-    #[arg(long, value_name = "ERA", value_parser = ["2025-11-25", "2026-07-28"])]
+    /// The protocol era(s) to drive the server in: 2025-11-25 (elicitation/create
+    /// inside the call), 2026-07-28 (multi round-trip requests: input requests
+    /// answered on the retry), both (each required), or auto: every era the
+    /// server answers, each with its own verdicts (README, "Check your own
+    /// server in detail", Protocol eras)
+    /// [default: auto].
+    #[arg(long, value_name = "ERA", value_parser = ["auto", "both", "2025-11-25", "2026-07-28"])]
     protocol: Option<String>,
     /// Most server runs spent shrinking one property's failure [default: 32].
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     max_shrink_runs: Option<usize>,
+    /// Fresh server processes run at once: the cases of --fresh, the re-runs of
+    /// a session that did not end cleanly, the 2026-07-28 retries [default: 1].
+    /// --setup and --acted-cmd then run concurrently too: give more than 1 only
+    /// when cases share no state.
+    #[arg(short = 'j', long = "jobs", value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(u16).range(1..))]
+    jobs: Option<u16>,
     /// Print one JSON document instead of the table.
     #[arg(long)]
     json: bool,
@@ -604,7 +613,10 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
     let did_not_start = stopped.as_ref().is_some_and(|error| {
         matches!(
             error.downcast_ref::<elicit_check::error::Error>(),
-            Some(elicit_check::error::Error::ServerDidNotStart { .. })
+            Some(
+                elicit_check::error::Error::ServerDidNotStart { .. }
+                    | elicit_check::error::Error::NoContractTool { .. }
+            )
         )
     });
     let status = match (&interrupted, &stopped) {
@@ -916,8 +928,11 @@ impl StopSignals {
     }
 }
 
-/// The target of `check` from the options and, when given, the config file.
-fn check_target(args: &CheckArgs) -> anyhow::Result<elicit_check::check::Target> {
+/// The target of `check` and its eras from the options and, when given, the
+/// config file.
+fn check_target(
+    args: &CheckArgs,
+) -> anyhow::Result<(elicit_check::check::Target, elicit_check::check::eras::Eras)> {
     use elicit_check::check::Target;
     use elicit_check::check::config::ConfigFile;
     let config = match &args.config {
@@ -1048,6 +1063,16 @@ fn check_target(args: &CheckArgs) -> anyhow::Result<elicit_check::check::Target>
     {
         target = target.max_shrink_runs(runs);
     }
+    if let Some(jobs) = args
+        .jobs
+        .map(usize::from)
+        .or_else(|| config.as_ref().and_then(|c| c.jobs))
+    {
+        if jobs == 0 {
+            anyhow::bail!("jobs = 0 in the config: give at least 1");
+        }
+        target = target.jobs(jobs);
+    }
     if args.case_index.is_some() && target.seed.is_none() {
         anyhow::bail!("--case-index needs the --seed it came from");
     }
@@ -1069,26 +1094,30 @@ fn check_target(args: &CheckArgs) -> anyhow::Result<elicit_check::check::Target>
         .strict(args.strict || config.as_ref().is_some_and(|c| c.strict))
         .session(session);
     target.allow_unasked = args.allow_unasked || config.as_ref().is_some_and(|c| c.allow_unasked);
-    if let Some(protocol) = args
+    let eras: elicit_check::check::eras::Eras = match args
         .protocol
         .clone()
         .or_else(|| config.as_ref().and_then(|c| c.protocol.clone()))
     {
-        target = target.protocol(protocol.parse().map_err(anyhow::Error::msg)?);
-    }
+        Some(protocol) => protocol.parse().map_err(anyhow::Error::msg)?,
+        None => elicit_check::check::eras::Eras::default(),
+    };
     target.invoked_as = std::env::args()
         .next()
         .unwrap_or_else(|| "elicit-check".to_owned());
-    Ok(target.limits(Limits {
-        startup: Duration::from_secs_f64(args.startup_timeout),
-        call: Duration::from_secs_f64(args.call_timeout),
-        shutdown: Duration::from_secs_f64(args.shutdown_grace),
-    }))
+    Ok((
+        target.limits(Limits {
+            startup: Duration::from_secs_f64(args.startup_timeout),
+            call: Duration::from_secs_f64(args.call_timeout),
+            shutdown: Duration::from_secs_f64(args.shutdown_grace),
+        }),
+        eras,
+    ))
 }
 
 /// `elicit-check check`: `Ok(true)` when every property holds.
 async fn check(args: CheckArgs) -> anyhow::Result<bool> {
-    let target = check_target(&args)?;
+    let (target, eras) = check_target(&args)?;
     let seed = target
         .seed
         .map_or_else(|| "from the clock".to_owned(), |seed| seed.to_string());
@@ -1104,11 +1133,16 @@ async fn check(args: CheckArgs) -> anyhow::Result<bool> {
         "elicit-check: checking tool {:?} of {} (protocol {}; {what}; {})",
         target.tool,
         elicit_check::error::shell_words(&target.command),
-        target.protocol,
-        if target.session {
-            "session mode"
-        } else {
-            "a fresh process per case"
+        match eras {
+            elicit_check::check::eras::Eras::Auto =>
+                "auto: every era the server answers".to_owned(),
+            other => other.to_string(),
+        },
+        match (target.session, target.jobs) {
+            (true, 1) => "session mode".to_owned(),
+            (true, jobs) => format!("session mode, fresh re-runs -j {jobs}"),
+            (false, 1) => "a fresh process per case".to_owned(),
+            (false, jobs) => format!("a fresh process per case, -j {jobs}"),
         }
     );
     let mut cases_log = match &args.output {
@@ -1134,7 +1168,7 @@ async fn check(args: CheckArgs) -> anyhow::Result<bool> {
         }
     };
     let finished = tokio::select! {
-        report = elicit_check::check::check_with_log(&target, &mut on_record) => Some(report),
+        report = elicit_check::check::eras::check_eras(&target, eras, &mut on_record) => Some(report),
         signal = signals.recv() => {
             eprintln!("elicit-check: {signal}: stopping; the case in flight is dropped and its server killed");
             None
@@ -1175,20 +1209,24 @@ async fn check(args: CheckArgs) -> anyhow::Result<bool> {
     if let Some(mut file) = cases_log {
         file.flush().context("cannot write cases.jsonl")?;
     }
-    let json = elicit_check::check::report::json(&report)?;
+    let json = elicit_check::check::report::eras_json(&report)?;
     if let Some(dir) = &args.output {
         let path = dir.join("check.json");
         std::fs::write(&path, &json).with_context(|| format!("cannot write {}", path.display()))?;
     }
     if let Some(path) = &args.junit {
-        let xml = elicit_check::check::report::junit(&report)?;
+        let xml = elicit_check::check::report::eras_junit(&report)?;
         std::fs::write(path, xml).with_context(|| format!("cannot write {}", path.display()))?;
     }
     let mut stdout = std::io::stdout().lock();
     if args.json {
         writeln!(stdout, "{json}")?;
     } else {
-        write!(stdout, "{}", elicit_check::check::report::table(&report))?;
+        write!(
+            stdout,
+            "{}",
+            elicit_check::check::report::eras_table(&report)
+        )?;
     }
     Ok(report.passed)
 }

@@ -172,6 +172,13 @@ fn emit(
     settings: &Settings,
 ) -> Result<(), Error> {
     for verdict in verdicts {
+        if index == 0
+            && !verdict.evidence.started
+            && let Some(offered) = listed_without_contract_tool(&verdict.evidence.wire)
+        {
+            // Not a case's verdict: the run cannot judge this server at all.
+            return Err(Error::NoContractTool { offered });
+        }
         let did_not_start =
             (index == 0 && !verdict.evidence.started).then(|| Error::ServerDidNotStart {
                 error: verdict.evidence.error.clone().unwrap_or_default(),
@@ -185,6 +192,35 @@ fn emit(
         stop_if_hung(log, settings)?;
     }
     Ok(())
+}
+
+/// The tools a server listed, from its reply to the client's `tools/list` in
+/// `wire`, when that list has no [`crate::harness::TOOL_NAME`]; `None` when it
+/// has it or no such reply was recorded.
+fn listed_without_contract_tool(wire: &[crate::harness::proxy::Frame]) -> Option<Vec<String>> {
+    use crate::harness::proxy::Side;
+    let id = wire.iter().find_map(|frame| {
+        (frame.from == Side::Client
+            && frame.message.get("method").and_then(Value::as_str) == Some("tools/list"))
+        .then(|| frame.message.get("id").cloned())
+        .flatten()
+    })?;
+    let tools = wire
+        .iter()
+        .find(|frame| {
+            frame.from == Side::Server
+                && frame.message.get("method").is_none()
+                && frame.message.get("id") == Some(&id)
+        })?
+        .message
+        .pointer("/result/tools")?
+        .as_array()?;
+    let names: Vec<String> = tools
+        .iter()
+        .filter_map(|tool| tool.get("name").and_then(Value::as_str))
+        .map(str::to_owned)
+        .collect();
+    (!names.iter().any(|name| name == crate::harness::TOOL_NAME)).then_some(names)
 }
 
 /// The last `count` lines of `text`.
@@ -740,6 +776,54 @@ pub async fn shrink(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_tools_list_without_calculate_is_read_from_the_wire() {
+        use crate::harness::proxy::{Side, frame};
+        use serde_json::json;
+        let wire = |tools: Value| {
+            vec![
+                frame(
+                    0,
+                    Side::Client,
+                    json!({"jsonrpc": "2.0", "id": 0, "method": "initialize"}),
+                ),
+                frame(
+                    1,
+                    Side::Server,
+                    json!({"jsonrpc": "2.0", "id": 0, "result": {}}),
+                ),
+                frame(
+                    2,
+                    Side::Client,
+                    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+                ),
+                // A reply to another id is not the list.
+                frame(
+                    3,
+                    Side::Server,
+                    json!({"jsonrpc": "2.0", "id": 0, "result": {"tools": []}}),
+                ),
+                frame(
+                    4,
+                    Side::Server,
+                    json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}),
+                ),
+            ]
+        };
+        assert_eq!(
+            listed_without_contract_tool(&wire(json!([{"name": "book"}, {"name": "refund"}]))),
+            Some(vec!["book".to_owned(), "refund".to_owned()])
+        );
+        assert_eq!(listed_without_contract_tool(&wire(json!([]))), Some(vec![]));
+        assert_eq!(
+            listed_without_contract_tool(&wire(json!([{"name": "book"}, {"name": "calculate"}]))),
+            None
+        );
+        // No reply to tools/list (initialize failed): not this rule's to say.
+        assert_eq!(listed_without_contract_tool(&wire(json!([]))[..4]), None);
+        assert_eq!(listed_without_contract_tool(&[]), None);
+    }
 
     /// A verdict of primary verdict `primary` (the rest of it does not matter here).
     fn logged(log: &EvidenceLog, primary: Primary) {

@@ -82,6 +82,15 @@ fn keys(answer: &Value) -> usize {
     object + content
 }
 
+/// The report of era `protocol` in a `--json` document (Null when that era
+/// was not checked).
+fn era<'a>(document: &'a Value, protocol: &str) -> &'a Value {
+    document["eras"]
+        .as_array()
+        .and_then(|eras| eras.iter().find(|era| era["protocol"] == protocol))
+        .map_or(&Value::Null, |era| &era["report"])
+}
+
 /// Validates a `--json` document against `schemas/check-report.schema.json`.
 fn assert_valid_report_json(document: &Value) {
     let schema: Value = serde_json::from_str(
@@ -146,15 +155,32 @@ fn the_reference_server_passes_every_property_and_json_is_one_valid_document() {
     assert_valid_report_json(&document);
     assert_eq!(document["passed"], json!(true));
     assert_eq!(document["tool"], json!("calculate"));
-    assert_eq!(document["seed"], json!(7));
-    assert_eq!(
-        document["requested_schemas"],
-        json!([{"type":"object","properties":{"units":{"type":"integer","minimum":1,"maximum":10},"unit_value":{"type":"integer","minimum":1,"maximum":100}},"required":["units","unit_value"]}])
-    );
-    for property in document["properties"].as_array().expect("properties") {
-        assert_eq!(property["verdict"], json!("holds"), "{property}");
-        assert!(property["cases"].as_u64().expect("cases") > 0, "{property}");
-        assert_eq!(property["warnings"], json!([]), "{property}");
+    // --protocol auto (the default): the reference server speaks both eras.
+    assert_eq!(document["protocol"], json!("auto"));
+    for protocol in ["2025-11-25", "2026-07-28"] {
+        let report = era(&document, protocol);
+        assert_eq!(report["protocol"], json!(protocol));
+        assert_eq!(report["seed"], json!(7));
+        assert_eq!(
+            report["requested_schemas"],
+            json!([{"type":"object","properties":{"units":{"type":"integer","minimum":1,"maximum":10},"unit_value":{"type":"integer","minimum":1,"maximum":100}},"required":["units","unit_value"]}])
+        );
+        for property in report["properties"].as_array().expect("properties") {
+            if property["property"] == 8 && protocol == "2025-11-25" {
+                // requestState exists in 2026-07-28 only.
+                assert_eq!(property["verdict"], json!("untested"), "{property}");
+                continue;
+            }
+            assert_eq!(
+                property["verdict"],
+                json!("holds"),
+                "{protocol}: {property}"
+            );
+            assert!(property["cases"].as_u64().expect("cases") > 0, "{property}");
+            if property["property"] != 8 {
+                assert_eq!(property["warnings"], json!([]), "{property}");
+            }
+        }
     }
 }
 
@@ -174,7 +200,10 @@ fn careful_form_servers_pass_every_property() {
             "{form}: {}",
             elicit_check::check::report::table(&report)
         );
-        assert_eq!(verdicts(&report), [Verdict::Holds; 7], "{form}");
+        let mut expected = vec![Verdict::Holds; 7];
+        // requestState exists in 2026-07-28 only; the library's Target runs 2025-11-25.
+        expected.push(Verdict::Untested);
+        assert_eq!(verdicts(&report), expected, "{form}");
         let acts = report.property(3).expect("property 3");
         assert!(acts.warnings.is_empty(), "{form}: {:?}", acts.warnings);
     }
@@ -501,7 +530,8 @@ fn junit_has_one_testcase_per_property_and_a_failure_where_one_fails() {
     assert!(table.contains("FAILED: property 2"), "{table}");
     assert!(table.contains("minimal answer: "), "{table}");
     let cases = parse_junit(&junit);
-    assert_eq!(cases.len(), 7);
+    // forms.py speaks 2025-11-25 only: one suite, one testcase per property.
+    assert_eq!(cases.len(), 8);
     for (index, (name, failure)) in cases.iter().enumerate() {
         assert!(
             name.starts_with(&format!("property {}: ", index + 1)),
@@ -588,11 +618,12 @@ fn a_config_file_drives_the_check_and_unknown_keys_are_errors() {
         String::from_utf8_lossy(&output.stderr)
     );
     let document: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let report = era(&document, "2025-11-25");
     assert_eq!(
         (
-            document["tool"].clone(),
-            document["seed"].clone(),
-            document["cases"].clone()
+            report["tool"].clone(),
+            report["seed"].clone(),
+            report["cases"].clone()
         ),
         (json!("pick_toppings"), json!(4), json!(10))
     );
@@ -666,8 +697,9 @@ fn server_everything_acts_on_invalid_accepts_and_elicits_from_a_url_only_client(
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let document: Value = serde_json::from_slice(&output.stdout).expect("JSON");
-    assert_valid_report_json(&document);
+    let whole: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    assert_valid_report_json(&whole);
+    let document = era(&whole, "2025-11-25");
     let verdict = |n: usize| {
         document["properties"][n - 1]["verdict"]
             .as_str()

@@ -385,7 +385,11 @@ fn the_hooks_and_the_environment_from_the_command_line() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    let document: serde_json::Value = serde_json::from_slice(&output.stdout).expect("JSON");
+    // confirm.py speaks 2025-11-25 only: --protocol auto checked that era alone.
+    assert_eq!(document["eras"][0]["protocol"], "2025-11-25", "{document}");
+    assert_eq!(document["eras"][1]["checked"], false, "{document}");
+    let report = &document["eras"][0]["report"];
     let failure = &report["properties"][0]["failure"];
     assert_eq!(
         failure["reason"], "acted although the answer was decline",
@@ -397,6 +401,8 @@ fn the_hooks_and_the_environment_from_the_command_line() {
         " --setup 'touch victim.txt'",
         " --env 'GATE_MODE=ci'",
         &format!(" --cwd {dir_text}"),
+        // The era it failed in, so the line does not run the other one.
+        " --protocol 2025-11-25 ",
     ] {
         assert!(reproduce.contains(part), "{part} not in {reproduce}");
     }
@@ -469,7 +475,21 @@ fn in_2026_07_28_each_planted_defect_fails_its_property_and_the_era_is_in_the_re
         vec!["/confirm is a consent field: acts only when true"]
     );
     passes_with_no_refusal_warning(&correct, "mrtr booking");
+    // Property 8: the tampered, foreign and missing states were each refused
+    // (-32602); the server ends a call at its decline, so that form has no
+    // opening, and the report says so.
+    let state = correct.property(8).expect("property 8");
+    assert_eq!(state.cases, 3, "{}", check::report::table(&correct));
+    assert_eq!(
+        state.warnings,
+        vec![
+            "the requestState it sent after a decline, with a consenting accept: not sent (the server ended the call at the decline)"
+        ]
+    );
     for (index, (bug, property)) in [
+        ("trusts-state", 8),
+        // Books on a retry that carries no answer to its input request.
+        ("books-when-unanswered", 7),
         ("lenient-booleans", 2),
         ("acts-without-asking", 7),
         ("acts-on-decline-content", 1),
@@ -495,6 +515,38 @@ fn in_2026_07_28_each_planted_defect_fails_its_property_and_the_era_is_in_the_re
             "{}",
             failure.reproduce
         );
+        if bug == "books-when-unanswered" {
+            assert_eq!(
+                failure.reason,
+                "acted although its input request was never answered: a retry with the requestState but no inputResponses"
+            );
+        }
+        if bug == "trusts-state" {
+            let accepted: Vec<&str> = report
+                .property(8)
+                .expect("property 8")
+                .findings
+                .iter()
+                .map(|finding| finding.answer_class.as_str())
+                .collect();
+            assert_eq!(
+                accepted,
+                vec![
+                    "a tampered requestState (one character changed)",
+                    "the requestState of another call (other arguments)",
+                    "inputResponses with no requestState",
+                ]
+            );
+            assert_eq!(
+                failure.reason,
+                "acted on a tampered requestState (one character changed)"
+            );
+            assert!(
+                !failure.reproduce.contains("--answer"),
+                "{}",
+                failure.reproduce
+            );
+        }
     }
     // The same server in 2025-11-25 asks with elicitation/create, and is right.
     let asks_in_2025 = gate(
@@ -526,5 +578,76 @@ fn the_reference_server_passes_every_property_in_2026_07_28() {
             .all(|property| property.verdict == Verdict::Holds),
         "{}",
         check::report::table(&report)
+    );
+}
+
+/// `--protocol auto` (the default) checks every era the server answers, each
+/// with its own verdicts; `both` requires both. The 2026-07-28 booking server
+/// refuses `book` in 2025-11-25 (every call -32603, nothing asked); with
+/// `--bug never-asks-2026` it asks correctly in 2025-11-25 and books without
+/// asking in 2026-07-28.
+#[test]
+fn auto_checks_each_era_the_server_answers_and_fails_only_the_era_that_breaks() {
+    let run = |bug: Option<&str>, protocol: Option<&str>| {
+        let mut args: Vec<String> = [
+            "--tool", "book", "--acted", "/booked", "--cases", "5", "--seed", "1",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        if let Some(protocol) = protocol {
+            args.extend(["--protocol".to_owned(), protocol.to_owned()]);
+        }
+        args.push("--".to_owned());
+        args.extend(mrtr_booking(bug));
+        let output = crate::util::elicit_check("check", &args);
+        (
+            output.status.code(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    };
+
+    let (code, table, stderr) = run(Some("never-asks-2026"), None);
+    assert_eq!(code, Some(1), "{table}\n{stderr}");
+    let sections: Vec<&str> = table.split("== protocol ").skip(1).collect();
+    assert_eq!(sections.len(), 2, "{table}");
+    assert!(
+        sections[0].starts_with("2025-11-25 (the server answers in this era)"),
+        "{table}"
+    );
+    assert!(sections[0].contains("every property holds"), "{table}");
+    assert!(
+        sections[1].starts_with("2026-07-28 (the server answers in this era)"),
+        "{table}"
+    );
+    assert!(sections[1].contains("FAILED: property 7\n"), "{table}");
+    assert!(
+        sections[1].contains("reproduce: ") && sections[1].contains(" --protocol 2026-07-28 "),
+        "{table}"
+    );
+    assert!(
+        table.ends_with("FAILED in protocol 2026-07-28\n"),
+        "{table}"
+    );
+
+    let (code, table, stderr) = run(None, None);
+    assert_eq!(code, Some(0), "{table}\n{stderr}");
+    assert!(
+        table.starts_with(
+            "== protocol 2025-11-25: not checked: tools/call \"book\" sent no form elicitation/create"
+        ),
+        "{table}"
+    );
+    assert!(
+        table.ends_with("every property holds in protocol 2026-07-28\n"),
+        "{table}"
+    );
+
+    // `both` requires both eras: the 2025-11-25 refusal is an error (exit 2).
+    let (code, table, stderr) = run(None, Some("both"));
+    assert_eq!(code, Some(2), "{table}\n{stderr}");
+    assert!(
+        stderr.contains("protocol 2025-11-25: tools/call \"book\" sent no form elicitation/create"),
+        "{stderr}"
     );
 }

@@ -169,3 +169,50 @@ fn check_session_gives_the_fresh_report_on_the_python_sdk_peer() {
     ids.dedup();
     assert_eq!(ids.len(), 3, "one process for the 3 cases: {ids:?}");
 }
+
+/// `-j N` runs fresh processes at once and changes nothing else: the same
+/// records in the same order, the same report, on the reference server in
+/// 2026-07-28 (fresh cases, then the retries).
+#[test]
+fn jobs_run_fresh_processes_at_once_and_change_nothing_but_the_time() {
+    let target = Target::stdio(util::reference_server())
+        .tool("calculate")
+        .acted_pointer("/computed")
+        .protocol(elicit_check::harness::era::Protocol::V2026_07_28)
+        .cases(12)
+        .seed(5)
+        .session(false);
+    {
+        let [(one, one_records), (three, three_records)] = [1, 3].map(|jobs| {
+            let runtime = util::runtime();
+            let mut records = Vec::new();
+            let report = runtime
+                .block_on(check::check_with_log(
+                    &target.clone().jobs(jobs),
+                    &mut |record| records.push(record),
+                ))
+                .expect("the check runs");
+            (report, records)
+        });
+        assert!(one.passed, "{}", check::report::table(&one));
+        assert_eq!(judged(&one), judged(&three));
+        let labels = |records: &[CaseRecord]| -> Vec<(String, Value)> {
+            records
+                .iter()
+                .map(|record| {
+                    (
+                        record.case.clone(),
+                        serde_json::to_value(&record.sent).expect("json"),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(labels(&one_records), labels(&three_records));
+        assert!(
+            one_records
+                .iter()
+                .any(|record| record.case.starts_with("retry: ")),
+            "the 2026-07-28 retries ran"
+        );
+    }
+}

@@ -293,6 +293,37 @@ fn run_failing_start(test: &str, extra: &[&str]) -> (Option<i32>, String, Vec<Va
     )
 }
 
+/// A server with tools of its own but no `calculate` is not a contract
+/// server: `run` says so and points at `check`, with no verdict row and no
+/// reproduction line.
+#[test]
+fn run_on_a_server_without_calculate_points_at_check() {
+    let server = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/fixtures/servers/mrtr_booking.py"
+    );
+    let (code, stderr, verdicts) = run_failing_start("no-calculate", &["--", "python3", server]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "this server has no `calculate` tool (it offers book): `run` checks the built-in contract; to check your own tool use `elicit-check check --tool NAME"
+        ),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("did_not_start"), "{stderr}");
+    assert!(!stderr.contains("reproduce"), "{stderr}");
+    // No case row: only the run's own summary line, saying why it stopped.
+    assert_eq!(verdicts.len(), 1, "{verdicts:?}");
+    assert_eq!(verdicts[0]["run_status"], "stopped");
+    assert_eq!(verdicts[0]["cases"], 0);
+    assert!(
+        verdicts[0]["stopped_because"]
+            .as_str()
+            .is_some_and(|why| why.starts_with("this server has no `calculate` tool")),
+        "{verdicts:?}"
+    );
+}
+
 #[test]
 fn a_server_that_exits_at_once_stops_the_run_with_its_stderr() {
     let (code, stderr, verdicts) =

@@ -17,7 +17,8 @@
 //! env = { API_KEY = "test" }            # the server's environment
 //! cwd = "tests/server"                  # its working directory
 //! allow_unasked = false                 # true: acting without an answer is by design
-//! protocol = "2026-07-28"               # the era (default 2025-11-25)
+//! protocol = "2026-07-28"               # auto (default), both, or one era
+//! jobs = 2                              # fresh server processes at once (-j)
 //! ```
 
 use std::path::Path;
@@ -76,8 +77,10 @@ pub struct TargetConfig {
     /// (`--allow-unasked`).
     #[serde(default)]
     pub allow_unasked: bool,
-    /// The protocol era: `2025-11-25` or `2026-07-28` (`--protocol`).
+    /// The protocol eras: `auto`, `both`, `2025-11-25` or `2026-07-28` (`--protocol`).
     pub protocol: Option<String>,
+    /// Fresh server processes at once (`-j N`).
+    pub jobs: Option<usize>,
 }
 
 impl ConfigFile {
@@ -149,6 +152,7 @@ cwd = "tests/server"
 acted_cmd = "test ! -e victim.txt"
 allow_unasked = true
 protocol = "2026-07-28"
+jobs = 3
 "#,
         )
         .expect("valid");
@@ -177,6 +181,7 @@ protocol = "2026-07-28"
         assert_eq!(target.acted_cmd.as_deref(), Some("test ! -e victim.txt"));
         assert!(target.allow_unasked);
         assert_eq!(target.protocol.as_deref(), Some("2026-07-28"));
+        assert_eq!(target.jobs, Some(3));
     }
 
     #[test]

@@ -26,8 +26,10 @@
 //!    (property 4).
 
 pub mod config;
+pub mod eras;
 pub mod hooks;
 pub mod report;
+mod retry;
 pub mod tally;
 
 use std::sync::{Arc, Mutex};
@@ -115,6 +117,11 @@ pub struct Target {
     /// the `requestState` echoed as received, client capabilities in each
     /// request's `_meta`).
     pub protocol: Protocol,
+    /// Fresh server processes run at once (`-j N`, at least 1): the cases of
+    /// `--fresh` mode, the re-runs of a session that did not end cleanly, the
+    /// retries of 2026-07-28. `--setup` and `--acted-cmd` then run
+    /// concurrently too, so more than 1 suits only cases that share no state.
+    pub jobs: usize,
 }
 
 impl Target {
@@ -143,6 +150,7 @@ impl Target {
             invoked_as: "elicit-check".to_owned(),
             allow_unasked: false,
             protocol: Protocol::V2025_11_25,
+            jobs: 1,
         }
     }
 
@@ -246,6 +254,12 @@ impl Target {
         self
     }
 
+    /// Fresh processes at once (see the field `jobs`); 0 counts as 1.
+    pub fn jobs(mut self, jobs: usize) -> Target {
+        self.jobs = jobs.max(1);
+        self
+    }
+
     /// Time bounds per session.
     pub fn limits(mut self, limits: Limits) -> Target {
         self.limits = limits;
@@ -343,6 +357,14 @@ pub enum CheckError {
     /// The target is incomplete (no tool, no command).
     #[error("{0}")]
     Usage(String),
+    /// `--protocol both`: the era named could not be checked.
+    #[error("protocol {protocol}: {source}")]
+    Era {
+        /// `2025-11-25` or `2026-07-28`.
+        protocol: &'static str,
+        /// Why.
+        source: Box<CheckError>,
+    },
 }
 
 /// A property's verdict.
@@ -400,7 +422,7 @@ pub struct Failure {
 /// One property's line of the report.
 #[derive(Debug, Clone, Serialize)]
 pub struct PropertyReport {
-    /// 1 to 7.
+    /// 1 to 8.
     pub property: u8,
     /// What it states.
     pub statement: &'static str,
@@ -455,12 +477,12 @@ pub struct CheckReport {
     pub schema_warnings: Vec<String>,
     /// Generated invalid answers the judge called valid (reclassified, not misjudged).
     pub reclassified: usize,
-    /// The seven properties, in order.
+    /// The eight properties, in order.
     pub properties: Vec<PropertyReport>,
 }
 
 impl CheckReport {
-    /// The property report numbered `number` (1 to 7).
+    /// The property report numbered `number` (1 to 8).
     pub fn property(&self, number: u8) -> Option<&PropertyReport> {
         self.properties.iter().find(|p| p.property == number)
     }
@@ -637,12 +659,11 @@ pub async fn check_with_log(
             let mut confirmed: Vec<Property> = failures.iter().map(|(known, _)| *known).collect();
             session_runs(target, &steps, &plans, &mut confirmed).await?
         } else {
-            let mut runs = Vec::with_capacity(plans.len());
-            for plan in &plans {
-                runs.push(run_case(target, &steps, plan, &form_capabilities()).await?);
-            }
-            runs
+            fresh_runs(target, &steps, plans.iter().map(Vec::as_slice)).await?
         };
+        // Per property a random case broke (and no coverage case did): the
+        // case with the smallest answers, shrunk after the stream.
+        let mut to_shrink: Vec<Smallest> = Vec::new();
         for (planned, run) in planned.iter().zip(runs) {
             let violations = run.violations(target);
             tally.add(run.summary(), &planned.plan);
@@ -651,15 +672,28 @@ pub async fn check_with_log(
                 if failures.iter().any(|(known, _)| *known == property) {
                     continue;
                 }
-                let failure = match planned.random {
-                    Some(index) => {
-                        let mut tree = new_tree(&strategy, seed, index);
-                        shrink(target, &steps, &mut tree, property, seed, index, log).await?
-                    }
-                    None => failure_of(target, reason, &run, None, 0, false, seed),
-                };
-                failures.push((property, failure));
+                match planned.random {
+                    Some(index) => note_smallest(&mut to_shrink, property, index, &planned.plan),
+                    None => failures.push((
+                        property,
+                        failure_of(target, reason, &run, None, 0, false, seed),
+                    )),
+                }
             }
+        }
+        for smallest in to_shrink {
+            let mut tree = new_tree(&strategy, seed, smallest.index);
+            let failure = shrink(
+                target,
+                &steps,
+                &mut tree,
+                smallest.property,
+                seed,
+                smallest.index,
+                log,
+            )
+            .await?;
+            failures.push((smallest.property, failure));
         }
     } else {
         let plan: Vec<GeneratedAnswer> = target
@@ -695,6 +729,63 @@ pub async fn check_with_log(
         note_failures(target, &mut failures, &run, seed);
     }
 
+    // Properties 8 and 7 on 2026-07-28: the retries a client can get wrong.
+    let mut retry_calls = 0;
+    if target.protocol == Protocol::V2026_07_28 && !steps.is_empty() && !replaying {
+        use futures::{StreamExt, TryStreamExt};
+        let forms = retry::forms();
+        let outcomes: Vec<retry::Outcome> = futures::stream::iter(&forms)
+            .map(|form| retry::run_form(target, &steps, &probed.bases, form))
+            .buffered(target.jobs.max(1))
+            .try_collect()
+            .await?;
+        for (form, outcome) in forms.into_iter().zip(outcomes) {
+            let run = match outcome {
+                retry::Outcome::Ran(run) => run,
+                retry::Outcome::NotExercised(why) => {
+                    tally.not_exercised.push((
+                        form.property(),
+                        format!("{}: not sent ({why})", form.describe()),
+                    ));
+                    continue;
+                }
+            };
+            let mut violations = run.violations(target);
+            if form.property() == Property::StateVerified {
+                // Only what the state did is judged here (a decline is in the
+                // answers on purpose): the wire, and acting.
+                violations.retain(|(property, _)| *property == Property::CleanWire);
+                let answer = run
+                    .sent
+                    .last()
+                    .map_or(Value::Null, |sent| sent.answer.clone());
+                tally.state_retry(form.describe(), run.reading.acted, answer);
+                if run.reading.acted {
+                    violations.push((
+                        Property::StateVerified,
+                        format!("acted on {}", form.describe()),
+                    ));
+                }
+            } else {
+                tally.add(run.summary(), &[]);
+                retry_calls += 1;
+            }
+            log(record(
+                format!("retry: {}", form.describe()),
+                &run,
+                &violations,
+            ));
+            for (property, reason) in violations {
+                if !failures.iter().any(|(known, _)| *known == property) {
+                    let mut failure = failure_of(target, reason, &run, None, 0, false, seed);
+                    // The forms run on every check: the check itself repeats them.
+                    failure.reproduce = join_command(&base_command(target), &target.command);
+                    failures.push((property, failure));
+                }
+            }
+        }
+    }
+
     Ok(assemble(
         target,
         Assembly {
@@ -703,11 +794,49 @@ pub async fn check_with_log(
             bases: &probed.bases,
             coverage_cases,
             probe_calls: probed.runs.len(),
+            retry_calls,
             replaying,
         },
         tally,
         failures,
     ))
+}
+
+/// The random case to shrink a property's failure from: the smallest seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Smallest {
+    property: Property,
+    /// The random case's index.
+    index: usize,
+    /// The length of its answers as compact JSON.
+    size: usize,
+}
+
+/// Notes that random case `index`, whose answers are `plan`, broke `property`:
+/// kept when it is the first case to, or its answers are shorter (as compact
+/// JSON) than the kept case's; on a tie the earlier case stays.
+fn note_smallest(
+    to_shrink: &mut Vec<Smallest>,
+    property: Property,
+    index: usize,
+    plan: &[GeneratedAnswer],
+) {
+    let size = plan
+        .iter()
+        .map(|planned| planned.answer.to_string().len())
+        .sum();
+    match to_shrink.iter_mut().find(|kept| kept.property == property) {
+        Some(kept) if size < kept.size => {
+            kept.index = index;
+            kept.size = size;
+        }
+        Some(_) => {}
+        None => to_shrink.push(Smallest {
+            property,
+            index,
+            size,
+        }),
+    }
 }
 
 /// Keeps a failure (unshrunk) of every property `run` breaks that has none yet.
@@ -1170,25 +1299,38 @@ async fn call_and_finish(
 ) -> Result<(CaseRun, Vec<Value>), CheckError> {
     let (responder, (sent, schemas)) = responder(capabilities, steps, plan);
     let call = call_tool(target, &mut session, responder).await;
+    let sent = lock(&sent).clone();
+    let run = finish_run(target, session, capabilities, &call, sent).await?;
+    let schemas = lock(&schemas).clone();
+    Ok((run, schemas))
+}
+
+/// Finishes `session` after `call` and reads everything into a [`CaseRun`]
+/// (`--acted-cmd` after the server exited).
+///
+/// # Errors
+/// [`CheckError::Hook`] when `--acted-cmd` cannot run.
+async fn finish_run(
+    target: &Target,
+    session: Session,
+    capabilities: &Value,
+    call: &ToolCall,
+    sent: Vec<SentAnswer>,
+) -> Result<CaseRun, CheckError> {
     let finished = session.finish().await;
     let reading = property::read_acted(&target.acted, call.result.as_ref(), call.error.as_ref());
     let reading = acted_after(target, reading).await?;
-    let sent = lock(&sent).clone();
-    let schemas = lock(&schemas).clone();
-    Ok((
-        CaseRun {
-            sent,
-            reading,
-            reply: reply_of(&call),
-            wire: finished.recording.wire,
-            stray: finished.recording.stray_stdout,
-            forced_kill: finished.exit.forced_kill,
-            call_failure: finished.startup_error.or(call.failure),
-            capabilities: capabilities.clone(),
-            stderr: finished.exit.stderr,
-        },
-        schemas,
-    ))
+    Ok(CaseRun {
+        sent,
+        reading,
+        reply: reply_of(call),
+        wire: finished.recording.wire,
+        stray: finished.recording.stray_stdout,
+        forced_kill: finished.exit.forced_kill,
+        call_failure: finished.startup_error.or_else(|| call.failure.clone()),
+        capabilities: capabilities.clone(),
+        stderr: finished.exit.stderr,
+    })
 }
 
 /// A server process running cases one after another (session mode).
@@ -1352,10 +1494,35 @@ async fn close(
         }
         return Ok(());
     }
-    for index in open.kept {
-        runs[index] = Some(run_case(target, steps, &plans[index], &form_capabilities()).await?);
+    let again = fresh_runs(
+        target,
+        steps,
+        open.kept.iter().map(|&index| plans[index].as_slice()),
+    )
+    .await?;
+    for (index, run) in open.kept.into_iter().zip(again) {
+        runs[index] = Some(run);
     }
     Ok(())
+}
+
+/// Runs each plan in a fresh process declaring form elicitation, at most
+/// [`Target::jobs`] at once; the runs come back in the plans' order.
+///
+/// # Errors
+/// The first [`CheckError`] of a run.
+async fn fresh_runs<'a>(
+    target: &Target,
+    steps: &Arc<Vec<Step>>,
+    plans: impl Iterator<Item = &'a [GeneratedAnswer]>,
+) -> Result<Vec<CaseRun>, CheckError> {
+    use futures::{StreamExt, TryStreamExt};
+    let capabilities = form_capabilities();
+    futures::stream::iter(plans)
+        .map(|plan| run_case(target, steps, plan, &capabilities))
+        .buffered(target.jobs.max(1))
+        .try_collect()
+        .await
 }
 
 /// `-32602 elicitation mode not declared: form`.
@@ -1477,8 +1644,9 @@ fn failure_of(
     }
 }
 
-/// `elicit-check check --tool T [--arguments JSON] ACTED [--strict] [--setup
-/// CMD] [--env K=V]... [--cwd DIR]`, the program named as the user invoked it.
+/// `elicit-check check --tool T [--arguments JSON] ACTED [--strict]
+/// [--allow-unasked] --protocol ERA [--setup CMD] [--env K=V]... [--cwd DIR]`,
+/// the program named as the user invoked it.
 fn base_command(target: &Target) -> Vec<String> {
     let mut command = vec![
         target.invoked_as.clone(),
@@ -1497,9 +1665,8 @@ fn base_command(target: &Target) -> Vec<String> {
     if target.allow_unasked {
         command.push("--allow-unasked".to_owned());
     }
-    if target.protocol != Protocol::V2025_11_25 {
-        command.extend(["--protocol".to_owned(), target.protocol.to_string()]);
-    }
+    // The era it failed in: the default `auto` may run both.
+    command.extend(["--protocol".to_owned(), target.protocol.to_string()]);
     if let Some(setup) = &target.setup {
         command.extend(["--setup".to_owned(), setup.clone()]);
     }
@@ -1547,6 +1714,8 @@ struct Assembly<'a> {
     bases: &'a [Map<String, Value>],
     coverage_cases: usize,
     probe_calls: usize,
+    /// Retries of property 7 counted in the tally's sessions.
+    retry_calls: usize,
     /// `--answer` or `--case-index`: property 3 is judged only on what they show.
     replaying: bool,
 }
@@ -1574,9 +1743,9 @@ fn assemble(
             unexplained.push(refused);
         }
     }
-    let random_cases = tally
-        .sessions
-        .saturating_sub(tally.capability_sessions + run.probe_calls + run.coverage_cases);
+    let random_cases = tally.sessions.saturating_sub(
+        tally.capability_sessions + run.probe_calls + run.coverage_cases + run.retry_calls,
+    );
     let properties: Vec<PropertyReport> = Property::ALL
         .iter()
         .map(|&property| {
@@ -1638,7 +1807,15 @@ fn assemble(
                     }
                     tally.unanswered
                 }
+                Property::StateVerified => tally.state_retries,
             };
+            warnings.extend(
+                tally
+                    .not_exercised
+                    .iter()
+                    .filter(|(known, _)| *known == property)
+                    .map(|(_, note)| note.clone()),
+            );
             let verdict = if failure.is_some() {
                 Verdict::Fails
             } else if cases == 0 {
@@ -1750,4 +1927,45 @@ fn clock_seed() -> u64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_nanos() as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plan(answer: Value) -> Vec<GeneratedAnswer> {
+        vec![GeneratedAnswer {
+            answer,
+            built_as: String::new(),
+        }]
+    }
+
+    #[test]
+    fn a_property_is_shrunk_from_its_smallest_failing_random_case() {
+        let mut kept = Vec::new();
+        let long = plan(json!({"action": "accept", "content": {"n": "12345"}}));
+        let short = plan(json!({"action": "accept", "content": {"n": "1"}}));
+        note_smallest(&mut kept, Property::NoActOnInvalid, 4, &long);
+        note_smallest(&mut kept, Property::NoActOnRefusal, 5, &long);
+        note_smallest(&mut kept, Property::NoActOnInvalid, 9, &short);
+        // A tie keeps the earlier case; a longer one never replaces it.
+        note_smallest(&mut kept, Property::NoActOnInvalid, 11, &short);
+        note_smallest(&mut kept, Property::NoActOnInvalid, 12, &long);
+        let size = |plan: &[GeneratedAnswer]| plan[0].answer.to_string().len();
+        assert_eq!(
+            kept,
+            vec![
+                Smallest {
+                    property: Property::NoActOnInvalid,
+                    index: 9,
+                    size: size(&short)
+                },
+                Smallest {
+                    property: Property::NoActOnRefusal,
+                    index: 5,
+                    size: size(&long)
+                },
+            ]
+        );
+    }
 }

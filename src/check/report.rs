@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
+use crate::check::eras::ErasReport;
 use crate::check::{CheckReport, Failure, Verdict};
 use crate::error::counted;
 use crate::transcript;
@@ -135,6 +136,74 @@ pub fn json(report: &CheckReport) -> Result<String, serde_json::Error> {
     serde_json::to_string_pretty(report)
 }
 
+/// The human report over eras: per era tried, a line saying whether it was
+/// checked and why, then (checked) its [`table`]; a last line over all eras.
+pub fn eras_table(report: &ErasReport) -> String {
+    let mut out = String::new();
+    for era in &report.eras {
+        match &era.report {
+            Some(checked) => {
+                let _ = writeln!(out, "== protocol {} ({})", era.protocol, era.why);
+                out.push_str(&table(checked));
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "== protocol {}: not checked: {}",
+                    era.protocol, era.why
+                );
+            }
+        }
+    }
+    let failed: Vec<String> = report
+        .eras
+        .iter()
+        .filter_map(|era| era.report.as_ref())
+        .filter(|checked| !checked.passed)
+        .map(|checked| checked.protocol.to_owned())
+        .collect();
+    let checked: Vec<&str> = report
+        .eras
+        .iter()
+        .filter(|era| era.checked)
+        .map(|era| era.protocol)
+        .collect();
+    if failed.is_empty() {
+        let _ = writeln!(
+            out,
+            "every property holds in protocol {}",
+            checked.join(" and ")
+        );
+    } else {
+        let _ = writeln!(out, "FAILED in protocol {}", failed.join(" and "));
+    }
+    out
+}
+
+/// The report over eras as one JSON document ([`ErasReport`]: `eras`, each
+/// with its [`CheckReport`] under `report`).
+///
+/// # Errors
+/// serde_json's error (not expected: every field is plain data).
+pub fn eras_json(report: &ErasReport) -> Result<String, serde_json::Error> {
+    serde_json::to_string_pretty(report)
+}
+
+/// JUnit XML over eras: one `<testsuite name="elicit-check check TOOL
+/// (protocol ERA)">` per era checked, as [`junit`] builds it.
+///
+/// # Errors
+/// quick-junit's serialization error.
+pub fn eras_junit(report: &ErasReport) -> Result<String, quick_junit::SerializeError> {
+    let mut junit = Report::new("elicit-check");
+    for era in &report.eras {
+        if let Some(checked) = &era.report {
+            junit.add_test_suite(suite(checked, &format!(" (protocol {})", era.protocol)));
+        }
+    }
+    junit.to_string()
+}
+
 /// The report as JUnit XML: one `<testsuite name="elicit-check check TOOL">` with
 /// one `<testcase name="property N: STATEMENT">` per property; a failing property
 /// has a `<failure>` whose message is the reason and whose text is the minimal
@@ -143,7 +212,14 @@ pub fn json(report: &CheckReport) -> Result<String, serde_json::Error> {
 /// # Errors
 /// quick-junit's serialization error.
 pub fn junit(report: &CheckReport) -> Result<String, quick_junit::SerializeError> {
-    let mut suite = TestSuite::new(format!("elicit-check check {}", report.tool));
+    let mut junit = Report::new("elicit-check");
+    junit.add_test_suite(suite(report, ""));
+    junit.to_string()
+}
+
+/// One report's `<testsuite>`, its name ending in `suffix`.
+fn suite(report: &CheckReport, suffix: &str) -> TestSuite {
+    let mut suite = TestSuite::new(format!("elicit-check check {}{suffix}", report.tool));
     for property in &report.properties {
         let status = match (&property.failure, property.verdict) {
             (Some(failure), _) => {
@@ -171,7 +247,5 @@ pub fn junit(report: &CheckReport) -> Result<String, quick_junit::SerializeError
         }
         suite.add_test_case(case);
     }
-    let mut junit = Report::new("elicit-check");
-    junit.add_test_suite(suite);
-    junit.to_string()
+    suite
 }

@@ -65,7 +65,13 @@ pub struct Tally {
     pub unanswered: usize,
     /// The client capabilities of each such call that acted, once each.
     pub unanswered_acted: Vec<Value>,
-    /// Per property 1 and 2, each answer class met, in first-seen order.
+    /// Property 8's retries that ran (2026-07-28).
+    pub state_retries: usize,
+    /// The retry forms the server gave no opening for: the property, the form
+    /// and why (`the server sent no requestState`).
+    pub not_exercised: Vec<(Property, String)>,
+    /// Per property 1, 2 and 8, each answer class (or retry form) met, in
+    /// first-seen order.
     findings: Vec<(Property, Finding)>,
 }
 
@@ -203,6 +209,21 @@ impl Tally {
             .filter(|(known, finding)| *known == property && finding.acted > 0)
             .map(|(_, finding)| finding.clone())
             .collect()
+    }
+
+    /// Counts one retry of property 8: the form it sent (`a tampered
+    /// requestState ...`), whether the tool acted, the answer it carried.
+    pub fn state_retry(&mut self, form: &str, acted: bool, answer: Value) {
+        self.state_retries += 1;
+        self.findings.push((
+            Property::StateVerified,
+            Finding {
+                answer_class: form.to_owned(),
+                acted: usize::from(acted),
+                of: 1,
+                smallest: answer,
+            },
+        ));
     }
 
     /// Valid calls that acted.

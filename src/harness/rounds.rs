@@ -98,6 +98,42 @@ impl Session {
         arguments: Option<Map<String, Value>>,
         responder: &Responder,
     ) -> ToolCall {
+        self.call_tool_retried(name, arguments, responder, None)
+            .await
+    }
+
+    /// Sends one `tools/call` for `name` with `arguments` and returns the
+    /// `requestState` of its reply, when the reply is an `InputRequiredResult`
+    /// that carries one; the input requests are left unanswered. Bounded by the
+    /// call limit.
+    pub async fn first_request_state(
+        &mut self,
+        name: &str,
+        arguments: Map<String, Value>,
+    ) -> Option<String> {
+        let client = self.client.as_ref()?;
+        let before = self.state.frame_count();
+        let params = CallToolRequestParams::new(name.to_owned()).with_arguments(arguments);
+        let _ = tokio::time::timeout(self.limits.call, client.call_tool_once(params)).await;
+        let frames = self.state.frames_since(before);
+        let reply = last_reply(&frames)?;
+        reply
+            .pointer("/result/requestState")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+    }
+
+    /// As [`Session::call_tool_rounds`], with `fault` applied to the first
+    /// retry (see [`RetryFault`]). After a faulted retry the call ends at the
+    /// next reply: a new `InputRequiredResult` is the server asking again, and
+    /// is not answered.
+    pub async fn call_tool_retried(
+        &mut self,
+        name: &str,
+        arguments: Option<Map<String, Value>>,
+        responder: &Responder,
+        fault: Option<&RetryFault>,
+    ) -> ToolCall {
         let first_frame = self.state.frame_count();
         let mut call = ToolCall::default();
         let Some(client) = &self.client else {
@@ -132,6 +168,9 @@ impl Session {
                     ));
                     break;
                 }
+                Ok(Ok(CallToolResponse::InputRequired(_))) if fault.is_some() && rounds > 1 => {
+                    break;
+                }
                 Ok(Ok(CallToolResponse::InputRequired(_))) if rounds >= DRIVER_MAX_ROUNDS => {
                     call.failure = Some(format!(
                         "the server still answered input_required after {DRIVER_MAX_ROUNDS} tools/call requests"
@@ -141,20 +180,25 @@ impl Session {
                 Ok(Ok(CallToolResponse::InputRequired(typed))) => {
                     let frames = self.state.frames_since(before);
                     let sent = last_reply(&frames).and_then(|reply| reply.get("result"));
-                    let mut responses = InputResponses::new();
                     let requests = sent
                         .and_then(|result| result.get("inputRequests"))
                         .and_then(Value::as_object);
+                    let mut responses = Some(InputResponses::new());
                     for (key, request) in requests.into_iter().flatten() {
                         let (Answer::Result(answer) | Answer::Error(answer)) = responder(request);
-                        responses.insert(key.clone(), answer);
+                        if let Some(responses) = responses.as_mut() {
+                            responses.insert(key.clone(), answer);
+                        }
                     }
-                    let state = sent
+                    let mut state = sent
                         .and_then(|result| result.get("requestState"))
                         .and_then(Value::as_str)
                         .map(str::to_owned)
                         .or(typed.request_state);
-                    params = request(Some(responses), state);
+                    if let Some(fault) = fault.filter(|_| rounds == 1) {
+                        fault.apply(&mut responses, &mut state);
+                    }
+                    params = request(responses, state);
                 }
                 Ok(Ok(_)) | Ok(Err(ServiceError::McpError(_))) => break,
                 Ok(Err(error)) => {
@@ -174,6 +218,77 @@ impl Session {
         }
         call
     }
+}
+
+/// What the client changes in the first retry of a call: a `requestState` the
+/// server did not issue for this call (MCP 2026-07-28, multi round-trip
+/// requests: the state is attacker-controlled input the server must verify),
+/// or an answer that never comes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RetryFault {
+    /// The state with one byte changed ([`tampered`]).
+    Tampered,
+    /// The state the server issued in another call (another arguments object).
+    Foreign(String),
+    /// No `requestState` at all; the `inputResponses` as answered.
+    WithoutState,
+    /// The state echoed, no `inputResponses` (the answer never comes).
+    WithoutResponses,
+    /// The state echoed, each answer under a key the server never asked
+    /// ([`OTHER_KEY`] appended to its own).
+    OtherKey,
+}
+
+/// Appended to each input key by [`RetryFault::OtherKey`].
+pub const OTHER_KEY: &str = "-not-asked";
+
+impl RetryFault {
+    /// Changes a retry's `inputResponses` and `requestState` as this fault says.
+    pub fn apply(&self, responses: &mut Option<InputResponses>, state: &mut Option<String>) {
+        match self {
+            RetryFault::Tampered => *state = state.as_deref().map(tampered),
+            RetryFault::Foreign(other) => *state = Some(other.clone()),
+            RetryFault::WithoutState => *state = None,
+            RetryFault::WithoutResponses => *responses = None,
+            RetryFault::OtherKey => {
+                if let Some(answered) = responses.take() {
+                    let mut moved = InputResponses::new();
+                    for (key, answer) in answered {
+                        moved.insert(format!("{key}{OTHER_KEY}"), answer);
+                    }
+                    *responses = Some(moved);
+                }
+            }
+        }
+    }
+}
+
+/// The base64url alphabet (RFC 4648, section 5).
+const BASE64URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+
+/// `state` with one character changed: the last base64url character at or
+/// before its middle gets the highest of its six bits flipped. A state is
+/// usually base64url (a sealed payload, a MAC); the highest bit of a character
+/// is always a data bit, never one of the spare bits a decoder may ignore at
+/// the end of a segment, so the decoded bytes change and only the state's
+/// integrity check can reject it. A state with no such character gets an `A`
+/// appended.
+pub fn tampered(state: &str) -> String {
+    let mut chars: Vec<char> = state.chars().collect();
+    let index_of = |c: char| {
+        u8::try_from(c)
+            .ok()
+            .and_then(|byte| BASE64URL.iter().position(|&known| known == byte))
+    };
+    let middle = chars.len() / 2;
+    let found = (0..chars.len().min(middle + 1))
+        .rev()
+        .find_map(|at| index_of(chars[at]).map(|index| (at, index)));
+    match found {
+        Some((at, index)) => chars[at] = char::from(BASE64URL[index ^ 32]),
+        None => chars.push('A'),
+    }
+    chars.into_iter().collect()
 }
 
 /// The server's reply to the last `tools/call` request among `frames`.
@@ -236,5 +351,56 @@ mod tests {
         );
         assert_eq!(last_reply(&frames[..4]), None, "no reply to id 2 yet");
         assert_eq!(last_reply(&[]), None);
+    }
+
+    #[test]
+    fn a_tampered_state_differs_in_the_high_bit_of_one_character() {
+        // Middle of "abc.def" is index 3 ('.'): the letter before it changes,
+        // 'c' (28) to '8' (60).
+        assert_eq!(tampered("abc.def"), "ab8.def");
+        // 'A' (0) to 'g' (32), and back.
+        assert_eq!(tampered("AAAA"), "AAgA");
+        assert_eq!(tampered("AAgA"), "AAAA");
+        // '-' (62) to 'e' (30); 'x' (49) to 'R' (17).
+        assert_eq!(tampered("-"), "e");
+        assert_eq!(tampered("x"), "R");
+        assert_eq!(tampered("..."), "...A");
+        assert_eq!(tampered(""), "A");
+    }
+
+    #[test]
+    fn each_fault_changes_only_its_part_of_the_retry() {
+        let answered = || {
+            let mut responses = InputResponses::new();
+            responses.insert("form".to_owned(), json!({"action": "accept"}));
+            Some(responses)
+        };
+        let state = || Some("s1.tag".to_owned());
+        let applied = |fault: RetryFault| {
+            let (mut responses, mut state) = (answered(), state());
+            fault.apply(&mut responses, &mut state);
+            (
+                responses.map(|r| serde_json::to_value(r).expect("json")),
+                state,
+            )
+        };
+        let asked = Some(json!({"form": {"action": "accept"}}));
+        assert_eq!(
+            applied(RetryFault::Tampered),
+            (asked.clone(), Some("s1.Nag".to_owned()))
+        );
+        assert_eq!(
+            applied(RetryFault::Foreign("other".to_owned())),
+            (asked.clone(), Some("other".to_owned()))
+        );
+        assert_eq!(applied(RetryFault::WithoutState), (asked, None));
+        assert_eq!(applied(RetryFault::WithoutResponses), (None, state()));
+        assert_eq!(
+            applied(RetryFault::OtherKey),
+            (
+                Some(json!({"form-not-asked": {"action": "accept"}})),
+                state()
+            )
+        );
     }
 }

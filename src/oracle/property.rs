@@ -45,11 +45,14 @@ pub enum Property {
     ActedIsBoolean = 6,
     /// 7: never acts without a valid consenting answer.
     NoActWithoutAnswer = 7,
+    /// 8: never acts on a `requestState` it did not issue for this call
+    /// (2026-07-28 only).
+    StateVerified = 8,
 }
 
 impl Property {
-    /// All seven, in order.
-    pub const ALL: [Property; 7] = [
+    /// All eight, in order.
+    pub const ALL: [Property; 8] = [
         Property::NoActOnRefusal,
         Property::NoActOnInvalid,
         Property::ActsOnValid,
@@ -57,9 +60,10 @@ impl Property {
         Property::CleanWire,
         Property::ActedIsBoolean,
         Property::NoActWithoutAnswer,
+        Property::StateVerified,
     ];
 
-    /// Its number (1 to 7).
+    /// Its number (1 to 8).
     pub fn number(self) -> u8 {
         self as u8
     }
@@ -78,6 +82,9 @@ impl Property {
             }
             Property::ActedIsBoolean => "the acted value is a JSON boolean",
             Property::NoActWithoutAnswer => "never acts without a valid consenting answer",
+            Property::StateVerified => {
+                "never acts on a requestState it did not issue for this call (2026-07-28)"
+            }
         }
     }
 }
@@ -105,6 +112,10 @@ pub enum Class {
     NearMiss(String),
     /// A JSON-RPC error reply (the client declared no form elicitation).
     Error,
+    /// Never delivered: the 2026-07-28 retry carried no answer to this request
+    /// (no `inputResponses`, or the answer under a key the server never asked);
+    /// how it went missing.
+    Unanswered(String),
 }
 
 /// Classifies `answer` (the reply's `result`, raw JSON) for the request whose
@@ -285,11 +296,18 @@ impl Reading {
 /// `error` (a JSON-RPC error object). A JSON-RPC error never counts as acted;
 /// an `isError` result counts only under `--acted-text` without
 /// `--acted-not-error`, and a missing acted value there is not drift.
-/// [`ActedRule::Command`] is not read here (always not acted).
+/// [`ActedRule::Command`] is not read here (always not acted). An
+/// `InputRequiredResult` (2026-07-28: the server asks again) is not acted and
+/// has nothing to read.
 pub fn read_acted(rule: &ActedRule, result: Option<&Value>, error: Option<&Value>) -> Reading {
     let Some(result) = result.filter(|_| error.is_none()) else {
         return Reading::plain(false);
     };
+    // An InputRequiredResult (2026-07-28) is the server asking (again), not a
+    // final result: nothing was done, and there is nothing to read.
+    if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+        return Reading::plain(false);
+    }
     let is_error = result.get("isError") == Some(&Value::Bool(true));
     let document = || {
         result
@@ -438,7 +456,8 @@ pub struct Observation<'a> {
 /// Whether no answer could come in a call: nothing was asked, or every request
 /// got a JSON-RPC error (the client could not answer it). Property 7's calls.
 pub fn unanswered(sent: &[SentAnswer]) -> bool {
-    sent.iter().all(|sent| sent.class == Class::Error)
+    sent.iter()
+        .all(|sent| matches!(sent.class, Class::Error | Class::Unanswered(_)))
 }
 
 /// The properties one call breaks, each with its one primary reason, in property
@@ -498,7 +517,12 @@ pub fn violations(observation: &Observation<'_>) -> Vec<(Property, String)> {
     if acted && !observation.allow_unasked && unanswered(observation.sent) {
         found.push((
             Property::NoActWithoutAnswer,
-            if observation.sent.is_empty() {
+            if let Some(missing) = observation.sent.iter().find_map(|sent| match &sent.class {
+                Class::Unanswered(how) => Some(how),
+                _ => None,
+            }) {
+                format!("acted although its input request was never answered: {missing}")
+            } else if observation.sent.is_empty() {
                 format!(
                     "acted without asking: no elicitation/create in the call (client capabilities {})",
                     observation.capabilities
@@ -1172,6 +1196,36 @@ mod tests {
     }
 
     #[test]
+    fn a_server_asking_again_has_not_acted_under_any_rule() {
+        let asking = json!({
+            "resultType": "input_required",
+            "inputRequests": {"form": {"method": "elicitation/create"}},
+            "requestState": "s",
+            "structuredContent": {"x": true},
+            "content": [{"type": "text", "text": "{\"x\": true} ok"}]
+        });
+        let rules = [
+            ActedRule::Pointer("/x".into()),
+            ActedRule::Equals("/x".into(), json!(true)),
+            ActedRule::Text {
+                regex: Regex::new("ok").expect("regex"),
+                not_error: false,
+            },
+            ActedRule::NotError,
+        ];
+        for rule in &rules {
+            assert_eq!(
+                read_acted(rule, Some(&asking), None),
+                Reading::plain(false),
+                "{rule}"
+            );
+            let mut complete = asking.clone();
+            complete["resultType"] = json!("complete");
+            assert!(read_acted(rule, Some(&complete), None).acted, "{rule}");
+        }
+    }
+
+    #[test]
     fn acted_rules_print_as_their_options() {
         assert_eq!(ActedRule::Pointer("/x".into()).to_string(), "--acted /x");
         let text = |not_error| ActedRule::Text {
@@ -1291,19 +1345,38 @@ mod tests {
                     .to_owned()
             )]
         );
+        assert_eq!(
+            judge(
+                &[sent(Class::Unanswered("a retry with no inputResponses".into()))],
+                true,
+                false
+            ),
+            vec![(
+                Property::NoActWithoutAnswer,
+                "acted although its input request was never answered: a retry with no inputResponses"
+                    .to_owned()
+            )]
+        );
         assert!(judge(&[], false, false).is_empty());
         assert!(judge(&[], true, true).is_empty());
         // An answer came: another property judges it, not this one.
         assert!(judge(&[sent(Class::Error), sent(Class::ValidAccept)], true, false).is_empty());
         assert!(unanswered(&[]));
         assert!(unanswered(&[sent(Class::Error)]));
+        assert!(unanswered(&[sent(Class::Unanswered(
+            "no inputResponses".into()
+        ))]));
+        assert!(!unanswered(&[
+            sent(Class::Unanswered("no inputResponses".into())),
+            sent(Class::ValidAccept)
+        ]));
         assert!(!unanswered(&[sent(Class::Refusal("cancel".into()))]));
     }
 
     #[test]
-    fn properties_are_numbered_one_to_seven_in_order() {
+    fn properties_are_numbered_one_to_eight_in_order() {
         let numbers: Vec<u8> = Property::ALL.iter().map(|p| p.number()).collect();
-        assert_eq!(numbers, [1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(numbers, [1, 2, 3, 4, 5, 6, 7, 8]);
         let statements: Vec<&str> = Property::ALL.iter().map(|p| p.statement()).collect();
         assert_eq!(
             statements,
@@ -1315,6 +1388,7 @@ mod tests {
                 "stdout is JSON-RPC only, elicitation/create inside the call, exits on stdin close",
                 "the acted value is a JSON boolean",
                 "never acts without a valid consenting answer",
+                "never acts on a requestState it did not issue for this call (2026-07-28)",
             ]
         );
         assert_eq!(Property::CleanWire.to_string(), "property 5");
