@@ -3,6 +3,7 @@
 #   target/peers/python-sdk1/  venv with fixtures/peers/requirements-sdk1.txt (mcp 1.x)
 #   target/peers/python-sdk2/  venv with fixtures/peers/requirements-sdk2.txt (mcp 2.x)
 #   target/peers/node/         `npm ci` of fixtures/peers/typescript/package-lock.json
+#   target/peers/node-v2/      `npm ci` of fixtures/peers/typescript-v2/package-lock.json (SDK v2)
 # Every version is pinned in those files. Idempotent: an environment whose pins
 # have not changed since its last successful set-up is left as it is (a stamp
 # file holds a copy of the pins). Needs python3 >= 3.10 (with venv) and
@@ -62,8 +63,20 @@ else
   (cd "$node_env" && npm ci --no-audit --no-fund --loglevel=error)
   cp "$peers/typescript/package-lock.json" "$node_env/.pins"
 fi
+node_v2_env="$dest/node-v2"
+if cmp -s "$peers/typescript-v2/package-lock.json" "$node_v2_env/.pins" 2>/dev/null; then
+  echo "peers.sh: node-v2 is up to date"
+else
+  echo "peers.sh: setting up node-v2 from typescript-v2/package-lock.json"
+  rm -rf "$node_v2_env"
+  mkdir -p "$node_v2_env"
+  cp "$peers/typescript-v2/package.json" "$peers/typescript-v2/package-lock.json" "$node_v2_env/"
+  (cd "$node_v2_env" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$peers/typescript-v2/package-lock.json" "$node_v2_env/.pins"
+fi
 # Node resolves a module's imports from the node_modules beside its real path,
 # so the servers are copied (not linked) next to them, on every run.
 cp "$peers/typescript/server.mjs" "$node_env/server.mjs"
 cp "$peers/typescript/refund.mjs" "$node_env/refund.mjs"
+cp "$peers/typescript-v2/booking.mjs" "$node_v2_env/booking.mjs"
 echo "peers.sh: peers ready in $dest"

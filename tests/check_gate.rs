@@ -651,3 +651,73 @@ fn auto_checks_each_era_the_server_answers_and_fails_only_the_era_that_breaks() 
         "{stderr}"
     );
 }
+
+/// The MCP SDK v2 peers, each asking its form the way its SDK intends in
+/// 2026-07-28 (an `InputRequiredResult`, the SDK sealing `requestState`):
+/// `fixtures/peers/python_sdk2_mrtr.py` (Python `mcp` 2.3.0, `MCPServer`) and
+/// `fixtures/peers/typescript-v2/booking.mjs` (`@modelcontextprotocol/server`
+/// 2.4.0). Each correct variant passes every property; each naive one (only
+/// `action == "accept"` checked, lax reading) fails property 2, and the Python
+/// one also 4 (no capability guard) and 8 (it never reads the state, so a retry
+/// without one books). The TypeScript SDK refuses, on its own, to send a form
+/// to a client that did not declare it (-32021), and its strict empty input
+/// schema refuses the other arguments a foreign state needs: property 8 has
+/// two forms there, three on Python.
+#[test]
+fn the_sdk_v2_peers_are_judged_in_2026_07_28() {
+    use elicit_check::harness::era::Protocol;
+    let python = |variant: &str| {
+        vec![
+            environments()
+                .join("python-sdk2/bin/python")
+                .display()
+                .to_string(),
+            Path::new(ROOT)
+                .join("fixtures/peers/python_sdk2_mrtr.py")
+                .display()
+                .to_string(),
+            "--variant".to_owned(),
+            variant.to_owned(),
+        ]
+    };
+    let typescript = |variant: &str| {
+        vec![
+            "node".to_owned(),
+            environments()
+                .join("node-v2/booking.mjs")
+                .display()
+                .to_string(),
+            "--variant".to_owned(),
+            variant.to_owned(),
+        ]
+    };
+    type Command = Box<dyn Fn(&str) -> Vec<String>>;
+    let peers: [(&str, Command, usize, Vec<u8>); 2] = [
+        ("python mcp 2.3.0", Box::new(python), 3, vec![2, 4, 8]),
+        ("typescript server 2.4.0", Box::new(typescript), 2, vec![2]),
+    ];
+    for (index, (peer, command, state_forms, naive_fails)) in peers.into_iter().enumerate() {
+        let target = |variant: &str| {
+            Target::stdio(command(variant))
+                .tool("book")
+                .acted_pointer("/booked")
+                .protocol(Protocol::V2026_07_28)
+                .cases(20)
+        };
+        let correct = gate(target("correct"), 1 + index as u64);
+        passes_with_no_refusal_warning(&correct, peer);
+        assert_eq!(
+            correct.property(8).expect("property 8").cases,
+            state_forms,
+            "{peer}: {}",
+            check::report::table(&correct)
+        );
+        let naive = gate(target("naive"), 2 + index as u64);
+        assert_eq!(
+            crate::util::failing(&naive),
+            naive_fails,
+            "{peer}: {}",
+            check::report::table(&naive)
+        );
+    }
+}
