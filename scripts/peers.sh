@@ -52,28 +52,25 @@ python_env() {
 python_env python-sdk1 "$peers/requirements-sdk1.txt"
 python_env python-sdk2 "$peers/requirements-sdk2.txt"
 
+# js_env NAME SOURCE: `npm ci` at $dest/NAME from SOURCE's package(-lock).json.
+js_env() {
+  local env="$dest/$1" source="$peers/$2"
+  if cmp -s "$source/package-lock.json" "$env/.pins" 2>/dev/null; then
+    echo "peers.sh: $1 is up to date"
+    return
+  fi
+  echo "peers.sh: setting up $1 from $2/package-lock.json"
+  rm -rf "$env"
+  mkdir -p "$env"
+  cp "$source/package.json" "$source/package-lock.json" "$env/"
+  (cd "$env" && npm ci --no-audit --no-fund --loglevel=error)
+  cp "$source/package-lock.json" "$env/.pins"
+}
+
+js_env node typescript
+js_env node-v2 typescript-v2
 node_env="$dest/node"
-if cmp -s "$peers/typescript/package-lock.json" "$node_env/.pins" 2>/dev/null; then
-  echo "peers.sh: node is up to date"
-else
-  echo "peers.sh: setting up node from package-lock.json"
-  rm -rf "$node_env"
-  mkdir -p "$node_env"
-  cp "$peers/typescript/package.json" "$peers/typescript/package-lock.json" "$node_env/"
-  (cd "$node_env" && npm ci --no-audit --no-fund --loglevel=error)
-  cp "$peers/typescript/package-lock.json" "$node_env/.pins"
-fi
 node_v2_env="$dest/node-v2"
-if cmp -s "$peers/typescript-v2/package-lock.json" "$node_v2_env/.pins" 2>/dev/null; then
-  echo "peers.sh: node-v2 is up to date"
-else
-  echo "peers.sh: setting up node-v2 from typescript-v2/package-lock.json"
-  rm -rf "$node_v2_env"
-  mkdir -p "$node_v2_env"
-  cp "$peers/typescript-v2/package.json" "$peers/typescript-v2/package-lock.json" "$node_v2_env/"
-  (cd "$node_v2_env" && npm ci --no-audit --no-fund --loglevel=error)
-  cp "$peers/typescript-v2/package-lock.json" "$node_v2_env/.pins"
-fi
 # Node resolves a module's imports from the node_modules beside its real path,
 # so the servers are copied (not linked) next to them, on every run.
 cp "$peers/typescript/server.mjs" "$node_env/server.mjs"

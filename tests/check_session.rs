@@ -14,17 +14,19 @@ use crate::util;
 /// The check of `target` in both modes: (fresh-process report and its case
 /// records, session report and its case records).
 fn both_modes(target: &Target) -> [(CheckReport, Vec<CaseRecord>); 2] {
-    [false, true].map(|session| {
-        let runtime = util::runtime();
-        let mut records = Vec::new();
-        let report = runtime
-            .block_on(check::check_with_log(
-                &target.clone().session(session),
-                &mut |record| records.push(record),
-            ))
-            .expect("the check runs");
-        (report, records)
-    })
+    [false, true].map(|session| logged(&target.clone().session(session)))
+}
+
+/// The check of `target` and the record of every session it ran.
+fn logged(target: &Target) -> (CheckReport, Vec<CaseRecord>) {
+    let runtime = util::runtime();
+    let mut records = Vec::new();
+    let report = runtime
+        .block_on(check::check_with_log(target, &mut |record| {
+            records.push(record)
+        }))
+        .expect("the check runs");
+    (report, records)
 }
 
 /// What the two modes must agree on: each property's verdict, the calls it
@@ -183,17 +185,8 @@ fn jobs_run_fresh_processes_at_once_and_change_nothing_but_the_time() {
         .seed(5)
         .session(false);
     {
-        let [(one, one_records), (three, three_records)] = [1, 3].map(|jobs| {
-            let runtime = util::runtime();
-            let mut records = Vec::new();
-            let report = runtime
-                .block_on(check::check_with_log(
-                    &target.clone().jobs(jobs),
-                    &mut |record| records.push(record),
-                ))
-                .expect("the check runs");
-            (report, records)
-        });
+        let [(one, one_records), (three, three_records)] =
+            [1, 3].map(|jobs| logged(&target.clone().jobs(jobs)));
         assert!(one.passed, "{}", check::report::table(&one));
         assert_eq!(judged(&one), judged(&three));
         let labels = |records: &[CaseRecord]| -> Vec<(String, Value)> {

@@ -1027,13 +1027,7 @@ async fn probe(target: &Target, log: &mut dyn FnMut(CaseRecord)) -> Result<Probe
             break;
         }
         let tried = candidate(index);
-        let plan: Vec<GeneratedAnswer> = tried
-            .iter()
-            .map(|content| GeneratedAnswer {
-                answer: accept(content),
-                built_as: coverage::VALID.to_owned(),
-            })
-            .collect();
+        let plan = consenting_plan(&tried);
         let run = run_case(target, &steps, &plan, &form_capabilities()).await?;
         log(record(
             format!("probe: consenting valid accept {}", index + 1),
@@ -1056,6 +1050,18 @@ async fn probe(target: &Target, log: &mut dyn FnMut(CaseRecord)) -> Result<Probe
     acted_readable(target, &run)?;
     runs.push(run);
     Ok(Probed { steps, bases, runs })
+}
+
+/// One consenting valid accept per request, of `contents` (the probe's
+/// candidates, or the bases the tool acted on).
+fn consenting_plan(contents: &[Map<String, Value>]) -> Vec<GeneratedAnswer> {
+    contents
+        .iter()
+        .map(|content| GeneratedAnswer {
+            answer: accept(content),
+            built_as: coverage::VALID.to_owned(),
+        })
+        .collect()
 }
 
 /// [`CheckError::ActedUnreadable`] when the acted rule found no value in a

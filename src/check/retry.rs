@@ -21,12 +21,12 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::{
-    CaseRun, CheckError, Step, Target, finish_run, form_capabilities, lock, open, responder,
+    CaseRun, CheckError, Step, Target, consenting_plan, finish_run, form_capabilities, lock, open,
+    responder,
 };
 use crate::harness::rounds::RetryFault;
 use crate::oracle::property::{Class, Property};
 use crate::schema::answer::GeneratedAnswer;
-use crate::schema::coverage::{self, accept};
 
 /// One retry form of property 7 or 8.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -129,13 +129,7 @@ pub(super) async fn run_form(
 ) -> Result<Outcome, CheckError> {
     let capabilities = form_capabilities();
     let mut session = open(target, &capabilities, true).await?;
-    let consenting: Vec<GeneratedAnswer> = bases
-        .iter()
-        .map(|content| GeneratedAnswer {
-            answer: accept(content),
-            built_as: coverage::VALID.to_owned(),
-        })
-        .collect();
+    let consenting = consenting_plan(bases);
     let (plan, fault) = match form {
         Form::DeclinedThenAccepted => (
             vec![GeneratedAnswer {
