@@ -51,3 +51,7 @@ row booking.py book /booked -- "$py" "$root/fixtures/servers/booking.py"
 row booking.py-lenient book /booked -- "$py" "$root/fixtures/servers/booking.py" --bug lenient-numbers
 row typescript-correct calculate /computed -- node "$peers/node/server.mjs"
 row typescript-naive calculate /computed -- node "$peers/node/server.mjs" --variant naive
+# The SDK v2 peers speak both eras: the default `--protocol auto` checks both.
+py2="$peers/python-sdk2/bin/python"
+row python-sdk2-mrtr book /booked -- "$py2" "$root/fixtures/peers/python_sdk2_mrtr.py"
+row typescript-v2 book /booked -- node "$peers/node-v2/booking.mjs"

@@ -548,6 +548,51 @@ fn in_2026_07_28_each_planted_defect_fails_its_property_and_the_era_is_in_the_re
             );
         }
     }
+    // A server that goes on after a decline and books on the next accept: the
+    // call acted although an answer was decline (1), on the state it sent
+    // after the decline (8).
+    let continues = gate(target(Some("asks-again-after-decline")), 2);
+    assert_eq!(
+        crate::util::failing(&continues),
+        vec![1, 8],
+        "{}",
+        check::report::table(&continues)
+    );
+    assert_eq!(
+        continues
+            .property(8)
+            .and_then(|p| p.failure.as_ref())
+            .map(|f| f.reason.as_str()),
+        Some("acted on the requestState it sent after a decline, with a consenting accept")
+    );
+    // A server that keeps no state sends none: property 8 has nothing to test,
+    // and says so, form by form.
+    let mut stateless = mrtr_booking(None);
+    stateless.push("--stateless".to_owned());
+    let stateless = gate(
+        Target::stdio(stateless)
+            .tool("book")
+            .acted_pointer("/booked")
+            .protocol(Protocol::V2026_07_28),
+        3,
+    );
+    passes_with_no_refusal_warning(&stateless, "stateless mrtr booking");
+    let state = stateless.property(8).expect("property 8");
+    assert_eq!(
+        (state.verdict, state.cases),
+        (Verdict::Untested, 0),
+        "{}",
+        check::report::table(&stateless)
+    );
+    assert_eq!(
+        state.warnings,
+        vec![
+            "a tampered requestState (one character changed): not sent (the server sent no requestState)",
+            "the requestState of another call (other arguments): not sent (a call with other arguments got no requestState)",
+            "inputResponses with no requestState: not sent (the server sent no requestState)",
+            "the requestState it sent after a decline, with a consenting accept: not sent (the server ended the call at the decline)",
+        ]
+    );
     // The same server in 2025-11-25 asks with elicitation/create, and is right.
     let asks_in_2025 = gate(
         target(Some("never-asks-2026")).protocol(Protocol::V2025_11_25),
@@ -588,12 +633,25 @@ fn the_reference_server_passes_every_property_in_2026_07_28() {
 /// asking in 2026-07-28.
 #[test]
 fn auto_checks_each_era_the_server_answers_and_fails_only_the_era_that_breaks() {
+    let evidence = std::env::temp_dir().join(format!("elicit-check-eras-{}", std::process::id()));
+    // The sessions of each run, as `cases.jsonl` labels them.
+    let labels = || -> Vec<String> {
+        std::fs::read_to_string(evidence.join("cases.jsonl"))
+            .expect("cases.jsonl")
+            .lines()
+            .map(|line| {
+                let record: serde_json::Value = serde_json::from_str(line).expect("JSON");
+                record["case"].as_str().expect("a label").to_owned()
+            })
+            .collect()
+    };
     let run = |bug: Option<&str>, protocol: Option<&str>| {
         let mut args: Vec<String> = [
             "--tool", "book", "--acted", "/booked", "--cases", "5", "--seed", "1",
         ]
         .map(str::to_owned)
         .to_vec();
+        args.extend(["--output".to_owned(), evidence.display().to_string()]);
         if let Some(protocol) = protocol {
             args.extend(["--protocol".to_owned(), protocol.to_owned()]);
         }
@@ -629,6 +687,36 @@ fn auto_checks_each_era_the_server_answers_and_fails_only_the_era_that_breaks() 
         table.ends_with("FAILED in protocol 2026-07-28\n"),
         "{table}"
     );
+    // Two eras: each session's label names its era.
+    let both = labels();
+    assert!(
+        both.iter()
+            .any(|label| label.starts_with("2025-11-25: probe")),
+        "{both:?}"
+    );
+    assert!(
+        both.iter()
+            .any(|label| label.starts_with("2026-07-28: probe")),
+        "{both:?}"
+    );
+    assert!(
+        both.iter()
+            .all(|label| label.starts_with("2025-11-25: ") || label.starts_with("2026-07-28: ")),
+        "{both:?}"
+    );
+
+    // One era: the labels as they are.
+    let (code, table, stderr) = run(Some("never-asks-2026"), Some("2026-07-28"));
+    assert_eq!(code, Some(1), "{table}\n{stderr}");
+    let one = labels();
+    assert!(
+        one.iter().any(|label| label.starts_with("probe")),
+        "{one:?}"
+    );
+    assert!(
+        one.iter().all(|label| !label.starts_with("2026-07-28: ")),
+        "{one:?}"
+    );
 
     let (code, table, stderr) = run(None, None);
     assert_eq!(code, Some(0), "{table}\n{stderr}");
@@ -650,6 +738,14 @@ fn auto_checks_each_era_the_server_answers_and_fails_only_the_era_that_breaks() 
         stderr.contains("protocol 2025-11-25: tools/call \"book\" sent no form elicitation/create"),
         "{stderr}"
     );
+    // One era named: its error as it is, with no era in front.
+    let (code, table, stderr) = run(None, Some("2025-11-25"));
+    assert_eq!(code, Some(2), "{table}\n{stderr}");
+    assert!(
+        stderr.contains("elicit-check: tools/call \"book\" sent no form elicitation/create"),
+        "{stderr}"
+    );
+    let _ = std::fs::remove_dir_all(&evidence);
 }
 
 /// The MCP SDK v2 peers, each asking its form the way its SDK intends in

@@ -97,16 +97,6 @@ pub struct ErasReport {
     pub eras: Vec<EraCheck>,
 }
 
-impl ErasReport {
-    /// The report of the era `protocol`, when it was checked.
-    pub fn era(&self, protocol: Protocol) -> Option<&CheckReport> {
-        self.eras
-            .iter()
-            .find(|era| era.protocol == protocol.as_str())
-            .and_then(|era| era.report.as_ref())
-    }
-}
-
 /// Whether `error` says only that the server does not speak (or not ask in)
 /// the era: under `auto`, the era is then reported as not checked.
 fn era_not_spoken(error: &CheckError) -> bool {
