@@ -33,6 +33,9 @@ use crate::schema::answer::GeneratedAnswer;
 pub(super) enum Form {
     /// A fault in the first retry.
     Fault(RetryFault),
+    /// The state of another call of the same process (other arguments),
+    /// fetched in the run itself, in the first retry.
+    Foreign,
     /// The first input request declined; any later one answered with consent.
     DeclinedThenAccepted,
 }
@@ -41,8 +44,7 @@ pub(super) enum Form {
 pub(super) fn forms() -> Vec<Form> {
     vec![
         Form::Fault(RetryFault::Tampered),
-        // The state is fetched in the run itself (see `run_form`).
-        Form::Fault(RetryFault::Foreign(String::new())),
+        Form::Foreign,
         Form::Fault(RetryFault::WithoutState),
         Form::DeclinedThenAccepted,
         Form::Fault(RetryFault::WithoutResponses),
@@ -65,7 +67,7 @@ impl Form {
     pub(super) fn describe(&self) -> &'static str {
         match self {
             Form::Fault(RetryFault::Tampered) => "a tampered requestState (one character changed)",
-            Form::Fault(RetryFault::Foreign(_)) => {
+            Form::Foreign | Form::Fault(RetryFault::Foreign(_)) => {
                 "the requestState of another call (other arguments)"
             }
             Form::Fault(RetryFault::WithoutState) => "inputResponses with no requestState",
@@ -138,13 +140,12 @@ pub(super) async fn run_form(
             }],
             None,
         ),
-        Form::Fault(RetryFault::Foreign(_)) => {
+        Form::Foreign => {
             let other = other_arguments(target.arguments.as_ref());
             match session.first_request_state(&target.tool, other).await {
                 Some(state) => (consenting, Some(RetryFault::Foreign(state))),
                 None => {
-                    let _ = finish_run(target, session, &capabilities, &Default::default(), vec![])
-                        .await?;
+                    session.finish().await;
                     return Ok(Outcome::NotExercised(
                         "a call with other arguments got no requestState",
                     ));
@@ -170,7 +171,7 @@ pub(super) async fn run_form(
     let asked = !sent.is_empty();
     if let Some(fault) = &fault {
         if !asked {
-            drop(finish_run(target, session, &capabilities, &call, sent).await?);
+            session.finish().await;
             return Ok(Outcome::NotExercised("the call asked for no input"));
         }
         if matches!(fault, RetryFault::WithoutResponses | RetryFault::OtherKey) {
@@ -178,7 +179,7 @@ pub(super) async fn run_form(
                 answer.class = Class::Unanswered(form.describe().to_owned());
             }
         } else if !issued_state {
-            drop(finish_run(target, session, &capabilities, &call, sent).await?);
+            session.finish().await;
             return Ok(Outcome::NotExercised("the server sent no requestState"));
         }
     }
