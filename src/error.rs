@@ -75,6 +75,20 @@ pub enum Error {
         /// How many cases in a row hung.
         cases: usize,
     },
+    /// [`crate::run::MAX_CONSECUTIVE_IGNORED_STDIN_CLOSE`] cases in a row
+    /// ended with the server still running `grace` after its stdin closed, and
+    /// killed: the run stops (verdict `ignored_stdin_close`) rather than spend
+    /// the grace on every remaining case.
+    #[error(
+        "stopped after {cases} consecutive ignored_stdin_close cases (the server did not exit within {} of its stdin closing and was killed each time; MCP 2025-11-25, Lifecycle, Shutdown, stdio); give --keep-going to run every case",
+        crate::verdict::seconds(*grace)
+    )]
+    IgnoredStdinClose {
+        /// How many cases in a row ended so.
+        cases: usize,
+        /// The shutdown grace each waited out (`--shutdown-grace`).
+        grace: std::time::Duration,
+    },
     /// The server command could not be started.
     #[error("cannot start server {}", shell_words(command))]
     Spawn {

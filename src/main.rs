@@ -203,8 +203,9 @@ struct RunArgs {
     /// off for a server given after `--`, which is judged by meaning].
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     exact_messages: Option<bool>,
-    /// Run every case even when cases keep hanging (by default the run stops
-    /// after 2 consecutive `hung` cases, verdict hung, exit 1).
+    /// Run every case even when cases keep hanging or the server keeps
+    /// outliving its stdin (by default the run stops after 2 consecutive `hung`
+    /// or 2 consecutive `ignored_stdin_close` cases, with that verdict, exit 1).
     #[arg(long)]
     keep_going: bool,
     /// Run many cases in one server process per capability set, one `tools/call`
@@ -587,6 +588,9 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
     // The closing lines for people: on stdout, or on stderr under --json (stdout
     // then holds the one JSON document only).
     let mut closing = String::new();
+    for warning in log.warnings() {
+        writeln!(closing, "{warning}")?;
+    }
     closing.push_str(&failed_generated(&log, &tallies));
     let generated: Vec<report::Tally> = tallies.iter().filter(|t| t.generated).cloned().collect();
     if !generated.is_empty() {
@@ -607,7 +611,10 @@ async fn run(args: RunArgs) -> anyhow::Result<bool> {
     let hung = stopped.as_ref().is_some_and(|error| {
         matches!(
             error.downcast_ref::<elicit_check::error::Error>(),
-            Some(elicit_check::error::Error::Hung { .. })
+            Some(
+                elicit_check::error::Error::Hung { .. }
+                    | elicit_check::error::Error::IgnoredStdinClose { .. }
+            )
         )
     });
     let did_not_start = stopped.as_ref().is_some_and(|error| {

@@ -34,6 +34,11 @@ pub struct Verdict {
     /// `requestedSchema` key outside the MCP restricted subset. Kept apart from
     /// `failures`; `passed` ignores them.
     pub warnings: Vec<String>,
+    /// Differences of detail that judging by meaning tolerated
+    /// (`crate::oracle::meaning`, e.g. `errors also names [["units","int"]]`):
+    /// not failures, not printed under a row.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
     /// Why a generated case was built (`None` for contract cases).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
@@ -73,6 +78,7 @@ impl Verdict {
             expected,
             failures,
             warnings,
+            notes: Vec::new(),
             reason: None,
             seed: None,
             reproduce: None,
@@ -344,10 +350,10 @@ pub fn write_header(out: &mut impl Write) -> std::io::Result<()> {
 
 /// Writes one table row; for a failed case, under it: the primary verdict and
 /// its evidence first (`    case: crashed: exit code 3 ...`), then the failures
-/// that add information beyond it ([`verdict::secondary`]), then each warning
-/// (`    case: warning: ...`), the last [`STDERR_LINES`] lines of the server's
+/// that add information beyond it ([`verdict::secondary`]), the last [`STDERR_LINES`] lines of the server's
 /// stderr when there are any, and the reproduction command. Long lines are cut
-/// at [`MAX_FAILURE_CHARS`]; `results.json` keeps them whole.
+/// at [`MAX_FAILURE_CHARS`]; `results.json` keeps them whole. A case's
+/// warnings are not shown here but once per run ([`RunWarning`]).
 ///
 /// # Errors
 /// The writer's I/O error.
@@ -381,9 +387,6 @@ pub fn write_row(out: &mut impl Write, verdict: &Verdict) -> std::io::Result<()>
         for failure in verdict::secondary(&finding, verdict.evidence.started, &verdict.failures) {
             writeln!(out, "    {case}: {}", shorten(failure))?;
         }
-    }
-    for warning in &verdict.warnings {
-        writeln!(out, "    {case}: warning: {}", shorten(warning))?;
     }
     if !verdict.passed {
         let stderr = last_lines(&verdict.evidence.stderr, STDERR_LINES);
@@ -627,6 +630,33 @@ struct LogState {
     /// and, once judged, their verdicts (a case before them is still running,
     /// `-j N`, or their session batch has not ended, `--session`).
     stash: std::collections::BTreeMap<(usize, usize), (String, Vec<Verdict>)>,
+    /// Each distinct warning of the run, in first-seen order, with the cases it
+    /// came with.
+    warnings: Vec<RunWarning>,
+}
+
+/// One warning of a run, shown once in the closing lines however many cases
+/// gave it (a `requestedSchema` key outside the MCP restricted subset comes
+/// with every case that asks); `results.json` keeps it under each case.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RunWarning {
+    /// The warning's text, as under each case in `results.json`.
+    pub text: String,
+    /// The first case that gave it.
+    pub first_case: String,
+    /// How many cases gave it.
+    pub cases: usize,
+}
+
+impl std::fmt::Display for RunWarning {
+    /// `warning (accept_valid): TEXT` for one case, `warning (83 cases): TEXT`
+    /// for more.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.cases {
+            1 => write!(f, "warning ({}): {}", self.first_case, self.text),
+            cases => write!(f, "warning ({cases} cases): {}", self.text),
+        }
+    }
 }
 
 fn io_error(path: &Path) -> impl FnOnce(std::io::Error) -> Error {
@@ -662,6 +692,7 @@ impl EvidenceLog {
                 last_checkpoint: None,
                 checkpoint_cost: Duration::ZERO,
                 stash: std::collections::BTreeMap::new(),
+                warnings: Vec::new(),
             }),
         };
         log.write_json("run.json", &with_status(run, "in_progress"))?;
@@ -761,6 +792,16 @@ impl EvidenceLog {
     pub fn push(&self, verdict: Verdict) -> Result<(), Error> {
         let mut state = self.state();
         self.append_line(&mut state, &verdict)?;
+        for text in &verdict.warnings {
+            match state.warnings.iter_mut().find(|seen| &seen.text == text) {
+                Some(seen) => seen.cases += 1,
+                None => state.warnings.push(RunWarning {
+                    text: text.clone(),
+                    first_case: verdict.case.clone(),
+                    cases: 1,
+                }),
+            }
+        }
         state.tallies.push(Tally {
             case: verdict.case,
             passed: verdict.passed,
@@ -790,6 +831,12 @@ impl EvidenceLog {
             .rev()
             .take_while(|tally| tally.verdict == verdict)
             .count()
+    }
+
+    /// Each distinct warning of the cases recorded so far, in first-seen order,
+    /// with the number of cases that gave it.
+    pub fn warnings(&self) -> Vec<RunWarning> {
+        self.state().warnings.clone()
     }
 
     /// The [`Tally`] of every case recorded so far, in order.

@@ -60,16 +60,34 @@ pub struct Settings {
 /// server that never answers `tools/call` must not cost one call bound per case.
 pub const MAX_CONSECUTIVE_HUNG: usize = 2;
 
+/// Consecutive `ignored_stdin_close` cases after which a run stops: a server
+/// that never exits when its stdin closes costs the shutdown grace and a kill
+/// on every case, and says nothing new after the second.
+pub const MAX_CONSECUTIVE_IGNORED_STDIN_CLOSE: usize = 2;
+
 /// Whether the run stops after the verdict just logged: the last
-/// [`MAX_CONSECUTIVE_HUNG`] verdicts in `log` are all `hung`, whichever phase
-/// (contract, generated) each came from, and `settings.keep_going` is off.
+/// [`MAX_CONSECUTIVE_HUNG`] verdicts in `log` are all `hung`, or the last
+/// [`MAX_CONSECUTIVE_IGNORED_STDIN_CLOSE`] all `ignored_stdin_close`,
+/// whichever phase (contract, generated) each came from, and
+/// `settings.keep_going` is off.
 ///
 /// # Errors
-/// [`Error::Hung`] with the number of consecutive `hung` verdicts.
-fn stop_if_hung(log: &EvidenceLog, settings: &Settings) -> Result<(), Error> {
-    let consecutive = log.trailing(Primary::Hung);
-    if consecutive >= MAX_CONSECUTIVE_HUNG && !settings.keep_going {
-        return Err(Error::Hung { cases: consecutive });
+/// [`Error::Hung`] or [`Error::IgnoredStdinClose`] with the number of
+/// consecutive such verdicts.
+fn stop_if_stuck(log: &EvidenceLog, settings: &Settings) -> Result<(), Error> {
+    if settings.keep_going {
+        return Ok(());
+    }
+    let hung = log.trailing(Primary::Hung);
+    if hung >= MAX_CONSECUTIVE_HUNG {
+        return Err(Error::Hung { cases: hung });
+    }
+    let ignored = log.trailing(Primary::IgnoredStdinClose);
+    if ignored >= MAX_CONSECUTIVE_IGNORED_STDIN_CLOSE {
+        return Err(Error::IgnoredStdinClose {
+            cases: ignored,
+            grace: settings.limits.shutdown,
+        });
     }
     Ok(())
 }
@@ -189,7 +207,7 @@ fn emit(
         if let Some(error) = did_not_start {
             return Err(error);
         }
-        stop_if_hung(log, settings)?;
+        stop_if_stuck(log, settings)?;
     }
     Ok(())
 }
@@ -266,6 +284,7 @@ pub(crate) fn verdict_from(
             let judgement = contract::judge(case, &expected, &evidence, settings.judging);
             let mut verdict = Verdict::new(expected, judgement.failures, evidence);
             verdict.warnings.extend(judgement.warnings);
+            verdict.notes.extend(judgement.notes);
             verdict
         }
         (Some(legacy), Protocol::V2026_07_28) => {
@@ -652,7 +671,7 @@ async fn run_generated_where(
             }
             for verdict in verdicts {
                 log.push(verdict)?;
-                stop_if_hung(log, settings)?;
+                stop_if_stuck(log, settings)?;
             }
             progress(number);
         }
@@ -837,12 +856,12 @@ mod tests {
     }
 
     #[test]
-    fn only_consecutive_hung_cases_stop_a_run_and_keep_going_never_stops() {
+    fn only_consecutive_hung_or_ignored_stdin_close_cases_stop_a_run_and_keep_going_never_stops() {
         let dir =
             std::env::temp_dir().join(format!("elicit-check-unit-{}-run-hung", std::process::id()));
         let log = EvidenceLog::create(&dir).expect("a folder");
         let mut settings = Settings::legacy(Limits::default(), Judging::EXACT);
-        let stops = |log: &EvidenceLog, settings: &Settings| stop_if_hung(log, settings);
+        let stops = |log: &EvidenceLog, settings: &Settings| stop_if_stuck(log, settings);
         logged(&log, Primary::Hung);
         assert!(stops(&log, &settings).is_ok());
         logged(&log, Primary::Crashed);
@@ -859,6 +878,21 @@ mod tests {
         }
         assert_eq!(log.trailing(Primary::Hung), 5);
         assert_eq!(log.trailing(Primary::Crashed), 0);
+        settings.keep_going = false;
+        logged(&log, Primary::IgnoredStdinClose);
+        assert!(stops(&log, &settings).is_ok());
+        logged(&log, Primary::Passed);
+        logged(&log, Primary::IgnoredStdinClose);
+        assert!(stops(&log, &settings).is_ok());
+        logged(&log, Primary::IgnoredStdinClose);
+        let stop = stops(&log, &settings);
+        assert!(
+            matches!(stop, Err(Error::IgnoredStdinClose { cases: 2, .. })),
+            "{stop:?}"
+        );
+        settings.keep_going = true;
+        logged(&log, Primary::IgnoredStdinClose);
+        assert!(stops(&log, &settings).is_ok());
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -154,7 +154,7 @@ pub type Finish<'a> = &'a (dyn Fn(usize, &mut Vec<Verdict>) + Sync);
 /// (their servers are killed). In session mode with 2025-11-25 alone, a group
 /// runs no case after [`run::MAX_CONSECUTIVE_HUNG`] consecutive `hung` cases
 /// (unless `settings.keep_going`): the run stops at the second one's verdict
-/// (`run::stop_if_hung`), before any later case is logged, so a server that
+/// (`run::stop_if_stuck`), before any later case is logged, so a server that
 /// hangs on every call costs two cases' bounds, not a batch's.
 ///
 /// # Errors
@@ -228,7 +228,7 @@ pub fn judge_stream<'a>(
     futures::stream::once(async move {
         let judged = futures::future::try_join_all(groups).await?;
         // A group that stopped at its hung cases (session_evidence) yields the
-        // cases it ran; the run stops at the last of them (run::stop_if_hung).
+        // cases it ran; the run stops at the last of them (run::stop_if_stuck).
         let verdicts = judged.into_iter().flatten().map(Ok);
         Ok::<_, Error>(futures::stream::iter(verdicts))
     })
@@ -265,7 +265,7 @@ async fn session_evidence(
     let stops_at_hung = !settings.keep_going && settings.protocols == [Protocol::V2025_11_25];
     for (index, (case, expected)) in cases.iter().enumerate() {
         if hung >= run::MAX_CONSECUTIVE_HUNG && stops_at_hung {
-            // The run stops at this many hung cases in a row (run::stop_if_hung):
+            // The run stops at this many hung cases in a row (run::stop_if_stuck):
             // the rest of the group would cost a call bound each for nothing.
             evidence.truncate(index);
             break;

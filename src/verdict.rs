@@ -239,7 +239,10 @@ pub fn classify(evidence: &Evidence, expected: &Value, failures: &[String]) -> F
     }
     let no_result = evidence.outcome.is_none() && evidence.text_outcome.is_none();
     if error.starts_with("tools/call did not finish") {
-        return Finding::new(Primary::Hung, no_reply(error));
+        let after = answered_with_no_object(&evidence.wire)
+            .map(|result| format!(" after a result that is not an object ({result}) answered its elicitation/create"))
+            .unwrap_or_default();
+        return Finding::new(Primary::Hung, format!("{}{after}", no_reply(error)));
     }
     let ended_badly = evidence.forced_kill || evidence.exit_code != Some(0);
     if no_result && evidence.rpc_error.is_none() && error.starts_with("tools/call failed") {
@@ -330,6 +333,27 @@ pub fn classify(evidence: &Evidence, expected: &Value, failures: &[String]) -> F
         return Finding::new(Primary::OraclesDisagree, failure.clone());
     }
     Finding::new(Primary::ContractFailure, failures[0].clone())
+}
+
+/// The `result` of the client's reply to the server's `elicitation/create` in
+/// `wire`, when that result is not an object (`173`): no `ElicitResult` at all
+/// (MCP 2025-11-25), which some SDKs drop without a word, leaving the tool
+/// waiting for an answer that already came.
+fn answered_with_no_object(wire: &[Frame]) -> Option<&Value> {
+    let asked = wire.iter().find(|frame| {
+        frame.from == Side::Server
+            && frame.message.get("method").and_then(Value::as_str) == Some("elicitation/create")
+    })?;
+    let id = asked.message.get("id")?;
+    let reply = wire.iter().find(|frame| {
+        frame.from == Side::Client
+            && frame.message.get("method").is_none()
+            && frame.message.get("id") == Some(id)
+    })?;
+    reply
+        .message
+        .get("result")
+        .filter(|result| !result.is_object())
 }
 
 /// `tools/call did not finish within 10 s` said as `no reply to tools/call within 10 s`.

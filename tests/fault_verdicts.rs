@@ -676,6 +676,58 @@ fn a_server_that_outlives_its_stdin_is_killed_and_named() {
     assert_eq!(shown.detail.len(), 2, "{:?}", shown.detail);
 }
 
+#[test]
+fn two_consecutive_ignored_stdin_close_cases_stop_the_run_unless_keep_going() {
+    let dir = OutputDir::new("ignored-stdin-close-stop");
+    let args = run_args(
+        &["--shutdown-grace", "0.5", "-j", "2"],
+        &dir,
+        misbehaving("ignore-stdin-close"),
+    );
+    let output = run(&args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout
+            .lines()
+            .any(|line| line.starts_with("stopped (ignored_stdin_close): 0 passed, 2 failed in ")),
+        "{stdout}"
+    );
+    let stop = "stopped after 2 consecutive ignored_stdin_close cases (the server did not exit \
+                within 0.5 s of its stdin closing and was killed each time; MCP 2025-11-25, \
+                Lifecycle, Shutdown, stdio); give --keep-going to run every case";
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains(stop), "{stderr}");
+    let summary = dir.json("run.json");
+    assert_eq!(summary["status"], "stopped");
+    assert_eq!(summary["cases"], 2);
+    assert_eq!(summary["stopped_because"], stop);
+    assert_eq!(summary["verdicts"], json!({"ignored_stdin_close": 2}));
+
+    // A case that breaks the row: --keep-going runs all three named cases.
+    let dir = OutputDir::new("ignored-stdin-close-keep-going");
+    let args = run_args(
+        &[
+            "--case",
+            "accept_valid",
+            "--case",
+            "decline",
+            "--case",
+            "cancel",
+            "--keep-going",
+            "--shutdown-grace",
+            "0.5",
+        ],
+        &dir,
+        misbehaving("ignore-stdin-close"),
+    );
+    let output = run(&args);
+    assert_eq!(output.status.code(), Some(1));
+    let summary = dir.json("run.json");
+    assert_eq!(summary["status"], "finished");
+    assert_eq!(summary["verdicts"], json!({"ignored_stdin_close": 3}));
+}
+
 /// Section 1b: a typo in `--case`, a server that does not exist (or is a
 /// directory, or a file without an execute bit), or a server command without
 /// `--` never touches the previous run's evidence.

@@ -83,6 +83,11 @@ fn peer_run(peer: &Peer, command: &[String]) -> Run {
 
 /// Runs `elicit-check run ARGS -- command` in a fresh output folder.
 fn run_with(name: &str, args: &[&str], command: &[String]) -> Run {
+    run_bounded(name, args, "60", command)
+}
+
+/// [`run_with`] with `--call-timeout` `call_timeout` (seconds).
+fn run_bounded(name: &str, args: &[&str], call_timeout: &str, command: &[String]) -> Run {
     let dir = std::env::temp_dir().join(format!("elicit-check-{}-{name}", std::process::id()));
     let output = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
         .arg("run")
@@ -92,7 +97,7 @@ fn run_with(name: &str, args: &[&str], command: &[String]) -> Run {
             "--startup-timeout",
             "60",
             "--call-timeout",
-            "60",
+            call_timeout,
             "--shutdown-grace",
             "30",
             "--output",
@@ -357,4 +362,130 @@ fn a_missing_interpreter_fails_the_test_saying_which_and_why() {
         "python3-missing-here",
         "the Python SDK peers need python3 >= 3.10",
     );
+}
+
+/// The `calculate` contract written the Python SDK 1.x's way
+/// (`fixtures/peers/python_sdk1_elicit.py`: `ctx.elicit` with a strict pydantic
+/// model, `elicit_form` for the raw policies) differs from the reference server
+/// in detail only: judged by meaning (`src/oracle/meaning.rs`) it passes every
+/// contract case, each answer that is no `ElicitResult`, and the `content: null`
+/// echo; the one thing it really does wrong, waiting forever after a result that
+/// is not an object, is a `hung` case that says so.
+#[test]
+fn a_python_sdk_1_server_written_the_sdks_way_differs_in_detail_only() {
+    let environments = environments();
+    let python = environments.join("python-sdk1/bin/python");
+    let script = Path::new(ROOT).join("fixtures/peers/python_sdk1_elicit.py");
+    let command = vec![
+        python.to_string_lossy().into_owned(),
+        script.to_string_lossy().into_owned(),
+    ];
+    let contract = run_with(
+        "sdk-way",
+        &["--cases", "0", "--session", "-j", "1"],
+        &command,
+    );
+    assert_eq!(
+        run_code_and_failures(&contract),
+        (Some(0), vec![]),
+        "{}",
+        contract.stdout
+    );
+    // pydantic's `extra="forbid"` sends additionalProperties: one warning line
+    // for the run, each case keeping it in results.json.
+    let warning = "requestedSchema $.additionalProperties: outside the MCP restricted subset";
+    let lines: Vec<&str> = contract
+        .stdout
+        .lines()
+        .filter(|line| line.contains(warning))
+        .collect();
+    assert_eq!(lines.len(), 1, "{}", contract.stdout);
+    assert!(lines[0].starts_with("warning ("), "{}", lines[0]);
+    assert!(lines[0].contains(" cases): "), "{}", lines[0]);
+    let accept_valid = &contract.verdicts[0];
+    assert!(
+        accept_valid["warnings"].to_string().contains(warning),
+        "{accept_valid}"
+    );
+
+    // (answer, policy, whether judging by meaning had to tolerate a detail)
+    let answers: [(&str, &str, bool); 6] = [
+        (r#"{"action":"reject"}"#, "validated", true),
+        (
+            r#"{"action":" accept","content":{"units":3,"unit_value":7}}"#,
+            "validated",
+            true,
+        ),
+        (r#"{"action":"accept","content":true}"#, "validated", true),
+        (
+            r#"{"action":"accept","content":{"units":"3","unit_value":{"value":3}}}"#,
+            "validated",
+            true,
+        ),
+        (r#"{"action":"accept","content":"u"}"#, "raw", true),
+        (r#"{"action":"decline"}"#, "raw", false),
+    ];
+    let runs: Vec<Run> = std::thread::scope(|scope| {
+        let handles: Vec<_> = answers
+            .iter()
+            .enumerate()
+            .map(|(index, (answer, policy, _))| {
+                let command = &command;
+                scope.spawn(move || {
+                    run_with(
+                        &format!("sdk-way-{index}"),
+                        &["--answer", answer, "--policy", policy],
+                        command,
+                    )
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| handle.join().expect("a run"))
+            .collect()
+    });
+    for ((answer, policy, tolerated), run) in answers.iter().zip(&runs) {
+        assert_eq!(run.verdicts.len(), 1, "{answer}: {}", run.stdout);
+        let verdict = &run.verdicts[0];
+        assert_eq!(verdict["passed"], true, "{policy} {answer}: {}", run.stdout);
+        assert_eq!(
+            verdict.get("notes").is_some(),
+            *tolerated,
+            "{answer}: {verdict}"
+        );
+    }
+    // The echo of a decline carries `content: null`: no content.
+    assert_eq!(
+        runs[5].verdicts[0]["evidence"]["text_outcome"]["content"],
+        Value::Null,
+        "{}",
+        runs[5].verdicts[0]
+    );
+    assert!(
+        runs[5].verdicts[0]["evidence"]["text_outcome"]
+            .as_object()
+            .is_some_and(|outcome| outcome.contains_key("content")),
+        "the peer echoes content: null"
+    );
+
+    let hung = run_bounded("sdk-way-173", &["--answer", "173"], "5", &command);
+    assert_eq!(hung.code, Some(1), "{}", hung.stdout);
+    assert_eq!(hung.verdicts[0]["verdict"], "hung");
+    assert_eq!(
+        hung.verdicts[0]["primary"],
+        "no reply to tools/call within 5 s after a result that is not an object (173) \
+         answered its elicitation/create"
+    );
+}
+
+/// A run's exit code and the cases that failed, with their verdicts.
+fn run_code_and_failures(run: &Run) -> (Option<i32>, Vec<String>) {
+    let failed = run
+        .verdicts
+        .iter()
+        .filter(|verdict| verdict["passed"] == false)
+        .map(|verdict| format!("{}: {}", verdict["case"], verdict["primary"]))
+        .collect();
+    (run.code, failed)
 }

@@ -7,8 +7,10 @@
 //! Two ways to judge ([`Judging`]): the built-in reference server is held to
 //! every byte of the contract (error paths in contract order, messages word for
 //! word, the exact `requestedSchema`); any other server is judged by meaning
-//! (outcome from `structuredContent` or the JSON text content, error paths as a
-//! set, free-text messages shown but not judged, the `requestedSchema` checked for
+//! (outcome from `structuredContent` or the JSON text content, compared by the
+//! rules of [`crate::oracle::meaning`]: free-text messages not judged, `errors`
+//! naming every wrong field, either refusal of an answer that is no
+//! `ElicitResult`, `content: null` as no content; the `requestedSchema` checked for
 //! its properties, types, bounds and `required`, keys outside the MCP restricted
 //! subset reported as warnings).
 
@@ -19,6 +21,7 @@ use crate::compare;
 use crate::error::counted;
 use crate::harness::Evidence;
 use crate::harness::proxy::{Frame, Side};
+use crate::oracle::meaning;
 
 /// The protocol version every session must negotiate.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
@@ -94,6 +97,11 @@ pub struct Judgement {
     /// the MCP restricted subset (e.g. `additionalProperties`), which a client
     /// may ignore.
     pub warnings: Vec<String>,
+    /// Differences of detail that judging by meaning tolerated
+    /// (`crate::oracle::meaning`): extra `errors` locations, the other refusal
+    /// of an answer that is no `ElicitResult`. Never printed under a row; kept
+    /// in `results.json`.
+    pub notes: Vec<String>,
 }
 
 /// Checks the evidence of `case` against its `expected` outcome exactly, as the
@@ -111,13 +119,14 @@ pub fn judge(case: &Case, expected: &Value, evidence: &Evidence, judging: Judgin
         judgement.failures.push(format!("harness: {error}"));
     }
     if let Some(outcome) = reported_outcome(evidence, &mut judgement.failures) {
-        let (expected, outcome) = if judging.exact_messages {
-            (expected.clone(), outcome.clone())
+        if judging.exact_messages {
+            for mismatch in compare::compare(expected, outcome) {
+                judgement.failures.push(format!("outcome {mismatch}"));
+            }
         } else {
-            (by_meaning(expected), by_meaning(outcome))
-        };
-        for mismatch in compare::compare(&expected, &outcome) {
-            judgement.failures.push(format!("outcome {mismatch}"));
+            let meaning = meaning::judge(case, expected, outcome);
+            judgement.failures.extend(meaning.failures);
+            judgement.notes.extend(meaning.notes);
         }
     }
     check_process(evidence, &mut judgement.failures);
@@ -152,26 +161,6 @@ fn reported_outcome<'a>(evidence: &'a Evidence, failures: &mut Vec<String>) -> O
 
 /// The failure when a result carries no outcome at all.
 pub const NO_OUTCOME: &str = "no outcome: the calculate result has no structuredContent and no JSON object in content[0].text";
-
-/// Statuses whose `error` member is free text (issue 8, section 1).
-const FREE_TEXT_STATUSES: [&str; 2] = ["invalid_response", "protocol_error"];
-
-/// An outcome as judged by meaning: the free-text `error` of `invalid_response`
-/// and `protocol_error` removed, the `errors` paths sorted (compared as a set).
-fn by_meaning(outcome: &Value) -> Value {
-    let mut outcome = outcome.clone();
-    if let Some(members) = outcome.as_object_mut() {
-        let status = members.get("status").and_then(Value::as_str);
-        if status.is_some_and(|status| FREE_TEXT_STATUSES.contains(&status)) {
-            members.remove("error");
-        }
-        if let Some(Value::Array(paths)) = members.get_mut("errors") {
-            paths.sort_by_key(Value::to_string);
-            paths.dedup();
-        }
-    }
-    outcome
-}
 
 fn check_process(evidence: &Evidence, failures: &mut Vec<String>) {
     match evidence.protocol_version.as_deref() {
