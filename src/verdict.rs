@@ -718,6 +718,76 @@ mod tests {
         || json!({"status": "calculated", "computed": true, "value": 21});
 
     #[test]
+    fn a_hung_call_says_when_its_elicitation_was_answered_with_no_object() {
+        let hung = |result: Value| {
+            let mut evidence = clean(json!({"action": "accept"}));
+            evidence.wire.truncate(3);
+            evidence.wire[2].message["result"] = result;
+            evidence.outcome = None;
+            evidence.error = Some("tools/call did not finish within 10 s".into());
+            failing(&evidence, CALCULATED())
+        };
+        assert_eq!(
+            hung(json!(173)),
+            Finding::new(
+                Primary::Hung,
+                "no reply to tools/call within 10 s after a result that is not an object (173) \
+                 answered its elicitation/create"
+            )
+        );
+        assert_eq!(
+            hung(json!([])).evidence,
+            "no reply to tools/call within 10 s after a result that is not an object ([]) \
+             answered its elicitation/create"
+        );
+        // An object result, however malformed, is no such answer.
+        assert_eq!(
+            hung(json!({"action": "x"})).evidence,
+            "no reply to tools/call within 10 s"
+        );
+        // Only the reply to the server's elicitation/create: a client request
+        // under the same id, or a reply from the server, is not it.
+        let mut evidence = clean(json!({"action": "accept"}));
+        evidence.wire.truncate(2);
+        evidence.wire.push(Frame {
+            seq: 2,
+            from: Side::Client,
+            message: json!({"id": 0, "method": "ping", "result": 5}),
+            text: None,
+        });
+        evidence.wire.push(Frame {
+            seq: 3,
+            from: Side::Server,
+            message: json!({"id": 0, "result": 5}),
+            text: None,
+        });
+        evidence.outcome = None;
+        evidence.error = Some("tools/call did not finish within 10 s".into());
+        assert_eq!(
+            failing(&evidence, CALCULATED()).evidence,
+            "no reply to tools/call within 10 s"
+        );
+        // A reply under another id is not it either.
+        evidence.wire[2] = Frame {
+            seq: 2,
+            from: Side::Client,
+            message: json!({"id": 7, "result": 5}),
+            text: None,
+        };
+        assert_eq!(
+            failing(&evidence, CALCULATED()).evidence,
+            "no reply to tools/call within 10 s"
+        );
+        // Nor is a reply to a request that is no elicitation/create.
+        evidence.wire[1].message["method"] = json!("sampling/createMessage");
+        evidence.wire[2].message["id"] = json!(0);
+        assert_eq!(
+            failing(&evidence, CALCULATED()).evidence,
+            "no reply to tools/call within 10 s"
+        );
+    }
+
+    #[test]
     fn no_failure_is_passed_whatever_the_evidence() {
         let mut evidence = clean(json!({"action": "accept"}));
         evidence.exit_code = Some(3);
