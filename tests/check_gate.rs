@@ -565,6 +565,26 @@ fn in_2026_07_28_each_planted_defect_fails_its_property_and_the_era_is_in_the_re
             .map(|f| f.reason.as_str()),
         Some("acted on the requestState it sent after a decline, with a consenting accept")
     );
+    // A server that checks its state's MAC but not which call it belongs to:
+    // only the state of another call (a real one, not an empty or made-up
+    // string, which no MAC opens) shows it.
+    let unbound = gate(target(Some("state-not-bound-to-call")), 1);
+    assert_eq!(
+        crate::util::failing(&unbound),
+        vec![8],
+        "{}",
+        check::report::table(&unbound)
+    );
+    let state = unbound.property(8).expect("property 8");
+    let accepted: Vec<&str> = state
+        .findings
+        .iter()
+        .map(|finding| finding.answer_class.as_str())
+        .collect();
+    assert_eq!(
+        accepted,
+        vec!["the requestState of another call (other arguments)"]
+    );
     // A server that keeps no state sends none: property 8 has nothing to test,
     // and says so, form by form.
     let mut stateless = mrtr_booking(None);
