@@ -837,3 +837,58 @@ fn the_sdk_v2_peers_are_judged_in_2026_07_28() {
         );
     }
 }
+
+/// MCP 2026-07-28's retry loop has no end of its own: a client bounds the
+/// rounds of one call. Against a server that asks again on every retry, the
+/// `check` driver stops after `DRIVER_MAX_ROUNDS` `tools/call` requests and
+/// says so, and a retry form (properties 7 and 8) ends at the first new input
+/// request instead of answering it.
+#[tokio::test]
+async fn the_rounds_of_one_call_are_bounded_against_a_server_that_never_decides() {
+    use std::sync::Arc;
+
+    use elicit_check::case::Answer;
+    use elicit_check::harness::child::Environment;
+    use elicit_check::harness::mrtr::DRIVER_MAX_ROUNDS;
+    use elicit_check::harness::proxy::{Responder, Side};
+    use elicit_check::harness::rounds::RetryFault;
+    use elicit_check::harness::{Limits, Session};
+
+    let command = mrtr_booking(Some("asks-forever"));
+    let capabilities = json!({"elicitation": {"form": {}}});
+    let mut session = Session::open_discover(
+        &command,
+        &Environment::default(),
+        &capabilities,
+        Limits::default(),
+    )
+    .await
+    .expect("the server starts");
+    assert_eq!(session.startup_error(), None);
+    let responder: Responder = Arc::new(|_| {
+        Answer::Result(json!({"action": "accept", "content": {"nights": 1, "confirm": true}}))
+    });
+    let calls = |frames: &[elicit_check::harness::proxy::Frame]| {
+        frames
+            .iter()
+            .filter(|frame| frame.from == Side::Client && frame.message["method"] == "tools/call")
+            .count()
+    };
+    let call = session.call_tool_rounds("book", None, &responder).await;
+    assert_eq!(DRIVER_MAX_ROUNDS, 6);
+    assert_eq!(
+        call.failure.as_deref(),
+        Some("the server still answered input_required after 6 tools/call requests")
+    );
+    assert_eq!(calls(&call.frames), 6);
+    let retried = session
+        .call_tool_retried("book", None, &responder, Some(&RetryFault::WithoutResponses))
+        .await;
+    assert_eq!(retried.failure, None);
+    assert_eq!(calls(&retried.frames), 2);
+    assert_eq!(
+        retried.result.as_ref().map(|result| &result["resultType"]),
+        Some(&json!("input_required"))
+    );
+    session.finish().await;
+}
