@@ -882,7 +882,12 @@ async fn the_rounds_of_one_call_are_bounded_against_a_server_that_never_decides(
     );
     assert_eq!(calls(&call.frames), 6);
     let retried = session
-        .call_tool_retried("book", None, &responder, Some(&RetryFault::WithoutResponses))
+        .call_tool_retried(
+            "book",
+            None,
+            &responder,
+            Some(&RetryFault::WithoutResponses),
+        )
         .await;
     assert_eq!(retried.failure, None);
     assert_eq!(calls(&retried.frames), 2);
