@@ -1,7 +1,8 @@
 //! A case: the declared client capabilities, the tool's policy and the raw answer to send.
 //!
 //! Cases hold inputs only. The expected outcomes of the contract cases live in
-//! `expected/results.json`, written by hand (issue 2, section 4).
+//! `expected/results.json`, written by hand from the contract table
+//! (README, "The contract").
 
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;

@@ -1,4 +1,5 @@
-//! Type-aware JSON comparison: `true` is not `1`, `21` is not `21.0` (issue 2, section 5).
+//! Type-aware JSON comparison: `true` is not `1`, `21` is not `21.0`, as the
+//! contract's outcomes are judged (README, "Statuses").
 //!
 //! [`compare`] walks an expected and an actual [`serde_json::Value`] side by side and
 //! reports every difference with its JSON path, naming the kinds involved when the
@@ -132,7 +133,7 @@ fn compare_at(path: &str, expected: &Value, actual: &Value, out: &mut Vec<Mismat
 /// `-0.0` (to keep the sign), most other parsers (Python's `json`, pydantic) as
 /// the integer `0`. So a float negative zero and the integer `0` are equal here,
 /// whichever side each is on: a correct Python SDK server that echoes a received
-/// `-0` as `0` is not type drift (issue 10, the by-meaning judging of peers).
+/// `-0` as `0` is not type drift (judging by meaning, `src/oracle/meaning.rs`).
 fn negative_zero_pair(float: &Value, integer: &Value) -> bool {
     let is_negative_zero = float
         .as_number()

@@ -14,10 +14,10 @@
 //! - [`oracle`], [`compare`]: judgements that share no code with the core.
 //! - [`run`], [`report`], [`verdict`]: the `elicit-check run` job, its table,
 //!   `results.json`, and the one primary verdict of each failed case.
-//!   [`schedule`]: fresh process per case or sessions, `-j` cases at once (issue 11).
+//!   [`schedule`]: fresh process per case or sessions, `-j` cases at once.
 //! - [`check`], [`schema`], [`oracle::property`], [`check::report`], [`check::config`]:
 //!   `elicit-check check`, anyone's tool judged from the `requestedSchema` it sends
-//!   (issue 7). From a downstream crate's own test:
+//!   (README, "Check your own server in detail"). From a downstream crate's own test:
 //!
 //! ```no_run
 //! use elicit_check::{Target, check};

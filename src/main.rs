@@ -423,7 +423,7 @@ fn main() -> ExitCode {
         .init();
     // `serve` runs on one thread: the reference server handles one client, and a
     // single-threaded runtime has no worker threads to wake or to keep stacks for
-    // (issue 11: its round trips and its peak memory). `run` and `check` drive
+    // (for its round trips and its peak memory). `run` and `check` drive
     // many server processes at once (`-j`) and keep the multi-threaded runtime.
     let runtime = match &cli.command {
         Some(Command::Serve(_)) => tokio::runtime::Builder::new_current_thread()
@@ -463,7 +463,7 @@ fn main() -> ExitCode {
 
 /// Runs the contract cases, then the generated ones; `Ok(false)` when any case
 /// failed. The arguments are checked before the evidence folder is touched, so
-/// a typo never replaces the previous run's evidence (issue 10, section 1b).
+/// a typo never replaces the previous run's evidence.
 /// Ctrl-C or SIGTERM stops the run: the case in flight is kept as `interrupted`
 /// with its frames so far (its server killed), and the three evidence files say
 /// the run was interrupted.

@@ -1,4 +1,4 @@
-//! The SDK peers (issue 8): the `calculate` contract written with the MCP Python
+//! The SDK peers: the `calculate` contract written with the MCP Python
 //! SDK 1.x and 2.x and the TypeScript SDK, each correct and naive, and the
 //! cross-SDK table of what each does on the contract cases.
 //!
@@ -118,7 +118,7 @@ impl Peer {
     }
 }
 
-/// The contract cases grouped as the table's columns (issue 8, section 4), each
+/// The contract cases grouped as the cross-SDK table's columns, each
 /// case with the short label its cell uses.
 pub const GROUPS: [(&str, &[(&str, &str)]); 9] = [
     (

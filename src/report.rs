@@ -30,7 +30,7 @@ pub struct Verdict {
     pub expected: Value,
     /// Every failed check, each naming its JSON path or frame.
     pub failures: Vec<String>,
-    /// Findings that do not fail the case (issue 8, section 1): e.g. a
+    /// Findings that do not fail the case: e.g. a
     /// `requestedSchema` key outside the MCP restricted subset. Kept apart from
     /// `failures`; `passed` ignores them.
     pub warnings: Vec<String>,
@@ -133,7 +133,7 @@ pub const MINIMAL_CASE: &str = "minimal";
 /// The name of the one case of `run --answer JSON`.
 pub const ANSWER_CASE: &str = "answer";
 
-/// How a reproduction command runs a case again (issue 10, section 1b).
+/// How a reproduction command runs a case again (README, "Verdicts").
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum ReplayKind {
     /// By name: a contract case, or a generated one with its seed (`--case NAME`).
@@ -148,8 +148,8 @@ pub enum ReplayKind {
 }
 
 /// What a failed case's reproduction command repeats of its run: how the case
-/// is run again and the run's options that change a verdict (issue 10,
-/// section 1b: "a copy-paste reproduction command").
+/// is run again and the run's options that change a verdict (README,
+/// "Verdicts": a copy-paste reproduction command).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Replay {
     /// By name, as a hostile case, or by its answer.
@@ -177,7 +177,7 @@ const PROGRAM: &str = "elicit-check";
 ///   (`--case NAME@2026-07-28`), or with `--protocol both --case NAME` when it
 ///   failed because the eras differ, which only both eras show; by its inputs
 ///   it is `--protocol 2026-07-28` (or `both`) with them;
-/// - a hostile-client case (issue 10, section 2): `elicit-check run --hostile
+/// - a hostile-client case: `elicit-check run --hostile
 ///   --case NAME -- SERVER`; hostile cases speak 2025-11-25 only (`--hostile`
 ///   refuses `--protocol` and `--session`), so neither is added;
 /// - a case by its inputs (a shrunk minimal failure, a case of `run --answer`):
@@ -358,7 +358,7 @@ pub fn write_header(out: &mut impl Write) -> std::io::Result<()> {
 /// # Errors
 /// The writer's I/O error.
 pub fn write_row(out: &mut impl Write, verdict: &Verdict) -> std::io::Result<()> {
-    // A server may answer in JSON text content only (issue 8, section 1).
+    // A server may answer in JSON text content only (judging by meaning).
     let outcome = verdict.evidence.outcome.as_ref().or(verdict
         .evidence
         .text_outcome
@@ -490,7 +490,7 @@ pub const CHECKPOINT_INTERVAL: Duration = Duration::from_secs(1);
 pub const CHECKPOINT_COST_FACTOR: u32 = 20;
 
 /// What a run keeps in memory of one finished case: enough for the summary
-/// line and `run.json` (issue 11: the evidence itself is on disk only, so a run's
+/// line and `run.json` (the evidence itself is on disk only, so a run's
 /// memory stays flat whatever `--cases` is).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Tally {
@@ -528,8 +528,8 @@ pub fn verdict_counts(tallies: &[Tally]) -> Value {
 
 /// One case in the document of `run --json` ([`run_document`]): the members of
 /// its verdict in `results.json` that a CI system groups and reports by, without
-/// the evidence (issue 10, section 1: "`run.json` and `--json` carry the verdict
-/// name").
+/// the evidence (README, "Verdicts": `run.json` and `--json` carry the verdict
+/// name, so CI can group failures).
 ///
 /// JSON shape: `{"case": "accept_valid", "passed": false, "verdict": "crashed",
 /// "primary": "exit code 3 before replying to tools/call", "reproduce":
@@ -552,8 +552,8 @@ pub struct CaseLine {
 
 /// The last record of `results.jsonl` (and so the last element of
 /// `results.json`) of a run that did not finish: how it ended, in the words of
-/// `run.json`'s `status`, `cases` and `stopped_because` (issue 10, section 1b:
-/// "an aborted run says so in all three"). A finished run has none.
+/// `run.json`'s `status`, `cases` and `stopped_because` (a run that
+/// did not finish says so in all three files). A finished run has none.
 ///
 /// JSON shape: `{"run_status": "stopped", "cases": 2, "stopped_because":
 /// "stopped after 2 consecutive hung cases ..."}`. It has no `case` member, which
@@ -580,7 +580,7 @@ enum Record {
 /// The one JSON document `elicit-check run --json` prints on stdout: the members
 /// of `run.json` (`summary` with `"status": status` first) and `results`, one
 /// [`CaseLine`] per case in case order. Shape: `schemas/run-report.schema.json`
-/// (issue 10, section 1; the conventions of `check --json`: one pretty-printed
+/// (README, "Verdicts"; the conventions of `check --json`: one pretty-printed
 /// document, nothing else on stdout).
 pub fn run_document(summary: &Value, status: &str, results: Vec<CaseLine>) -> Value {
     let mut document = match with_status(summary, status) {
@@ -728,7 +728,7 @@ impl EvidenceLog {
     }
 
     /// Logs what a run stopped by Ctrl-C or SIGTERM has of the cases it had
-    /// started, in case order (issue 10, section 1b: nothing lost): each case
+    /// started, in case order (nothing lost): each case
     /// in flight, `interrupted` (one verdict each, in the place of the started
     /// case of its name, `NAME@2026-07-28` in the place of `NAME`), and each
     /// case judged but not logged yet (it finished behind a case in flight, or
@@ -822,8 +822,7 @@ impl EvidenceLog {
     }
 
     /// How many of the verdicts recorded so far are `verdict`, counted back from
-    /// the last one until one is not (the `hung` cases in a row, issue 10,
-    /// section 1).
+    /// the last one until one is not (the `hung` cases in a row).
     pub fn trailing(&self, verdict: Primary) -> usize {
         self.state()
             .tallies

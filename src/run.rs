@@ -4,10 +4,11 @@
 //! generated cases ([`run_generated`]) whose first failure is shrunk over stdio
 //! to a minimal answer, as proptest would.
 //!
-//! Each case runs in one or both protocol eras (issue 9; the `*_in` variants
-//! take the eras): 2025-11-25 is judged by `oracle::contract`, 2026-07-28 by
+//! Each case runs in one or both protocol eras (the `*_in` variants take the
+//! eras): 2025-11-25 is judged by `oracle::contract`, 2026-07-28 by
 //! `oracle::era`; with both, the 2026-07-28 verdict (named `NAME@2026-07-28`)
-//! also fails when its result differs from the 2025-11-25 one beyond issue 9's table.
+//! also fails when its result differs from the 2025-11-25 one beyond the
+//! 2026-07-28 table (README, "Protocol 2026-07-28").
 //!
 //! [`hostile`] runs the hostile-client cases instead (`run --hostile`).
 
@@ -39,8 +40,8 @@ pub const MAX_SHRINK_RUNS: usize = 256;
 
 /// How a run judges its cases: the time bounds of each session, the protocol
 /// eras each case runs in, how the 2025-11-25 contract is compared (exactly,
-/// for the built-in reference server, or by meaning; issue 8), and which
-/// processes the cases run in (issue 11).
+/// for the built-in reference server, or by meaning), and which
+/// processes the cases run in (fresh or in sessions).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Settings {
     /// Bounds of every session.
@@ -50,14 +51,16 @@ pub struct Settings {
     /// Exact messages or judged by meaning.
     pub judging: Judging,
     /// Run every case even after [`MAX_CONSECUTIVE_HUNG`] consecutive `hung`
-    /// verdicts (`--keep-going`); otherwise the run stops with [`Error::Hung`].
+    /// verdicts, or [`MAX_CONSECUTIVE_IGNORED_STDIN_CLOSE`] consecutive
+    /// `ignored_stdin_close` ones (`--keep-going`); otherwise the run stops with
+    /// [`Error::Hung`] or [`Error::IgnoredStdinClose`].
     pub keep_going: bool,
     /// Fresh process per case or sessions, and how many at once (`schedule`).
     pub schedule: Schedule,
 }
 
-/// Consecutive `hung` cases after which a run stops (issue 10, section 1): a
-/// server that never answers `tools/call` must not cost one call bound per case.
+/// Consecutive `hung` cases after which a run stops: a server that never answers
+/// `tools/call` must not cost one call bound per case.
 pub const MAX_CONSECUTIVE_HUNG: usize = 2;
 
 /// Consecutive `ignored_stdin_close` cases after which a run stops: a server
@@ -123,8 +126,9 @@ impl Settings {
 /// [`Error::Spawn`] when the server cannot start; [`Error::ServerDidNotStart`]
 /// when it starts but the first case's handshake fails (its evidence is logged
 /// first; no later case could be judged either); [`Error::Hung`] after
-/// [`MAX_CONSECUTIVE_HUNG`] consecutive `hung` cases (unless
-/// `settings.keep_going`); [`Error::Io`] when the evidence cannot be written. A
+/// [`MAX_CONSECUTIVE_HUNG`] consecutive `hung` cases and
+/// [`Error::IgnoredStdinClose`] after [`MAX_CONSECUTIVE_IGNORED_STDIN_CLOSE`]
+/// consecutive `ignored_stdin_close` cases (unless `settings.keep_going`); [`Error::Io`] when the evidence cannot be written. A
 /// case whose expected outcome is missing fails with that reason.
 pub async fn run_cases(
     command: &[String],
@@ -180,8 +184,9 @@ const GENERATED: usize = 1;
 /// Logs and shows the verdicts of case number `index`; the first case's
 /// verdict ends the run with [`Error::ServerDidNotStart`] when its session
 /// did not start, and the [`MAX_CONSECUTIVE_HUNG`]th `hung` case in a row
-/// (counted in `log`, across the run's phases) ends it with [`Error::Hung`]
-/// unless `--keep-going`.
+/// (counted in `log`, across the run's phases) ends it with [`Error::Hung`],
+/// as the [`MAX_CONSECUTIVE_IGNORED_STDIN_CLOSE`]th `ignored_stdin_close` case
+/// in a row ends it with [`Error::IgnoredStdinClose`], unless `--keep-going`.
 fn emit(
     index: usize,
     verdicts: Vec<Verdict>,
@@ -248,8 +253,8 @@ fn last_lines(text: &str, count: usize) -> String {
 }
 
 /// Runs one case in one era and judges it; a missing expected outcome is a
-/// failure. `expected` is the 2025-11-25 outcome; on 2026-07-28 issue 9's table
-/// turns it into that era's expected result (`oracle::era::expected`).
+/// failure. `expected` is the 2025-11-25 outcome; the 2026-07-28 table turns
+/// it into that era's expected result (`oracle::era::expected`).
 /// `ran`, when given, is the case's 2025-11-25 evidence, already run (in a
 /// session, `schedule`).
 async fn judge(
@@ -270,8 +275,8 @@ async fn judge(
 }
 
 /// The verdict of `evidence`, the run of `case` in `protocol`, against its
-/// expected 2025-11-25 outcome (a missing one is a failure; on 2026-07-28 issue
-/// 9's table turns it into that era's expected result).
+/// expected 2025-11-25 outcome (a missing one is a failure; the 2026-07-28
+/// table turns it into that era's expected result).
 pub(crate) fn verdict_from(
     case: &Case,
     expected: Option<Value>,
@@ -308,7 +313,7 @@ pub(crate) fn verdict_from(
 
 /// Runs one case in each era of `settings.protocols`, in order. With both eras, the
 /// 2026-07-28 run is named `NAME@2026-07-28` and fails when its result differs
-/// from the 2025-11-25 one beyond issue 9's table (`oracle::era::eras_differ`).
+/// from the 2025-11-25 one beyond the 2026-07-28 table (`oracle::era::eras_differ`).
 /// `ran`, when given, is the case's 2025-11-25 evidence, already run in a
 /// session (`schedule`); without it each era runs in a fresh process.
 pub(crate) async fn judge_in(
@@ -367,8 +372,8 @@ pub struct Selection {
     pub generated: Vec<usize>,
 }
 
-/// Checks every `--case` name before anything runs or is written (issue 10,
-/// section 1b: a typo must not replace the previous run's evidence).
+/// Checks every `--case` name before anything runs or is written (a typo
+/// must not replace the previous run's evidence).
 ///
 /// # Errors
 /// [`Error::UnknownCase`] for a name that is neither a contract case nor
@@ -441,8 +446,8 @@ pub async fn run_contract_in(
     run_cases_in(command, &cases, &expected, settings, log, on_verdict).await
 }
 
-/// The one case of `run --answer JSON` (issue 10, section 1b: "a way to replay
-/// exactly its answer"): named [`ANSWER_CASE`], with `capabilities` declared at
+/// The one case of `run --answer JSON` (how a shrunk minimal failure replays
+/// exactly its answer): named [`ANSWER_CASE`], with `capabilities` declared at
 /// `initialize`, `policy` as the tool's argument and `answer` (none: the
 /// client's own reply, `cancel`, or `-32602` without form) written into the
 /// reply to `elicitation/create` byte for byte, as a generated case's is.
@@ -508,7 +513,7 @@ pub struct MinimalFailure {
     /// Stdio runs spent shrinking.
     pub shrink_runs: usize,
     /// Whether shrinking stopped at its budget of runs with simplifications still
-    /// untried, so the case may not be minimal (issue 10, section 5).
+    /// untried, so the case may not be minimal.
     pub shrink_stopped_early: bool,
     /// The copy-paste command that runs exactly this case again (`elicit-check
     /// run --answer JSON ...`: its capabilities, policy and answer; see
@@ -520,8 +525,7 @@ impl MinimalFailure {
     /// The report's heading for this failure, with how shrinking ended:
     /// `minimal failing generated case (shrunk in 12 runs)`, or, when shrinking
     /// stopped at its budget, `failing generated case, not fully shrunk
-    /// (shrinking stopped at its budget after 256 runs: it may not be minimal)`
-    /// (issue 10, section 5).
+    /// (shrinking stopped at its budget after 256 runs: it may not be minimal)`.
     pub fn heading(&self) -> String {
         let runs = match self.shrink_runs {
             1 => "1 run".to_owned(),
@@ -695,8 +699,8 @@ async fn run_generated_where(
 /// per era): the contract checks against the case's expected outcome (derived
 /// from its reason), and the two oracles must agree: when the reference model
 /// disagrees with the reason, every verdict fails with `the oracles disagree
-/// (model vs reason): PATH: ...` even if the server matched the reason (issue 12,
-/// finding 3). A failed verdict ends with `reason: ...`.
+/// (model vs reason): PATH: ...` even if the server matched the reason.
+/// A failed verdict ends with `reason: ...`.
 ///
 /// # Errors
 /// [`Error::Spawn`] when the server cannot start.

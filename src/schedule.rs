@@ -1,4 +1,4 @@
-//! How a run's cases meet server processes (issue 11): a fresh process per case
+//! How a run's cases meet server processes: a fresh process per case
 //! (the default) or sessions of many cases, and how many at once (`-j N`).
 //!
 //! - **Fresh-process mode**: each case spawns its own server, so no case can see
@@ -46,7 +46,7 @@ use crate::verdict::{self, Primary};
 /// verdicts wait until then, since a session that ends badly sends its cases to
 /// fresh processes). A case's evidence is a few KiB, so a batch holds a few MiB;
 /// each batch costs one server start per capability set, so a bigger batch means
-/// fewer starts (issue 11: a Python server takes 0.5–1 s to start).
+/// fewer starts (a Python server takes 0.5–1 s to start).
 pub const SESSION_BATCH: usize = 1024;
 
 /// Cases per parallel job in one fresh-process window: verdicts stream out as
@@ -337,7 +337,7 @@ fn capability_key(capabilities: &Value) -> String {
 
 /// One session per capability set of `cases` (in order of first appearance),
 /// started at once, so each server's start overlaps the others' instead of
-/// waiting for the cases before it (issue 11: most of a Python server's session
+/// waiting for the cases before it (most of a Python server's session
 /// run was its starts, one after another).
 ///
 /// # Errors

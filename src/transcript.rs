@@ -150,7 +150,7 @@ fn raw_member(text: &str, member: &str) -> Option<String> {
     members.get(member).map(|raw| raw.get().to_owned())
 }
 
-/// A 2026-07-28 wire made reproducible for snapshots (issue 9): every distinct
+/// A 2026-07-28 wire made reproducible for snapshots: every distinct
 /// `requestState` (sealed with a per-process random key and an expiry) becomes
 /// `[requestState N]`, numbered by first appearance, so an echo still reads as
 /// the same state and a changed one as another; the versions in

@@ -2,7 +2,7 @@
 //! SHOULD be unique; parsers disagree on which one wins, so a reply or an answer
 //! that names a member twice has no one meaning). Read by the reference server's
 //! line filter (`server/lines.rs`: such a reply is malformed) and by the CLI's
-//! `--answer` check (`case.rs`: such an answer is refused, issue 10).
+//! `--answer` check (`case.rs`: such an answer is refused).
 
 use std::collections::HashSet;
 

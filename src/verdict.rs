@@ -1,5 +1,5 @@
 //! The one primary verdict of a case: which of a closed list of faults its
-//! evidence shows, with the one line of evidence that shows it (issue 10, section 1).
+//! evidence shows, with the one line of evidence that shows it (README, "Verdicts").
 //!
 //! A server that misbehaves fails many checks at once: one that exits with
 //! code 3 during `tools/call` also has no outcome, no reply to the call and a

@@ -1,5 +1,5 @@
 //! Deliberately broken cores are caught by the properties within the default
-//! case count, each shrunk to a small answer (issue 3, "Done when").
+//! case count, each shrunk to a small answer.
 //!
 //! Each broken core wraps the real one with one classic server-side bug. The
 //! runner is deterministic (fixed seed), so these tests cannot flake.

@@ -1,4 +1,4 @@
-//! `elicit-check check` (issue 7): anyone's stdio server, judged from the
+//! `elicit-check check`: anyone's stdio server, judged from the
 //! `requestedSchema` it sends. The reference server passes; the purpose-built
 //! servers of `fixtures/servers/forms.py` pass when careful and fail property 1
 //! or 2 with a small shrunk answer when naive; exit codes, `--json`, `--junit`,

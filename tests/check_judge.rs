@@ -1,6 +1,6 @@
 //! The `jsonschema` judge of `elicit-check check` agrees with a hand-written table
 //! of (schema, content, valid?) rows covering every primitive of the MCP subset
-//! and the integer/float and bool/int corners (issue 7, "Tests").
+//! and the integer/float and bool/int corners.
 //!
 //! Each row's verdict is written from JSON Schema 2020-12 with format assertion
 //! on, never from the judge's output: JSON Schema counts `3.0` as an integer and

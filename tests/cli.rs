@@ -75,7 +75,7 @@ fn run_passes_all_nineteen_cases_against_the_reference_server() {
             .iter()
             .all(|verdict| verdict["passed"] == Value::Bool(true))
     );
-    // The summary line gives the time, the throughput and how the cases ran (issue 11).
+    // The summary line gives the time, the throughput and how the cases ran.
     let summary = regex::Regex::new(
         r"^19 passed, 0 failed in \d+\.\d s \(\d+\.\d cases/s; fresh-process, -j [1-9]\d*\)$",
     )
@@ -507,8 +507,8 @@ fn a_run_stopped_by_sigterm_kills_its_server_and_keeps_the_evidence() {
     )
     .expect("results.json is whole JSON");
     // The case in flight is kept as interrupted, with its frames so far, in all
-    // three files, and each file says the run was interrupted (issue 10,
-    // section 1b): results.json and results.jsonl end with the run's end record.
+    // three files, and each file says the run was interrupted:
+    // results.json and results.jsonl end with the run's end record.
     assert_eq!(results.len(), 2, "the case in flight is kept: {results:?}");
     assert_eq!(
         results[1],
@@ -568,8 +568,8 @@ fn run_report_errors(document: &Value) -> Vec<String> {
         .collect()
 }
 
-/// Issue 10, section 1: "`run.json` and `--json` carry the verdict name, so a
-/// CI system can group failures". `run --json` prints one JSON document on
+/// README, "Verdicts": `run.json` and `--json` carry the verdict name, so a
+/// CI system can group failures. `run --json` prints one JSON document on
 /// stdout (nothing else: the whole of stdout parses), with run.json's members
 /// and each case's verdict name, evidence line and reproduction; the closing
 /// line for people goes to stderr.

@@ -1,6 +1,6 @@
 //! The 19 contract cases: over real stdio (one fresh server per case) and against
 //! the pure core. Expected outcomes come from `expected/results.json`, written by
-//! hand from the table in issue 2.
+//! hand from the contract table (README, "The contract").
 
 use elicit_check::case;
 use elicit_check::compare;
@@ -42,7 +42,7 @@ fn over_stdio(name: &str) {
 
 macro_rules! stdio_cases {
     ($($name:ident),* $(,)?) => {
-        /// The contract table (issue 2, and issue 12 cases 18-19), in order.
+        /// The 19 cases of the contract table (README, "The contract"), in order.
         const CONTRACT_NAMES: [&str; 19] = [$(stringify!($name)),*];
 
         mod stdio {

@@ -1,4 +1,4 @@
-//! Every contract check shown to reject (issue 12, finding 2; issue 8, section 1):
+//! Every contract check shown to reject:
 //! each test takes the genuine evidence of one contract case against the reference
 //! server, breaks exactly one thing in it, and asserts the check's message. Where
 //! judging by meaning differs from exact judging, both are shown.
@@ -182,7 +182,7 @@ fn a_schema_missing_a_property_or_a_required_name_or_adding_one_fails_by_meaning
 #[test]
 fn pydantic_annotations_pass_by_meaning_and_keys_outside_the_subset_are_warnings() {
     let (case, expected, mut evidence) = genuine("accept_valid");
-    // What pydantic's model_json_schema() gives for a strict model (issue 8).
+    // What pydantic's model_json_schema() gives for a strict model (the Python SDK peers).
     server_request(&mut evidence, "elicitation/create")["params"]["requestedSchema"] = json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "additionalProperties": false,

@@ -1,9 +1,9 @@
-//! One primary verdict per failed case (issue 10, section 1), each shown by
+//! One primary verdict per failed case (README, "Verdicts"), each shown by
 //! `elicit-check run` against a purpose-built misbehaving server
 //! (`fixtures/servers/misbehaving.py --fault NAME`): the verdict is printed first
 //! under the row, with its evidence in the protocol's words, and `results.json`
 //! and `run.json` carry its name. Also the evidence that never contradicts
-//! itself (section 1b): arguments checked before the folder is touched, and a
+//! itself: arguments checked before the folder is touched, and a
 //! reproduction command that replays a generated case exactly.
 
 use std::path::PathBuf;
@@ -258,7 +258,7 @@ fn a_server_that_exits_during_the_call_crashed_and_nothing_else_is_listed() {
     );
 }
 
-/// Issue 10, section 1: "crashed (exit code or signal, stderr)". A server that
+/// The `crashed` verdict names the exit code or the signal. A server that
 /// kills itself with SIGKILL once its elicitation is answered crashed, and the
 /// verdict names the signal; the evidence keeps it (`exit_signal`).
 #[test]
@@ -324,7 +324,7 @@ fn two_consecutive_hung_cases_stop_the_run_unless_keep_going() {
     assert_eq!(summary["cases"], 2);
     let stop = "stopped after 2 consecutive hung cases (verdict hung: no reply to tools/call); give --keep-going to run every case";
     assert_eq!(summary["stopped_because"], stop);
-    // results.json and results.jsonl say the run stopped too (issue 10, section 1b).
+    // results.json and results.jsonl say the run stopped too.
     let results = dir.json("results.json");
     let results = results.as_array().expect("an array");
     assert_eq!(
@@ -988,7 +988,7 @@ fn check_writes_its_report_when_the_server_did_not_start_and_names_stray_stdout(
     );
 }
 
-/// Issue 11's memory item keeps only a tally per case in memory: results.json
+/// A run keeps only a tally per case in memory: results.json
 /// is rebuilt from results.jsonl, and both must still hold every case of the
 /// run, whole, in order, as run.json counts them. A generated case named in
 /// `--case` with its seed replays exactly that case (here the third, so the two

@@ -1,6 +1,6 @@
-//! Hostile client frames (issue 10, section 2): what rmcp 3.11 does alone, the
-//! reference server behind its line filter meeting every case, and
-//! `fixtures/servers/calculator.py` failing each client-side finding of the issue.
+//! Hostile client frames (README, "Hostile clients"): what rmcp 3.11 does alone,
+//! the reference server behind its line filter meeting every case, and
+//! `fixtures/servers/calculator.py` failing each of the four client-side findings.
 
 use std::time::Duration;
 
@@ -142,7 +142,8 @@ async fn send(to: &mut tokio::io::DuplexStream, line: &[u8]) {
 
 /// `serve --elicitation-timeout 2`: an elicitation left unanswered ends the call
 /// `timed_out` with `notifications/cancelled` for it; the late answer computes
-/// nothing and the next call in the session still computes 21 (issue 10, section 3).
+/// nothing and the next call in the session still computes 21
+/// (the reference server under bad answers).
 #[test]
 fn an_elicitation_timeout_cancels_the_request_and_ignores_the_late_answer() {
     let mut command = reference_server();
@@ -448,7 +449,7 @@ for line in sys.stdin:
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// Issue 10, section 2: "elicitation answered ... twice". JSON-RPC 2.0 gives a
+/// Hostile clients: an elicitation answered twice. JSON-RPC 2.0 gives a
 /// request one response, so only the first reply under its id counts: the
 /// decline. calculator.py (which reads one line as the answer) passes;
 /// `--bug second-answer`, which takes a second reply under the same id that

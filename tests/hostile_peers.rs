@@ -1,4 +1,4 @@
-//! The 16 hostile-client cases (`elicit-check run --hostile`, issue 10) on every
+//! The 16 hostile-client cases (`elicit-check run --hostile`) on every
 //! SDK peer and on `fixtures/servers/calculator.py`, in one test: which server
 //! passes which case, and with which primary verdict it fails. The expected
 //! table is written by hand from JSON-RPC 2.0 / MCP 2025-11-25 and from the
@@ -356,7 +356,7 @@ fn sdk_peers_and_calculator_py_on_the_hostile_client_cases() {
     settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
     settings.set_prepend_module_to_snapshot(false);
     settings.set_description(
-        "hostile-client cases on each SDK peer and calculator.py: pass or the primary verdict (issue 10)",
+        "hostile-client cases on each SDK peer and calculator.py: pass or the primary verdict",
     );
     settings.bind(|| insta::assert_snapshot!("hostile_sdk_table", got));
 }

@@ -1,4 +1,4 @@
-//! `elicit-check run --protocol` end to end against the reference server (issue 9, step 5).
+//! `elicit-check run --protocol` end to end against the reference server.
 
 use std::path::PathBuf;
 use std::process::Command;

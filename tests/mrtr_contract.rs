@@ -1,5 +1,5 @@
-//! The contract on protocol 2026-07-28 over real stdio (issue 9, step 3): the
-//! 19 contract cases with issue 9's table applied to their hand-written
+//! The contract on protocol 2026-07-28 over real stdio: the
+//! 19 contract cases with the 2026-07-28 table applied to their hand-written
 //! outcomes, the era-specific cases with theirs (`expected/mrtr_results.json`),
 //! and proof that the era's checks reject bad evidence.
 

@@ -1,5 +1,5 @@
-//! Issue 9's property: for every generated case, the 2026-07-28 outcome equals
-//! the 2025-11-25 outcome, or the era's documented channel (issue 9's table,
+//! The property of both eras: for every generated case, the 2026-07-28 outcome equals
+//! the 2025-11-25 outcome, or the era's documented channel (the 2026-07-28 table,
 //! `oracle::era`): JSON-RPC -32021 without form support, `invalid_response`
 //! "malformed elicitation result" for a JSON-RPC error answer (which has no
 //! channel in `inputResponses`).
@@ -31,7 +31,7 @@ proptest! {
     })]
 
     /// Over stdio: the same generated case in both eras ends in the same outcome
-    /// JSON, except where issue 9's table says otherwise; the 2026-07-28 wire
+    /// JSON, except where the 2026-07-28 table says otherwise; the 2026-07-28 wire
     /// passes the era's checks.
     #[test]
     fn over_stdio_both_eras_give_the_same_outcome(generated in generated_case()) {

@@ -1,4 +1,4 @@
-//! The reference server on protocol 2026-07-28, in process (issue 9, step 1):
+//! The reference server on protocol 2026-07-28, in process:
 //! an rmcp client in the discover lifecycle over `tokio::io::duplex`, rounds
 //! driven by hand with `call_tool_once`, so every retry carries exactly what
 //! the test puts in it. No child processes.

@@ -1,4 +1,4 @@
-//! Wire-log snapshots on protocol 2026-07-28 (issue 9): the transcript of each
+//! Wire-log snapshots on protocol 2026-07-28: the transcript of each
 //! contract case, `snapshots/mrtr_NAME.snap`. It reads call → `input_required`
 //! (the form request and an opaque state) → retry under a new id with the answer
 //! and the state echoed → result; `requestState` values are numbered

@@ -1,5 +1,5 @@
 //! Contract checks that no other test exercises, each found by a surviving
-//! cargo-mutants mutant (issue 4, section 1). Each test takes the genuine evidence
+//! cargo-mutants mutant (README, "Mutation testing"). Each test takes the genuine evidence
 //! of one contract case over stdio and breaks exactly one thing in it.
 
 use elicit_check::case::Case;

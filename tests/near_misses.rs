@@ -1,5 +1,5 @@
 //! Near misses, one plain test per class, independent of the generator's weights
-//! (issue 12, finding 7): each answer is sent over stdio as written, the
+//! (README, "Near misses, one test each"): each answer is sent over stdio as written, the
 //! reference server and the conformant Python peer pass it, and a Python peer
 //! with the matching fault planted (`fixtures/servers/calculator.py --bug`)
 //! fails on it, with the outcome path that shows the fault.
@@ -161,7 +161,7 @@ fn content_that_is_not_an_object_fails_at_the_root_path() {
     );
 }
 
-/// Issue 12, finding 1: MCP results may carry `_meta` and members the schema
+/// MCP 2025-11-25: results may carry `_meta` and members the schema
 /// does not name; an accept carrying them is still an accept.
 #[test]
 fn extra_result_members_are_ignored() {

@@ -1,5 +1,5 @@
 //! The contract suite on servers written with the MCP Python SDK 1.x and 2.x and
-//! the TypeScript SDK (issue 8): every correct peer passes `elicit-check run`, every
+//! the TypeScript SDK: every correct peer passes `elicit-check run`, every
 //! naive one fails it on named cases with a JSON path, and the cross-SDK table is
 //! a snapshot. `scripts/peers.sh` sets the peers up under `target/peers/` (the
 //! first run installs from PyPI and npm; later runs find them up to date).
@@ -262,7 +262,7 @@ fn sdk_peers_pass_run_when_correct_and_fail_it_when_naive_and_the_table_holds() 
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/snapshots"));
     settings.set_prepend_module_to_snapshot(false);
-    settings.set_description("cross-SDK table: the contract cases on each SDK peer (issue 8)");
+    settings.set_description("cross-SDK table: the contract cases on each SDK peer");
     settings.bind(|| insta::assert_snapshot!("cross_sdk_table", table));
 }
 

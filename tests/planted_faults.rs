@@ -1,6 +1,6 @@
 //! Each planted fault of `fixtures/servers/calculator.py` is found by the default
-//! 256 generated cases of `elicit-check run`, whatever the seed (issue 10,
-//! section 5).
+//! 256 generated cases of `elicit-check run`, whatever the seed (README,
+//! "Near misses found with any seed").
 //!
 //! A fault is restated in-process as the reference core reading the answer the
 //! way the faulty peer does (`lenient-action` lower-cases and trims `action`

@@ -1,4 +1,4 @@
-//! Nothing the harness starts outlives the run (issue 10, section 0): the server
+//! Nothing the harness starts outlives the run (README, "The harness"): the server
 //! runs in its own process group, and the whole group is killed when the case
 //! ends, whether the server exited, timed out, or the run was stopped by a signal.
 //! Servers here are shell wrappers whose grandchild ignores stdin close, the way
@@ -446,8 +446,9 @@ fn a_wrapper_whose_server_outlives_the_shutdown_grace_is_killed_with_its_group()
     assert_eq!(evidence["exit_code"], Value::Null);
 }
 
-/// Issue 10, section 1b for `run --hostile`: SIGTERM while a hostile case
-/// waits on the server keeps that case as `interrupted` with its frames so far
+/// A stopped run keeps its case in flight, under `run --hostile` too: SIGTERM
+/// while a hostile case waits on the server keeps that case as `interrupted` with
+/// its frames so far
 /// (the raw session registered as the case in flight), with a `--hostile`
 /// reproduction, and kills the server's whole group (a wrapper's grandchild too).
 #[test]

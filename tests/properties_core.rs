@@ -1,6 +1,7 @@
-//! Properties 1 to 5 of issue 3 against the pure server core, with generated
-//! answers judged by two oracles that share no code with the core: the reason a
-//! case was built (`Reason::expected`) and the reference model (`oracle::model`).
+//! Properties 1 to 5 (README, "Generated answers (proptest)") against the pure
+//! server core, with generated answers judged by two oracles that share no code
+//! with the core: the reason a case was built (`Reason::expected`) and the
+//! reference model (`oracle::model`).
 //!
 //! At least 10,000 cases per property by default; `PROPTEST_CASES` overrides.
 

@@ -1,5 +1,6 @@
-//! Properties 6 and 7 of issue 3 over real stdio: generated answers sent by the
-//! recording harness to the reference server running as a child process.
+//! Properties 6 and 7 (README, "Generated answers (proptest)") over real stdio:
+//! generated answers sent by the recording harness to the reference server
+//! running as a child process.
 //!
 //! At least 256 cases per property by default; `PROPTEST_CASES` overrides.
 

@@ -1,4 +1,4 @@
-//! Answers go on the wire as generated (issue 12, finding 4): `-0`, `3e0` and an
+//! Answers go on the wire as generated: `-0`, `3e0` and an
 //! integer beyond 64 bits reach the server byte for byte, and the wire log shows
 //! them so.
 

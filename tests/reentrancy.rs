@@ -1,4 +1,4 @@
-//! Reentrancy (issue 10, section 4): the client's elicitation handler sends
+//! Reentrancy: the client's elicitation handler sends
 //! requests of its own to the same server before it answers, in the same session
 //! over real stdio, recorded by the proxy.
 

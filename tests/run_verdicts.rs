@@ -1,6 +1,5 @@
 //! The verdict of a generated case (`src/run.rs`): a disagreement between the two
-//! oracles fails it, and the first failure is shrunk to a strictly smaller case
-//! (issue 12, finding 3).
+//! oracles fails it, and the first failure is shrunk to a strictly smaller case.
 
 use elicit_check::harness::Limits;
 use elicit_check::oracle::contract::Judging;
@@ -124,7 +123,7 @@ fn the_minimal_failure_is_strictly_smaller_than_the_first_failing_case() {
     );
     assert!(minimal.shrink_runs > 0);
     // Every case fails on this server: shrinking runs to the simplest case,
-    // well within its budget, and the heading says it finished (issue 10, section 5).
+    // well within its budget, and the heading says it finished.
     assert!(!minimal.shrink_stopped_early);
     assert_eq!(
         minimal.heading(),
@@ -166,7 +165,7 @@ fn shrinking_stops_at_its_bound_of_stdio_runs() {
         .expect("the Python peer starts");
     assert_eq!(minimal.shrink_runs, 3);
     // Simplifications were left untried: the report says shrinking stopped
-    // early, with its runs, and does not call the case minimal (issue 10, section 5).
+    // early, with its runs, and does not call the case minimal.
     assert!(minimal.shrink_stopped_early);
     assert_eq!(
         minimal.heading(),
@@ -218,7 +217,7 @@ fn a_run_without_failures_has_no_minimal_failure() {
 }
 
 /// The heading of a generated failure counts one run in the singular and says
-/// whether shrinking finished (issue 10, section 5).
+/// whether shrinking finished.
 #[test]
 fn the_minimal_failure_heading_says_how_shrinking_ended() {
     let generated = GeneratedCase::from_reason(Reason::Declared {

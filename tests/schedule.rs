@@ -1,4 +1,4 @@
-//! Session mode and parallel cases (issue 11): `run --session` and `run -j N` give
+//! Session mode and parallel cases: `run --session` and `run -j N` give
 //! the verdicts of the default serial fresh-process run, on the reference server,
 //! the MCP Python SDK peer and deliberately broken servers; a case that fails in
 //! a session is re-run alone in a fresh process; a session that ends badly sends
@@ -610,8 +610,8 @@ fn kept(count: usize, after: &[(&str, &str)]) -> Vec<(String, String)> {
     cases
 }
 
-/// A run stopped by a signal keeps every case it finished (issue 10, section
-/// 1b: nothing lost), in case order, with the case in flight as interrupted.
+/// A run stopped by a signal keeps every case it finished (nothing
+/// lost), in case order, with the case in flight as interrupted.
 #[test]
 fn a_stopped_run_keeps_every_case_it_finished_in_parallel_or_in_a_session() {
     // -j 2: the `cancel` case after the hanging `decline` finishes on the other

@@ -65,7 +65,7 @@ fn a_server_without_the_calculate_tool_leaves_a_startup_error() {
 
 /// Each call's frames are that call's alone: the second call of a session starts
 /// at its own `tools/call`, never at `initialize` or the first call's frames
-/// (`ProxyState::frame_count` marks where a call begins; issue 12, proxy.rs run).
+/// (`ProxyState::frame_count` marks where a call begins).
 #[test]
 fn a_second_call_in_a_session_records_only_its_own_frames() {
     use elicit_check::case::WireAnswer;

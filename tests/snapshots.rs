@@ -1,4 +1,4 @@
-//! Wire-log snapshots (issue 4, section 3): the transcript of each contract case
+//! Wire-log snapshots: the transcript of each contract case
 //! over real stdio, one insta snapshot per case in the top-level `snapshots/`
 //! folder, named after the case. `CI=true cargo test` fails on any changed frame.
 

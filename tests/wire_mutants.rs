@@ -1,4 +1,4 @@
-//! Wire mutants (issue 4, section 2): every corruption of the server's frames
+//! Wire mutants: every corruption of the server's frames
 //! that applies to a contract case is rejected by the contract oracle.
 //!
 //! Each mutation runs against each of the 19 contract cases in a fresh server
@@ -230,7 +230,7 @@ fn each_wire_mutation_is_rejected_by_the_check_for_the_rule_it_breaks() {
     }
     // Every session ends within its bounds, none by a kill: even with a
     // misaddressed elicitation still waiting for its answer, the reference server
-    // exits when its stdin closes (issue 10, section 2: its line filter stops it
+    // exits when its stdin closes (its line filter stops it
     // once every request left waits on the client).
     for run in runs() {
         let stuck = run.applied && run.mutation == STUCK;

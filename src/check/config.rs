@@ -1,5 +1,6 @@
 //! `elicit-check.toml`: how a repository checks its server, committed beside it
-//! (issue 7, section 1). One `[[target]]` per tool; unknown keys are errors.
+//! (the config file of `elicit-check check`). One `[[target]]` per tool; unknown keys
+//! are errors.
 //!
 //! ```toml
 //! [[target]]

@@ -1,5 +1,5 @@
 //! `elicit-check check`: anyone's stdio MCP server, judged from the
-//! `requestedSchema` it sends (issue 7).
+//! `requestedSchema` it sends (README, "Check your own server in detail").
 //!
 //! The job, along the data flow:
 //!

@@ -98,7 +98,7 @@ fn write_failure(out: &mut String, failure: &Failure) {
         1 => "1 run".to_owned(),
         runs => format!("{runs} runs"),
     };
-    // Stopped at the budget (issue 10, section 5): said first, with the runs.
+    // Stopped at the budget, so not called minimal: said first, with the runs.
     let shrink = if failure.shrink_stopped_early {
         format!(" (shrinking stopped at its budget after {runs}: it may not be minimal)")
     } else if failure.shrink_runs == 0 {

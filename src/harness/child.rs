@@ -1,6 +1,6 @@
 //! The server under test as a real child process: spawn, stderr capture, shutdown.
 //!
-//! The server runs in its own process group (issue 10, section 0): servers are very
+//! The server runs in its own process group (README, "The harness"): servers are very
 //! often started through a wrapper (`sh -c`, `npx`, `uvx`, `uv run`) that starts the
 //! real server as a grandchild, and killing only the direct child would leave that
 //! grandchild running. Every kill here is sent to the whole group, and the group is
@@ -45,8 +45,8 @@ pub struct Ended {
 }
 
 /// A signal in the protocol's words: `signal 9 (SIGKILL)`, `signal 11
-/// (SIGSEGV)`; a number without a common name is `signal 42` (issue 10,
-/// section 1: "crashed (exit code or signal ...)").
+/// (SIGSEGV)`; a number without a common name is `signal 42` (the
+/// `crashed` verdict names the exit code or the signal).
 pub fn describe_signal(signal: i32) -> String {
     let name = match signal {
         libc::SIGHUP => "SIGHUP",

@@ -1,6 +1,6 @@
 //! The evidence of one case: everything needed to judge it and to read it later.
 //!
-//! Written to `run-output/` for every case, passing or failing (issue 2, section 3).
+//! Written to `run-output/` for every case, passing or failing (README, "The harness").
 
 use serde::Serialize;
 use serde_json::Value;
@@ -47,8 +47,8 @@ pub struct Evidence {
     /// The server's exit code (`None`: ended by a signal).
     pub exit_code: Option<i32>,
     /// The signal that ended the server (`9` for SIGKILL), when one did and the
-    /// harness did not kill it after the grace; absent otherwise (issue 10,
-    /// section 1: a crash names its exit code or signal).
+    /// harness did not kill it after the grace; absent otherwise (the
+    /// `crashed` verdict names its exit code or signal).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub exit_signal: Option<i32>,
     /// Whether the harness killed the server after the shutdown grace period.
@@ -57,7 +57,7 @@ pub struct Evidence {
     /// exit after its stdin closed before it was killed.
     pub shutdown_grace_secs: f64,
     /// Whether processes of the server's process group (a wrapper's children) were
-    /// still running after the server exited, and were killed (issue 10, section 0).
+    /// still running after the server exited, and were killed (README, "The harness").
     pub group_left_running: bool,
     /// `structuredContent` of the `calculate` result.
     pub outcome: Option<Value>,
@@ -68,7 +68,8 @@ pub struct Evidence {
     /// Whether `initialize` and `tools/list` succeeded (the session started).
     pub started: bool,
     /// Protocol 2026-07-28: the JSON-RPC error object the call was refused with
-    /// (`{"code": -32021, "message": ..., "data": {...}}`); absent otherwise (issue 9).
+    /// (`{"code": -32021, "message": ..., "data": {...}}`); absent otherwise (the
+    /// 2026-07-28 table, README "Protocol 2026-07-28").
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rpc_error: Option<Value>,
 }

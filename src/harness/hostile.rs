@@ -1,4 +1,4 @@
-//! Hostile client frames (issue 10, section 2): the harness writes raw lines to
+//! Hostile client frames (README, "Hostile clients"): the harness writes raw lines to
 //! the server's stdin itself, as a misbehaving client would, while the proxy
 //! records both directions as for every other case.
 //!
@@ -72,7 +72,8 @@ pub enum HostileCase {
     EofRightAfterRequest,
     /// The elicitation answered (accept {3, 7}) only after the call's reply, then
     /// a second call answered at once. Only for a server that bounds its wait
-    /// (`serve --elicitation-timeout SECS`, issue 10 section 3), so not in [`HostileCase::ALL`].
+    /// (`serve --elicitation-timeout SECS`, the reference server under bad
+    /// answers), so not in [`HostileCase::ALL`].
     LateAnswerAfterTimeout,
 }
 
@@ -120,7 +121,8 @@ impl HostileCase {
         }
     }
 
-    /// The answer of the four bad-answer cases (issue 10, section 3), as sent.
+    /// The answer of the four bad-answer cases (the reference server under bad
+    /// answers), as sent.
     pub fn bad_answer(self) -> Option<String> {
         match self {
             HostileCase::OversizedAnswer => {

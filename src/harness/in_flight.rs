@@ -1,5 +1,5 @@
 //! The cases in flight: what a stopped run keeps of a case it did not finish
-//! (issue 10, section 1b).
+//! (its `interrupted` verdict, with its frames so far).
 //!
 //! A run scopes its work with [`IN_FLIGHT`]; each case run through
 //! [`super::run_case`] (or its 2026-07-28 twin, or a hostile-client case's raw

@@ -49,7 +49,7 @@ pub struct Limits {
 }
 
 impl Default for Limits {
-    /// 10 s startup, 10 s per call, 5 s shutdown grace (issue 2, section 3).
+    /// 10 s startup, 10 s per call, 5 s shutdown grace (the defaults of `run`'s options).
     fn default() -> Self {
         Limits {
             startup: Duration::from_secs(10),
@@ -95,7 +95,7 @@ pub struct Session {
     limits: Limits,
     startup_error: Option<String>,
     in_flight: Option<in_flight::Registration>,
-    /// Session mode (issue 11): what the handshake recorded, taken before the
+    /// Session mode: what the handshake recorded, taken before the
     /// first [`Session::run_case_in_session`] and shown in every case's evidence.
     handshake: Option<proxy::Recording>,
 }
@@ -123,7 +123,7 @@ impl Session {
     /// Spawns `command`, initializes an rmcp client declaring `capabilities`
     /// (raw JSON, sent byte for byte) and checks that the server lists `calculate`.
     ///
-    /// `tap`, when given, rewrites server→client frames (wire mutants, issue 4).
+    /// `tap`, when given, rewrites server→client frames (wire mutants).
     ///
     /// # Errors
     /// [`Error::Spawn`] when the process cannot start. A failed handshake is not an
@@ -142,7 +142,8 @@ impl Session {
     }
 
     /// As [`Session::start`], but checks for no tool: for servers with tools of
-    /// their own (issue 7); see [`Session::list_tools`] and [`Session::call_tool`].
+    /// their own (`elicit-check check`); see [`Session::list_tools`] and
+    /// [`Session::call_tool`].
     ///
     /// # Errors
     /// [`Error::Spawn`] when the process cannot start; a failed `initialize` is
@@ -364,7 +365,7 @@ impl Session {
     }
 
     /// Runs `case` as the next `tools/call` of this running session (session
-    /// mode, issue 11) and returns its evidence as a fresh process would show it:
+    /// mode) and returns its evidence as a fresh process would show it:
     /// the session's handshake frames (its `initialize` declares this session's
     /// capabilities, which must be `case.capabilities`), then this call's frames;
     /// the stray stdout lines of the handshake and of this call; the
@@ -436,7 +437,7 @@ impl Session {
     }
 
     /// The server's process id (also its process group's), while it runs:
-    /// what a benchmark reads `/proc/PID/status` of (issue 11).
+    /// what a benchmark reads `/proc/PID/status` of (the server's peak RSS).
     pub fn pid(&self) -> Option<u32> {
         self.process.pid
     }

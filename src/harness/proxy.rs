@@ -65,8 +65,7 @@ pub const MAX_STRAY_BYTES: usize = 64 * 1024;
 /// Most stray stdout lines one recording keeps (at most 100 × [`MAX_STRAY_BYTES`],
 /// 6.25 MiB): the lines after them are counted in
 /// [`Recording::stray_stdout_not_kept`], so a server that floods its stdout (`yes`)
-/// costs neither memory nor evidence size in proportion to what it prints (issue
-/// 10, newcomer finding: 5.9 million lines made a 500 MB `results.json`).
+/// costs neither memory nor evidence size in proportion to what it prints.
 pub const MAX_STRAY_LINES: usize = 100;
 
 /// A server stdout line that is not a JSON-RPC message (rmcp would skip it silently).
@@ -112,7 +111,7 @@ impl Recording {
 
 /// Where a [`Recording`] stands: the lengths of its three lists, so the part
 /// recorded after a point can be taken without copying what came before
-/// (session mode, issue 11).
+/// (session mode).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Mark {
     /// Frames recorded so far.
@@ -124,14 +123,14 @@ pub struct Mark {
 }
 
 /// Rewrites one server→client frame into zero or more lines to deliver instead
-/// (issue 4, wire mutants). Given the frame and the recording so far.
+/// (wire mutants). Given the frame and the recording so far.
 pub type ServerTap = Box<dyn FnMut(Value, &Recording) -> Vec<TapLine> + Send>;
 
 /// Chooses the reply to one `elicitation/create`, given the whole request frame
 /// as the server sent it (`{"jsonrpc":"2.0","id":..,"method":"elicitation/create","params":{..}}`).
 /// Set with [`ProxyState::set_responder`]; it replaces whatever the rmcp client
 /// answered (result or error), so every request of a call can get an answer built
-/// from its own `requestedSchema` (issue 7, section 2).
+/// from its own `requestedSchema` (`elicit-check check`).
 pub type Responder = Arc<dyn Fn(&Value) -> Answer + Send + Sync>;
 
 /// A line a [`ServerTap`] delivers to the client.
@@ -491,7 +490,7 @@ async fn read_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> Option<St
 }
 
 /// Writes `text` and a newline to `to` in one write (so the reader wakes once
-/// for the whole line, issue 11), then flushes it.
+/// for the whole line), then flushes it.
 ///
 /// # Errors
 /// The first write or flush error (the other side closed its end).
@@ -701,7 +700,7 @@ mod tests {
 
     /// Reply matching is by the exact id: a reply under `"1"` is not the reply
     /// to elicitation `1`, and of two pending elicitations each reply is
-    /// matched to its own request (issue 12, the proxy.rs mutation run).
+    /// matched to its own request.
     #[test]
     fn replies_are_matched_to_pending_elicitations_by_exact_id_value_and_type() {
         let state = ProxyState::new(json!({}), Instant::now());

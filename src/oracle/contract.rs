@@ -1,6 +1,7 @@
 //! The contract checks of one case's evidence: outcome, wire order, ids, answer, schema.
 //!
-//! Source: issue 2, section 5, and issue 8, section 1 (judging by meaning).
+//! Source: the `calculate` contract (README, "The contract") and judging by meaning
+//! (`super::meaning`).
 //! Written from the contract, sharing no code with the server core: the
 //! requested schema and the client's expected reply are spelled out here by hand.
 //!
@@ -26,7 +27,7 @@ use crate::oracle::meaning;
 /// The protocol version every session must negotiate.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
-/// The `requestedSchema` the contract fixes (issue 2, section 2), written by hand.
+/// The `requestedSchema` the contract fixes (README, "The contract"), written by hand.
 pub fn contract_schema() -> Value {
     json!({
         "type": "object",
@@ -64,7 +65,7 @@ pub fn expected_reply(case: &Case) -> (&'static str, Value) {
     }
 }
 
-/// How a server is judged (issue 8, section 1).
+/// How a server is judged: exactly, or by meaning (`super::meaning`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Judging {
     /// `true` for the built-in reference server (`--exact-messages`): the

@@ -1,7 +1,8 @@
 //! The contract on protocol 2026-07-28: the expected result of a case in that
-//! era and the era's own checks of the evidence (issue 9, step 3).
+//! era and the era's own checks of the evidence.
 //!
-//! Written from issue 9's text and table, sharing no code with the server core
+//! Written from MCP 2026-07-28 (multi round-trip requests) and the 2026-07-28 table
+//! (README, "Protocol 2026-07-28"), sharing no code with the server core
 //! nor with `super::contract` (which judges the 2025-11-25 wire):
 //!
 //! | case | 2025-11-25 | 2026-07-28 |
@@ -45,7 +46,7 @@ fn form_declared(capabilities: &Value) -> bool {
 }
 
 /// The expected 2026-07-28 result of `case` from its 2025-11-25 expected
-/// outcome `legacy`, by issue 9's table (see the module docs).
+/// outcome `legacy`, by the 2026-07-28 table (see the module docs).
 pub fn expected(case: &Case, legacy: &Value) -> Value {
     if !form_declared(&case.capabilities) {
         return json!({JSONRPC_ERROR: {"code": MISSING_CAPABILITY}});
@@ -65,7 +66,7 @@ pub fn expected_input_response(case: &Case) -> Value {
     }
 }
 
-/// The `requestedSchema` the contract fixes, written by hand (issue 2, section 2).
+/// The `requestedSchema` the contract fixes, written by hand (README, "The contract").
 fn contract_schema() -> Value {
     json!({
         "type": "object",
@@ -392,7 +393,7 @@ pub fn result_of(evidence: &Evidence) -> Value {
 /// gave ..., 2026-07-28 gave ...`): a reproduction of such a verdict needs both eras.
 pub const ERAS_DIFFER: &str = "the eras differ";
 
-/// Compares one case's results in both eras by issue 9's table: the
+/// Compares one case's results in both eras by the 2026-07-28 table: the
 /// 2026-07-28 result must be what the table makes of the 2025-11-25 outcome
 /// (`-32021` for a client without form, the identical outcome JSON otherwise).
 /// `None` when they agree; otherwise one sentence naming both results.

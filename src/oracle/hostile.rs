@@ -1,4 +1,4 @@
-//! What a server must do with hostile client frames (issue 10, section 2): the
+//! What a server must do with hostile client frames (README, "Hostile clients"): the
 //! checks of one [`HostileCase`]'s evidence, written from JSON-RPC 2.0 and MCP
 //! 2025-11-25, sharing no code with the reference server's line filter.
 //!

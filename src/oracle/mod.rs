@@ -3,9 +3,9 @@
 //! - [`model`]: the reference model, the contract as a table of rules over raw JSON.
 //! - [`contract`]: the checks of one case's evidence (outcome, wire, ids, schema).
 //! - [`meaning`]: the rules of judging another SDK's outcome by meaning.
-//! - [`era`]: the same contract on protocol 2026-07-28 (issue 9's table, the MRTR wire).
-//! - [`hostile`]: what a server must do with hostile client frames (issue 10, section 2).
-//! - [`property`]: the six properties of `elicit-check check` on anyone's tool (issue 7).
+//! - [`era`]: the same contract on protocol 2026-07-28 (the 2026-07-28 table, the MRTR wire).
+//! - [`hostile`]: what a server must do with hostile client frames.
+//! - [`property`]: the eight properties of `elicit-check check` on anyone's tool.
 //! - [`consent`]: which field of a form the tool acts on at one value only (property 3).
 //!
 //! The third oracle, "by construction", lives with the strategies

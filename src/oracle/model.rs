@@ -1,9 +1,9 @@
-//! The reference model: the contract as a table of rules over raw JSON (issue 3).
+//! The reference model: the contract as a table of rules over raw JSON.
 //!
 //! This is one of the two oracles. It reads a [`Case`] as plain JSON and walks the
-//! contract of issue 2 (the contract table) rule by rule, top to bottom. It shares
-//! no code with the server core nor with the "by construction" oracle in
-//! `crate::strategy`; only `serde_json` is common to all three.
+//! `calculate` contract (README, "The contract", its table) rule by rule, top to
+//! bottom. It shares no code with the server core nor with the "by construction"
+//! oracle in `crate::strategy`; only `serde_json` is common to all three.
 //!
 //! Each helper below names the contract line it implements:
 //! 1. form support from the declared capabilities,
@@ -24,8 +24,8 @@ const NOT_DECLARED_MESSAGE: &str = "elicitation mode not declared: form";
 const INVALID_PARAMS: i64 = -32602;
 
 /// The outcome the contract requires for `case`: one JSON object with exactly the
-/// keys below, `computed` always a JSON boolean (source: issue 2 contract table,
-/// restated in issue 3).
+/// keys below, `computed` always a JSON boolean (source: README, "The
+/// contract", its table and "Statuses").
 ///
 /// | status             | other keys                                   |
 /// |--------------------|----------------------------------------------|
@@ -285,7 +285,7 @@ mod tests {
     fn extra_result_members_are_ignored_and_meta_must_be_an_object() {
         let content = json!({"units": 3, "unit_value": 7});
         let calculated = json!({"status": "calculated", "computed": true, "value": 21});
-        // Issue 12, finding 1: this exact answer.
+        // README, "The contract": this exact answer is `calculated`, 21.
         assert_outcome(
             &accept_case(
                 "validated",

@@ -1,5 +1,6 @@
-//! The six properties of `elicit-check check` (issue 7, section 3), judged on one
-//! call to anyone's tool, from the wire and the tool's result alone.
+//! The eight properties of `elicit-check check` (README, "Check your own server in
+//! detail"), judged on one call to anyone's tool, from the wire and the tool's
+//! result alone.
 //!
 //! 1. never acts when an answer in the call was `decline` or `cancel`;
 //! 2. never acts when an accept's content is invalid against the sent schema
@@ -28,7 +29,7 @@ use crate::schema::Form;
 use crate::schema::Kind;
 use crate::schema::judge::Judge;
 
-/// A property, numbered as in issue 7, section 3.
+/// A property, numbered as in `check`'s report and README's property table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum Property {
     /// 1: never acts after `decline` or `cancel`.

@@ -1,5 +1,5 @@
 //! `elicit-check run --hostile`: the hostile-client cases
-//! ([`HostileCase::ALL`], issue 10 section 2) against any stdio server, each
+//! ([`HostileCase::ALL`], README "Hostile clients") against any stdio server, each
 //! judged by [`crate::oracle::hostile`] and reported as one [`Verdict`] in the
 //! same table, `results.json`, `results.jsonl` and `run.json` as the contract
 //! cases, with its primary verdict ([`crate::oracle::hostile::primary`]), its
@@ -56,8 +56,10 @@ pub fn select(only: &[String]) -> Result<Vec<HostileCase>, Error> {
 /// # Errors
 /// As [`super::run_cases`]: [`Error::Spawn`], [`Error::ServerDidNotStart`] (the
 /// first case got no result to `initialize`), [`Error::Hung`] after
-/// [`super::MAX_CONSECUTIVE_HUNG`] consecutive `hung` cases unless
-/// `settings.keep_going`, [`Error::Io`].
+/// [`super::MAX_CONSECUTIVE_HUNG`] consecutive `hung` cases and
+/// [`Error::IgnoredStdinClose`] after
+/// [`super::MAX_CONSECUTIVE_IGNORED_STDIN_CLOSE`] consecutive
+/// `ignored_stdin_close` cases unless `settings.keep_going`, [`Error::Io`].
 pub async fn run_hostile(
     command: &[String],
     cases: &[HostileCase],

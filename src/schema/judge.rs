@@ -1,6 +1,5 @@
 //! The judge: whether an accept's `content` is valid against the `requestedSchema`
-//! as sent, decided by the `jsonschema` crate, never by hand-written rules
-//! (issue 7, section 2).
+//! as sent, decided by the `jsonschema` crate, never by hand-written rules.
 //!
 //! A schema without `$schema` is read as JSON Schema 2020-12 (the MCP 2025-11-25
 //! default dialect); `format` is asserted (under 2020-12 it is only an annotation

@@ -1,4 +1,4 @@
-//! The `requestedSchema` a server sends, read as the MCP subset (issue 7, section 2).
+//! The `requestedSchema` a server sends, read as the MCP subset.
 //!
 //! MCP 2025-11-25 (Elicitation, "Requested schema") allows a flat object of
 //! primitive properties: string (`minLength`, `maxLength`, `format` email, uri,

@@ -1,8 +1,9 @@
 //! The decision: declared capabilities + policy + elicitation answer -> outcome. Pure.
 //!
-//! Source: issue 2, section 1 and 2. An `accept` returns input; it never
-//! authorizes anything else: the value is computed only for a `validated` policy,
-//! an `accept` action and content that passes `crate::server::form::validate`.
+//! Source: the `calculate` contract (README, "The contract"). An `accept` returns
+//! input; it never authorizes anything else: the value is computed only for a
+//! `validated` policy, an `accept` action and content that passes
+//! `crate::server::form::validate`.
 
 use std::fmt;
 use std::str::FromStr;

@@ -1,7 +1,8 @@
 //! The reference server: an rmcp `ServerHandler` with one tool, `calculate`.
 //!
-//! Source: issue 2, section 2, and issue 9. One server, both protocol eras,
-//! chosen per request by the protocol version the request runs under:
+//! Source: the `calculate` contract (README, "The contract") and its 2026-07-28 form
+//! (README, "Protocol 2026-07-28"). One server, both protocol eras, chosen per
+//! request by the protocol version the request runs under:
 //!
 //! - **2025-11-25** (an `initialize` session): the handler reads the client's
 //!   declared capabilities, runs the guard, asks at most once with
@@ -136,7 +137,7 @@ impl ReferenceServer {
     }
 
     /// The same server, waiting at most `timeout` for each elicitation answer
-    /// (issue 10, section 3): then the call ends `timed_out`, rmcp sends
+    /// (the reference server under bad answers): then the call ends `timed_out`, rmcp sends
     /// `notifications/cancelled` for the request, and a late answer is ignored.
     pub fn with_elicitation_timeout(mut self, timeout: Option<Duration>) -> Self {
         self.elicitation_timeout = timeout;
@@ -371,7 +372,7 @@ pub async fn serve_stdio_with(server: ReferenceServer) -> anyhow::Result<()> {
 /// that spawns the server gives it), it is read without blocking on the
 /// runtime's own thread; otherwise (a terminal, a file, a socket) through
 /// tokio's stdin, which reads on a blocking thread and hands each chunk over
-/// (issue 11: one thread hand-off less per client frame).
+/// (one thread hand-off less per client frame).
 fn stdin_reader() -> Box<dyn tokio::io::AsyncRead + Send + Unpin> {
     use std::os::fd::AsFd;
     let pipe = std::io::stdin()

@@ -12,7 +12,7 @@
 //! ```
 //!
 //! Nothing under [`crate::oracle`] or [`crate::strategy`] reads this module: the
-//! oracles restate the contract by hand (issue 2, section 5).
+//! oracles restate the contract by hand.
 
 pub mod decision;
 pub mod form;

@@ -1,7 +1,8 @@
 //! The outcome of one `calculate` call: its statuses and their exact JSON shapes.
 //!
-//! Source: issue 2, section 1. Every outcome is a JSON object whose `computed`
-//! member is a JSON boolean; only `calculated` has `computed: true`.
+//! Source: the contract's statuses (README, "Statuses"). Every outcome is a JSON
+//! object whose `computed` member is a JSON boolean; only `calculated` has
+//! `computed: true`.
 
 use serde_json::{Value, json};
 
@@ -48,8 +49,9 @@ pub enum Outcome {
         message: String,
     },
     /// `{"status":"timed_out","computed":false}`: no answer to `elicitation/create`
-    /// within `serve --elicitation-timeout` (issue 10, section 3); the request was
-    /// cancelled with `notifications/cancelled` and a late answer is ignored.
+    /// within `serve --elicitation-timeout` (the reference server under bad
+    /// answers); the request was cancelled with `notifications/cancelled` and a
+    /// late answer is ignored.
     TimedOut,
     /// `{"status":"raw_response","computed":false,"action":"accept","content":{...}}`: the answer
     /// as received (diagnostic policies); `content` is omitted when absent.

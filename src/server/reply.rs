@@ -5,7 +5,7 @@
 //! the same way rmcp does (as a `ClientResult`), so pure tests and the real server
 //! see the same thing. The parse reads the answer in place: `ElicitResult`'s own
 //! serde shape over the borrowed `Value`, with no copy of the answer and no
-//! buffering through `ClientResult`'s untagged enum (issue 11: the pure core's
+//! buffering through `ClientResult`'s untagged enum (for the pure core's
 //! decisions per second). It reads exactly what `ClientResult` reads after
 //! [`elicit_result_members`] (the tests below hold the two side by side).
 //!

@@ -1,7 +1,7 @@
 //! The sealed `requestState` of protocol 2026-07-28 and the round logic of one
 //! multi round-trip `tools/call`.
 //!
-//! Source: issue 9; MCP 2026-07-28, multi round-trip requests (SEP-2322). On
+//! Source: MCP 2026-07-28, multi round-trip requests (SEP-2322). On
 //! 2026-07-28 the server does not send `elicitation/create`: `calculate`
 //! answers `{"resultType":"input_required","inputRequests":{"form":{...}},
 //! "requestState":"rs1...."}` and the client retries under a new id with
@@ -29,7 +29,7 @@ pub const FORM_KEY: &str = "form";
 /// Most `InputRequiredResult`s one call may get (the first one included). A
 /// retry that still lacks [`FORM_KEY`] after this many rounds is refused with
 /// `-32602` ([`Refusal::TooManyRounds`]), so a client cannot keep a call alive
-/// forever (issue 9: "the number of rounds per call is bounded").
+/// forever (README, "Protocol 2026-07-28": at most 3 rounds per call).
 pub const MAX_ROUNDS: u32 = 3;
 
 /// Bytes of the random per-process sealing key (rmcp requires at least 32).

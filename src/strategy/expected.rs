@@ -1,12 +1,12 @@
-//! The outcome objects a generated case's reason implies (issue 2 contract table).
+//! The outcome objects a generated case's reason implies (the contract table).
 //!
 //! Built by hand here, never through the server core nor `crate::oracle::model`.
 
 use serde_json::{Map, Value};
 
-/// The code the harness client answers when form was not declared (issue 2, rule 2).
+/// The code the harness client answers when form was not declared (contract rule 2).
 pub(crate) const REFUSAL_CODE: i64 = -32602;
-/// The message sent with [`REFUSAL_CODE`] (issue 2, rule 2).
+/// The message sent with [`REFUSAL_CODE`] (contract rule 2).
 pub(crate) const REFUSAL_MESSAGE: &str = "elicitation mode not declared: form";
 /// The `error` of an `invalid_response` for a result that is not an `ElicitResult`.
 pub(crate) const MALFORMED: &str = "malformed elicitation result";

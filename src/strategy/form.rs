@@ -8,11 +8,11 @@ use serde_json::{Map, Number, Value};
 
 use super::expected::{invalid_content, outcome};
 
-/// The `units` field's range (issue 2 contract table: required integer 1..=10).
+/// The `units` field's range (the contract table: required integer 1..=10).
 const UNITS_MIN: i64 = 1;
 /// See [`UNITS_MIN`].
 const UNITS_MAX: i64 = 10;
-/// The `unit_value` field's range (issue 2 contract table: required integer 1..=100).
+/// The `unit_value` field's range (the contract table: required integer 1..=100).
 const UNIT_VALUE_MIN: i64 = 1;
 /// See [`UNIT_VALUE_MIN`].
 const UNIT_VALUE_MAX: i64 = 100;
@@ -45,7 +45,7 @@ impl Content {
         }
     }
 
-    /// The outcome of accepting this content under `validated` (issue 2, rule 5).
+    /// The outcome of accepting this content under `validated` (contract rule 5).
     pub fn validated(&self) -> Value {
         match self {
             Content::Form(form) => form.validated(),
@@ -64,7 +64,7 @@ impl fmt::Display for Content {
 }
 
 /// A form object: the two schema fields, each deliberately valid or broken, and
-/// extra keys (issue 2, rule 5).
+/// extra keys (contract rule 5).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Form {
     /// The `units` field (schema 1..=10).
@@ -159,7 +159,7 @@ impl fmt::Display for Form {
     }
 }
 
-/// One schema field, as deliberately built (issue 2, rule 5).
+/// One schema field, as deliberately built (contract rule 5).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Field {
     /// An integer inside the field's range.
@@ -364,7 +364,7 @@ pub fn mistyped(min: i64, max: i64) -> impl Strategy<Value = Mistyped> {
     .boxed()
 }
 
-/// A near miss of a field of range `min..=max` (issue 10, section 5): a value one
+/// A near miss of a field of range `min..=max`: a value one
 /// step from a valid one that a careless server takes for it. One past either
 /// bound (`0`, `11`, `101`) and `-1`; `true` (read as 1, in range); and an
 /// in-range number written as a digit string, a whole float, an exponent; and
@@ -385,7 +385,7 @@ pub fn near_miss_field(min: i64, max: i64) -> impl Strategy<Value = Field> {
 }
 
 /// A valid form with a near miss ([`near_miss_field`]) in `units`, in
-/// `unit_value` or in both, and no extra key (issue 10, section 5).
+/// `unit_value` or in both, and no extra key.
 pub fn near_miss_form() -> impl Strategy<Value = Form> {
     let valid_units = || in_range(UNITS_MIN, UNITS_MAX).prop_map(Field::Valid);
     let valid_unit_value = || in_range(UNIT_VALUE_MIN, UNIT_VALUE_MAX).prop_map(Field::Valid);
@@ -440,7 +440,7 @@ pub const NON_ASCII_KEYS: &[&str] = &["ünits", "ｕnits", "unit_valuе", "値",
 /// A 300-character key: one letter repeated, so it shrinks in a handful of steps
 /// (to `a` × 300, then to a shorter alternative of [`extra_key`]) where 300
 /// independent letters would take hundreds of steps and outlast the shrink
-/// budget (issue 10, "Why": a 300-character key reported as "minimal").
+/// budget, leaving a 300-character key reported as "minimal".
 pub fn long_key() -> impl Strategy<Value = String> {
     (b'a'..=b'z').prop_map(|letter| char::from(letter).to_string().repeat(300))
 }

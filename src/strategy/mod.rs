@@ -1,4 +1,4 @@
-//! proptest strategies that build cases with the reason they were built (issue 3).
+//! proptest strategies that build cases with the reason they were built.
 //!
 //! This is the "by construction" oracle. A strategy first picks a [`Reason`]: which
 //! capabilities the client declares, which policy the tool runs under and what the
@@ -35,7 +35,7 @@ use crate::case::Case;
 /// A generated case with the reason it was built and the outcome that reason implies.
 ///
 /// `case.name` is `"generated"` (the caller renames it); `expected` is an outcome
-/// object of the issue 2 contract table, derived from `reason` alone (issue 3).
+/// object of the contract table, derived from `reason` alone.
 #[derive(Debug, Clone)]
 pub struct GeneratedCase {
     /// The input sent to the server, built by [`Reason::case`].
@@ -47,7 +47,7 @@ pub struct GeneratedCase {
 }
 
 impl GeneratedCase {
-    /// Builds the case and its expected outcome from `reason` (issue 3).
+    /// Builds the case and its expected outcome from `reason`.
     pub fn from_reason(reason: Reason) -> Self {
         Self {
             case: reason.case(),
@@ -56,7 +56,7 @@ impl GeneratedCase {
         }
     }
 }
-/// The full weighted mix of generated cases (issue 3).
+/// The full weighted mix of generated cases.
 pub fn generated_case() -> impl Strategy<Value = GeneratedCase> {
     reason().prop_map(GeneratedCase::from_reason)
 }
@@ -64,7 +64,7 @@ pub fn generated_case() -> impl Strategy<Value = GeneratedCase> {
 /// The runner `elicit-check run --seed SEED` draws its generated cases from:
 /// ChaCha seeded with `seed`'s 8 little-endian bytes followed by 24 zero bytes,
 /// proptest's default configuration. The same seed gives the same cases while
-/// the strategies stay unchanged (issue 3; issue 10, section 5 tests every
+/// the strategies stay unchanged (`tests/planted_faults.rs` tests every
 /// planted fault against the cases of 20 seeds drawn this way).
 pub fn seeded_runner(seed: u64) -> TestRunner {
     let mut seed_bytes = [0u8; 32];

@@ -9,7 +9,7 @@ use super::expected::{REFUSAL_CODE, REFUSAL_MESSAGE, outcome};
 use super::reply::{Reply, near_miss, reply};
 use crate::case::Case;
 
-/// The `policy` argument of `calculate` (issue 2 contract table, rule 3).
+/// The `policy` argument of `calculate` (contract rule 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Policy {
     /// `"validated"`: asks only when form is declared, validates accepted content.
@@ -37,7 +37,7 @@ impl fmt::Display for Policy {
     }
 }
 
-/// A policy that checks the client's capabilities before asking (issue 2, rule 3).
+/// A policy that checks the client's capabilities before asking (contract rule 3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum GuardedPolicy {
     /// `"validated"`.
@@ -56,7 +56,7 @@ impl GuardedPolicy {
     }
 }
 
-/// Capabilities that declare form elicitation (issue 2, rule 1).
+/// Capabilities that declare form elicitation (contract rule 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FormCaps {
     /// `{"elicitation":{"form":{}}}`.
@@ -87,7 +87,7 @@ impl FormCaps {
     }
 }
 
-/// Capabilities that do not declare form elicitation (issue 2, rule 1).
+/// Capabilities that do not declare form elicitation (contract rule 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum NoFormCaps {
     /// `{}`: no `elicitation` at all.
@@ -109,7 +109,7 @@ impl NoFormCaps {
     }
 }
 
-/// Why a case was built: capabilities, policy and the deliberate answer (issue 3).
+/// Why a case was built: capabilities, policy and the deliberate answer.
 ///
 /// Displays as a readable sentence, e.g. `policy validated, capabilities
 /// {"elicitation":{"form":{}}}: accept of a valid form (units=3, unit_value=7) with
@@ -184,7 +184,7 @@ impl Reason {
         case
     }
 
-    /// The outcome this reason implies (issue 2 contract table), derived from the
+    /// The outcome this reason implies (the contract table), derived from the
     /// reason alone.
     pub fn expected(&self) -> Value {
         match self {
@@ -283,8 +283,8 @@ pub fn capabilities_without_form() -> impl Strategy<Value = NoFormCaps> {
 /// The near misses are weighted so that each planted fault of
 /// `fixtures/servers/calculator.py` is found by the default 256 generated cases
 /// whatever the seed: its rarest finding (`true` or `"3"` for an integer) comes
-/// about once in 30 cases, about 8 times in 256 (issue 10, section 5;
-/// `tests/planted_faults.rs` checks 20 seeds).
+/// about once in 30 cases, about 8 times in 256
+/// (`tests/planted_faults.rs` checks 20 seeds).
 pub fn reason() -> impl Strategy<Value = Reason> {
     prop_oneof![
         8 => (form_capabilities(), policy(), reply()).prop_map(|(capabilities, policy, reply)| {

@@ -14,7 +14,7 @@ use super::form::{
 use super::reason::Policy;
 use crate::case::WireAnswer;
 
-/// What the client deliberately answers to `elicitation/create` (issue 3).
+/// What the client deliberately answers to `elicitation/create`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Reply {
     /// No answer in the case: the client itself replies `{"action":"cancel"}`.
@@ -84,7 +84,7 @@ impl Reply {
     }
 
     /// The outcome of this reply when form is declared and the server asks under
-    /// `policy` (issue 2, rules 2, 4 and 5).
+    /// `policy` (contract rules 2, 4 and 5).
     pub fn expected(&self, policy: Policy) -> Value {
         let raw = policy != Policy::Validated;
         match self {
@@ -196,7 +196,7 @@ impl fmt::Display for Attached {
     }
 }
 
-/// A result that is not a valid `ElicitResult` (issue 2, rule 4): the outcome is
+/// A result that is not a valid `ElicitResult` (contract rule 4): the outcome is
 /// `invalid_response` "malformed elicitation result" under every policy. These
 /// results carry the keys `action` and `content` only.
 #[derive(Debug, Clone, PartialEq)]
@@ -404,12 +404,12 @@ pub fn with_extra_members() -> impl Strategy<Value = Reply> {
 /// Action strings one step from a spec action: another case or a space around
 /// it (`ACCEPT`, `Accept`, ` accept`, `accept `, `Decline`, `CANCEL`, ` cancel`).
 /// A server that lower-cases or trims before matching reads them as the spec
-/// action (issue 10, "Why"); the spec's actions are case-sensitive.
+/// action; the spec's actions are case-sensitive.
 pub const WRONG_CASE_ACTIONS: &[&str] = &[
     "ACCEPT", "Accept", " accept", "accept ", "Decline", "CANCEL", " cancel",
 ];
 
-/// An answer one step from a valid accept (issue 10, section 5), each finding a
+/// An answer one step from a valid accept, each finding a
 /// classic server-side fault on its own: a valid form with a near-miss field
 /// ([`near_miss_form`]) most often; a wrong-case action carrying a valid form; an
 /// accept with content `{}`, `null`, none, `[]` or a valid form encoded twice

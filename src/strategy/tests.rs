@@ -133,7 +133,7 @@ fn generator_covers_answer_kinds() {
         "cancel with attached",
         "with extra result members \"_meta\"",
         "with extra result members \"roots\"",
-        // Near misses (issue 10, section 5).
+        // Near misses.
         "units=0 (out of range)",
         "units=11 (out of range)",
         "unit_value=101 (out of range)",
@@ -328,7 +328,7 @@ fn extra_result_members_follow_the_result_and_leave_the_outcome_alone() {
     );
 }
 
-/// The near misses (issue 10, section 5) leave valid accepts their share: at
+/// The near misses leave valid accepts their share: at
 /// least one generated case in twelve is a valid accept under `validated` (one
 /// in eleven before they were added), enough for the properties on computed
 /// values.
@@ -364,8 +364,8 @@ fn a_near_miss_form_has_one_or_two_near_miss_fields_and_no_extra_key() {
     }
 }
 
-/// A 300-character key shrinks to a short one in a few steps (issue 10, "Why":
-/// the shrinker used to stop on a 300-character key and call it minimal).
+/// A 300-character key shrinks to a short one in a few steps (the
+/// shrinker must not stop on a 300-character key and call it minimal).
 #[test]
 fn a_long_extra_key_shrinks_to_a_short_one_in_few_steps() {
     let mut runner = TestRunner::deterministic();

@@ -123,7 +123,7 @@ macro_rules! with_contract_cases {
 
 /// Panics, saying exactly what is missing, when `program` cannot be run
 /// (`program --version` fails to start): e.g. `python3 not found on PATH: the
-/// Python peer servers need python3 >= 3.10` (issue 8, section 1).
+/// Python peer servers need python3 >= 3.10` (README, "Before the two commands").
 pub fn require_program(program: &str, need: &str) {
     if let Err(error) = std::process::Command::new(program)
         .arg("--version")
