@@ -213,8 +213,10 @@ impl Session {
                 call.result = reply.get("result").cloned();
                 call.error = reply.get("error").cloned();
             }
-            None if call.failure.is_none() => call.failure = Some("no reply to tools/call".into()),
-            None => {}
+            None => {
+                call.failure
+                    .get_or_insert_with(|| "no reply to tools/call".into());
+            }
         }
         call
     }
