@@ -356,6 +356,39 @@ mod tests {
     }
 
     #[test]
+    fn a_client_request_after_the_call_is_not_the_call() {
+        // JSON-RPC ids are per direction: a client `ping` after the last
+        // `tools/call` has its own id and its own reply, neither of them
+        // the call's.
+        let frames = vec![
+            frame(
+                0,
+                Side::Client,
+                json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call"}),
+            ),
+            frame(
+                1,
+                Side::Server,
+                json!({"jsonrpc": "2.0", "id": 2, "result": {"done": true}}),
+            ),
+            frame(
+                2,
+                Side::Client,
+                json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}),
+            ),
+            frame(
+                3,
+                Side::Server,
+                json!({"jsonrpc": "2.0", "id": 3, "result": {}}),
+            ),
+        ];
+        assert_eq!(
+            last_reply(&frames),
+            Some(&json!({"jsonrpc": "2.0", "id": 2, "result": {"done": true}}))
+        );
+    }
+
+    #[test]
     fn a_tampered_state_differs_in_the_high_bit_of_one_character() {
         // Middle of "abc.def" is index 3 ('.'): the letter before it changes,
         // 'c' (28) to '8' (60).
