@@ -65,7 +65,7 @@ pub enum Error {
         /// The last lines of the server's stderr (empty: it wrote none).
         stderr: String,
     },
-    /// [`crate::run::MAX_CONSECUTIVE_HUNG`] cases in a row got no reply to
+    /// [`crate::run::settings::MAX_CONSECUTIVE_HUNG`] cases in a row got no reply to
     /// `tools/call` within the call bound: the run stops (verdict `hung`)
     /// rather than spend one bound on every remaining case.
     #[error(
@@ -75,13 +75,13 @@ pub enum Error {
         /// How many cases in a row hung.
         cases: usize,
     },
-    /// [`crate::run::MAX_CONSECUTIVE_IGNORED_STDIN_CLOSE`] cases in a row
+    /// [`crate::run::settings::MAX_CONSECUTIVE_IGNORED_STDIN_CLOSE`] cases in a row
     /// ended with the server still running `grace` after its stdin closed, and
     /// killed: the run stops (verdict `ignored_stdin_close`) rather than spend
     /// the grace on every remaining case.
     #[error(
         "stopped after {cases} consecutive ignored_stdin_close cases (the server did not exit within {} of its stdin closing and was killed each time; MCP 2025-11-25, Lifecycle, Shutdown, stdio); give --keep-going to run every case",
-        crate::verdict::seconds(*grace)
+        crate::format::seconds(*grace)
     )]
     IgnoredStdinClose {
         /// How many cases in a row ended so.
@@ -110,33 +110,11 @@ pub fn shell_words(command: &[String]) -> String {
         .join(" ")
 }
 
-/// `count` and `noun` as people say them: `1 case`, `0 cases`, `2 cases` (every
-/// noun counted in this crate's messages makes its plural with an `s`).
-pub fn counted(count: usize, noun: &str) -> String {
-    if count == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{count} {noun}s")
-    }
-}
-
 /// `stderr` under a banner, or nothing when it is empty (no empty banner).
 fn stderr_banner(stderr: &str) -> String {
     if stderr.trim().is_empty() {
         String::new()
     } else {
         format!("\n--- its stderr (last lines) ---\n{stderr}")
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::counted;
-
-    #[test]
-    fn one_of_a_thing_is_singular_and_any_other_count_plural() {
-        assert_eq!(counted(1, "case"), "1 case");
-        assert_eq!(counted(0, "case"), "0 cases");
-        assert_eq!(counted(2, "tools/call request"), "2 tools/call requests");
     }
 }

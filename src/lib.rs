@@ -14,7 +14,7 @@
 //! - [`oracle`], [`compare`]: judgements that share no code with the core.
 //! - [`run`], [`report`], [`verdict`]: the `elicit-check run` job, its table,
 //!   `results.json`, and the one primary verdict of each failed case.
-//!   [`schedule`]: fresh process per case or sessions, `-j` cases at once.
+//!   [`run::schedule`]: fresh process per case or sessions, `-j` cases at once.
 //! - [`check`], [`schema`], [`oracle::property`], [`check::report`], [`check::config`]:
 //!   `elicit-check check`, anyone's tool judged from the `requestedSchema` it sends
 //!   (README, "Check your own server in detail"). From a downstream crate's own test:
@@ -41,12 +41,12 @@ pub mod case;
 pub mod check;
 pub mod compare;
 pub mod error;
+pub mod format;
 pub mod harness;
 pub mod oracle;
 pub mod peers;
 pub mod report;
 pub mod run;
-pub mod schedule;
 pub mod schema;
 pub mod server;
 pub mod strategy;

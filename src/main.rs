@@ -8,12 +8,12 @@ use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
-use elicit_check::error::counted;
+use elicit_check::format::counted;
 use elicit_check::harness::Limits;
 use elicit_check::harness::era::Protocol;
 use elicit_check::oracle::contract::Judging;
 use elicit_check::report::{self, EvidenceLog};
-use elicit_check::schedule::{Mode, Schedule};
+use elicit_check::run::settings::{Mode, Schedule};
 use serde_json::json;
 
 /// Property-based and mutation testing for MCP form elicitation servers.

@@ -455,7 +455,7 @@ pub fn write_failed_generated(
         writeln!(
             out,
             "... and {}: see results.json",
-            crate::error::counted(
+            crate::format::counted(
                 failed.len() - MAX_FAILED_GENERATED_SHOWN,
                 "more failed generated case"
             )

@@ -13,60 +13,31 @@
 //! [`hostile`] runs the hostile-client cases instead (`run --hostile`).
 
 pub mod hostile;
+pub mod judge;
+pub mod schedule;
+pub mod settings;
 
+use futures::StreamExt;
 use proptest::strategy::{Strategy, ValueTree};
 use serde_json::Value;
 
+use self::judge::judge_in;
+pub use self::settings::Settings;
+use self::settings::{MAX_CONSECUTIVE_HUNG, MAX_CONSECUTIVE_IGNORED_STDIN_CLOSE};
 use crate::case::{self, Case};
 use crate::compare;
 use crate::error::Error;
-use crate::harness::era::Protocol;
-use crate::harness::mrtr::{self, Retry};
-use futures::StreamExt;
-
-use crate::harness::{self, Evidence, Limits};
-use crate::oracle::contract::{self, Judging};
-use crate::oracle::{era, model};
+use crate::harness::{self, Limits};
+use crate::oracle::contract::Judging;
+use crate::oracle::model;
 use crate::report::{
-    ANSWER_CASE, EvidenceLog, GENERATED_PREFIX, MINIMAL_CASE, Replay, ReplayKind, Verdict,
-    reproduction,
+    ANSWER_CASE, EvidenceLog, GENERATED_PREFIX, MINIMAL_CASE, ReplayKind, Verdict, reproduction,
 };
-use crate::schedule::{self, Mode, Schedule};
 use crate::strategy::{GeneratedCase, generated_case, seeded_runner};
 use crate::verdict::Primary;
 
 /// Most stdio runs spent shrinking one failure.
 pub const MAX_SHRINK_RUNS: usize = 256;
-
-/// How a run judges its cases: the time bounds of each session, the protocol
-/// eras each case runs in, how the 2025-11-25 contract is compared (exactly,
-/// for the built-in reference server, or by meaning), and which
-/// processes the cases run in (fresh or in sessions).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Settings {
-    /// Bounds of every session.
-    pub limits: Limits,
-    /// The eras each case runs in, in order (one verdict per case and era).
-    pub protocols: Vec<Protocol>,
-    /// Exact messages or judged by meaning.
-    pub judging: Judging,
-    /// Run every case even after [`MAX_CONSECUTIVE_HUNG`] consecutive `hung`
-    /// verdicts, or [`MAX_CONSECUTIVE_IGNORED_STDIN_CLOSE`] consecutive
-    /// `ignored_stdin_close` ones (`--keep-going`); otherwise the run stops with
-    /// [`Error::Hung`] or [`Error::IgnoredStdinClose`].
-    pub keep_going: bool,
-    /// Fresh process per case or sessions, and how many at once (`schedule`).
-    pub schedule: Schedule,
-}
-
-/// Consecutive `hung` cases after which a run stops: a server that never answers
-/// `tools/call` must not cost one call bound per case.
-pub const MAX_CONSECUTIVE_HUNG: usize = 2;
-
-/// Consecutive `ignored_stdin_close` cases after which a run stops: a server
-/// that never exits when its stdin closes costs the shutdown grace and a kill
-/// on every case, and says nothing new after the second.
-pub const MAX_CONSECUTIVE_IGNORED_STDIN_CLOSE: usize = 2;
 
 /// Whether the run stops after the verdict just logged: the last
 /// [`MAX_CONSECUTIVE_HUNG`] verdicts in `log` are all `hung`, or the last
@@ -93,29 +64,6 @@ fn stop_if_stuck(log: &EvidenceLog, settings: &Settings) -> Result<(), Error> {
         });
     }
     Ok(())
-}
-
-impl Settings {
-    /// What a failed case's reproduction repeats of a run with these settings:
-    /// `--exact-messages` as judged, `--session` (by name, [`ReplayKind::Case`]).
-    pub fn replay(&self) -> Replay {
-        Replay {
-            kind: ReplayKind::Case,
-            exact_messages: Some(self.judging.exact_messages),
-            session: self.schedule.mode == Mode::Session,
-        }
-    }
-
-    /// 2025-11-25 only, with `limits` and `judging`.
-    pub fn legacy(limits: Limits, judging: Judging) -> Settings {
-        Settings {
-            limits,
-            protocols: vec![Protocol::V2025_11_25],
-            judging,
-            keep_going: false,
-            schedule: Schedule::SERIAL,
-        }
-    }
 }
 
 /// Runs `cases` against `command`, one fresh server process per case, judging
@@ -250,115 +198,6 @@ fn listed_without_contract_tool(wire: &[crate::harness::proxy::Frame]) -> Option
 fn last_lines(text: &str, count: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(count)..].join("\n")
-}
-
-/// Runs one case in one era and judges it; a missing expected outcome is a
-/// failure. `expected` is the 2025-11-25 outcome; the 2026-07-28 table turns
-/// it into that era's expected result (`oracle::era::expected`).
-/// `ran`, when given, is the case's 2025-11-25 evidence, already run (in a
-/// session, `schedule`).
-async fn judge(
-    command: &[String],
-    case: &Case,
-    expected: Option<Value>,
-    settings: &Settings,
-    protocol: Protocol,
-    ran: Option<Evidence>,
-) -> Result<Verdict, Error> {
-    let limits = settings.limits;
-    let evidence = match (protocol, ran) {
-        (Protocol::V2025_11_25, Some(ran)) => ran,
-        (Protocol::V2025_11_25, None) => harness::run_case(command, case, limits, None).await?,
-        (Protocol::V2026_07_28, _) => mrtr::run_case(command, case, limits, Retry::Echo).await?,
-    };
-    Ok(verdict_from(case, expected, settings, protocol, evidence))
-}
-
-/// The verdict of `evidence`, the run of `case` in `protocol`, against its
-/// expected 2025-11-25 outcome (a missing one is a failure; the 2026-07-28
-/// table turns it into that era's expected result).
-pub(crate) fn verdict_from(
-    case: &Case,
-    expected: Option<Value>,
-    settings: &Settings,
-    protocol: Protocol,
-    evidence: Evidence,
-) -> Verdict {
-    let mut verdict = match (expected, protocol) {
-        (Some(expected), Protocol::V2025_11_25) => {
-            let judgement = contract::judge(case, &expected, &evidence, settings.judging);
-            let mut verdict = Verdict::new(expected, judgement.failures, evidence);
-            verdict.warnings.extend(judgement.warnings);
-            verdict.notes.extend(judgement.notes);
-            verdict
-        }
-        (Some(legacy), Protocol::V2026_07_28) => {
-            let expected = era::expected(case, &legacy);
-            let failures = era::check(case, &expected, &evidence, true);
-            Verdict::new(expected, failures, evidence)
-        }
-        (None, _) => Verdict::new(
-            Value::Null,
-            vec![format!(
-                "no expected outcome for case {}",
-                Value::String(case.name.clone())
-            )],
-            evidence,
-        ),
-    };
-    verdict.replay = settings.replay();
-    verdict.settle();
-    verdict
-}
-
-/// Runs one case in each era of `settings.protocols`, in order. With both eras, the
-/// 2026-07-28 run is named `NAME@2026-07-28` and fails when its result differs
-/// from the 2025-11-25 one beyond the 2026-07-28 table (`oracle::era::eras_differ`).
-/// `ran`, when given, is the case's 2025-11-25 evidence, already run in a
-/// session (`schedule`); without it each era runs in a fresh process.
-pub(crate) async fn judge_in(
-    command: &[String],
-    case: &Case,
-    expected: Option<Value>,
-    settings: &Settings,
-    mut ran: Option<Evidence>,
-) -> Result<Vec<Verdict>, Error> {
-    let both = settings.protocols.len() > 1;
-    let mut verdicts: Vec<Verdict> = Vec::new();
-    let mut legacy = None;
-    for &protocol in &settings.protocols {
-        let mut named = case.clone();
-        if both && protocol == Protocol::V2026_07_28 {
-            named.name = format!("{}@{protocol}", case.name);
-        }
-        let evidence = match protocol {
-            Protocol::V2025_11_25 => ran.take(),
-            Protocol::V2026_07_28 => None,
-        };
-        let mut verdict = judge(
-            command,
-            &named,
-            expected.clone(),
-            settings,
-            protocol,
-            evidence,
-        )
-        .await?;
-        match protocol {
-            Protocol::V2025_11_25 => legacy = Some(verdict.evidence.clone()),
-            Protocol::V2026_07_28 => {
-                if let Some(difference) = legacy
-                    .as_ref()
-                    .and_then(|legacy| era::eras_differ(case, legacy, &verdict.evidence))
-                {
-                    verdict.failures.insert(0, difference);
-                    verdict.settle();
-                }
-            }
-        }
-        verdicts.push(verdict);
-    }
-    Ok(verdicts)
 }
 
 /// What `--case NAME` (repeatable) selects: contract cases by name, and

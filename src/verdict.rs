@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::case::{Answer, Case};
-use crate::error::counted;
+use crate::format::{counted, seconds};
 use crate::harness::Evidence;
 use crate::harness::proxy::{Frame, Side};
 use crate::oracle::contract::NO_OUTCOME;
@@ -174,11 +174,6 @@ impl Finding {
             evidence: evidence.into(),
         }
     }
-}
-
-/// `d` in seconds as people write it: `10 s`, `0.3 s`.
-pub fn seconds(d: Duration) -> String {
-    format!("{} s", d.as_secs_f64())
 }
 
 /// How the process ended, in the protocol's words: `exit code 3`, `killed by
@@ -1332,7 +1327,6 @@ mod tests {
         evidence.forced_kill = false;
         evidence.exit_code = None;
         assert_eq!(describe_exit(&evidence), "killed by signal 9 (SIGKILL)");
-        assert_eq!(seconds(Duration::from_secs(10)), "10 s");
         assert_eq!(
             no_reply("tools/call did not finish within 2 s"),
             "no reply to tools/call within 2 s"

@@ -13,7 +13,7 @@ use elicit_check::harness::proxy::{Recording, StrayLine};
 use elicit_check::harness::{Finished, Limits, Session, child::Exit};
 use elicit_check::oracle::contract::{self, Judging};
 use elicit_check::peers::PEERS;
-use elicit_check::schedule::{Mode, SESSION_BATCH, Schedule};
+use elicit_check::run::settings::{Mode, SESSION_BATCH, Schedule};
 use serde_json::{Value, json};
 
 use crate::util;

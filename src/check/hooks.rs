@@ -30,7 +30,7 @@ impl HookRun {
     /// How it ended, in words: `exit status 1`, `killed after 10 s`.
     pub fn ending(&self, bound: Duration) -> String {
         match (self.code, self.timed_out) {
-            (_, true) => format!("killed after {}", crate::verdict::seconds(bound)),
+            (_, true) => format!("killed after {}", crate::format::seconds(bound)),
             (Some(code), false) => format!("exit status {code}"),
             (None, false) => "killed by a signal".to_owned(),
         }

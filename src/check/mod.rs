@@ -41,7 +41,7 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use crate::case::Answer;
-use crate::error::counted;
+use crate::format::counted;
 use crate::harness::child::Environment;
 use crate::harness::client::{FORM_NOT_DECLARED, URL_NOT_DECLARED};
 use crate::harness::era::Protocol;

@@ -7,7 +7,7 @@ use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::check::eras::ErasReport;
 use crate::check::{CheckReport, Failure, Verdict};
-use crate::error::counted;
+use crate::format::counted;
 use crate::transcript;
 
 /// The human report: a header (the cases run, what the coverage phase built

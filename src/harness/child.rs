@@ -148,7 +148,7 @@ pub fn spawn_in(
         if dropped > 0 {
             text.push_str(&format!(
                 "\n[elicit-check: {} of stderr not kept]",
-                crate::error::counted(dropped, "more byte")
+                crate::format::counted(dropped, "more byte")
             ));
         }
         text

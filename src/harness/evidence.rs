@@ -2,15 +2,49 @@
 //!
 //! Written to `run-output/` for every case, passing or failing (README, "The harness").
 
+use std::time::Duration;
+
 use serde::Serialize;
 use serde_json::Value;
 
-use super::proxy::{Event, Frame, StrayLine};
-use super::{Call, Finished};
+use super::child;
+use super::proxy::{self, Event, Frame, StrayLine};
 use crate::case::Case;
 
 /// The rmcp version this crate is built against (checked against Cargo.lock by a test).
 pub const RMCP_VERSION: &str = "3.11.0";
+
+/// What one `tools/call` produced.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    /// `structuredContent` of the tool result.
+    pub outcome: Option<Value>,
+    /// `content[0].text` parsed as JSON.
+    pub text_outcome: Option<Value>,
+    /// Why there is no result: a JSON-RPC error, a timeout, a closed transport.
+    pub error: Option<String>,
+    /// The frames recorded during this call.
+    pub frames: Vec<Frame>,
+}
+
+/// What a finished session leaves behind.
+#[derive(Debug, Clone)]
+pub struct Finished {
+    /// All frames, stray lines and events.
+    pub recording: proxy::Recording,
+    /// How the process ended.
+    pub exit: child::Exit,
+    /// `create_elicitation` callbacks the client received.
+    pub callbacks: usize,
+    /// The protocol version the server answered at `initialize`.
+    pub protocol_version: Option<String>,
+    /// The process id.
+    pub pid: Option<u32>,
+    /// Why the session could not start (initialize or tools/list failed or timed out).
+    pub startup_error: Option<String>,
+    /// The shutdown grace period the session allowed before killing the server.
+    pub shutdown_grace: Duration,
+}
 
 /// Evidence of one case run in one server process. JSON keys are the field names.
 #[derive(Debug, Clone, Serialize)]

@@ -19,7 +19,8 @@ use super::Limits;
 use super::child::{self, Exit, ServerProcess};
 use super::in_flight::Registration;
 use super::proxy::{self, ProxyState, Recording};
-use crate::error::{Error, counted};
+use crate::error::Error;
+use crate::format::counted;
 
 /// The client capabilities every hostile case declares: form elicitation.
 pub const CAPABILITIES: &str = r#"{"elicitation":{"form":{}}}"#;

@@ -18,6 +18,7 @@ pub mod mrtr;
 pub mod mutation;
 pub mod proxy;
 pub mod rounds;
+pub mod tamper;
 
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -30,7 +31,7 @@ use tokio::task::JoinHandle;
 
 use crate::case::{Case, WireAnswer};
 use crate::error::Error;
-pub use evidence::Evidence;
+pub use evidence::{Call, Evidence, Finished};
 pub use in_flight::{IN_FLIGHT, InFlight};
 use proxy::{Frame, ProxyState, ServerTap};
 
@@ -59,19 +60,6 @@ impl Default for Limits {
     }
 }
 
-/// What one `tools/call` produced.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Call {
-    /// `structuredContent` of the tool result.
-    pub outcome: Option<Value>,
-    /// `content[0].text` parsed as JSON.
-    pub text_outcome: Option<Value>,
-    /// Why there is no result: a JSON-RPC error, a timeout, a closed transport.
-    pub error: Option<String>,
-    /// The frames recorded during this call.
-    pub frames: Vec<Frame>,
-}
-
 /// What one [`Session::call_tool`] produced, as it crossed the wire.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ToolCall {
@@ -98,25 +86,6 @@ pub struct Session {
     /// Session mode: what the handshake recorded, taken before the
     /// first [`Session::run_case_in_session`] and shown in every case's evidence.
     handshake: Option<proxy::Recording>,
-}
-
-/// What a finished session leaves behind.
-#[derive(Debug, Clone)]
-pub struct Finished {
-    /// All frames, stray lines and events.
-    pub recording: proxy::Recording,
-    /// How the process ended.
-    pub exit: child::Exit,
-    /// `create_elicitation` callbacks the client received.
-    pub callbacks: usize,
-    /// The protocol version the server answered at `initialize`.
-    pub protocol_version: Option<String>,
-    /// The process id.
-    pub pid: Option<u32>,
-    /// Why the session could not start (initialize or tools/list failed or timed out).
-    pub startup_error: Option<String>,
-    /// The shutdown grace period the session allowed before killing the server.
-    pub shutdown_grace: Duration,
 }
 
 impl Session {
@@ -184,7 +153,7 @@ impl Session {
             Err(_) => {
                 session.startup_error = Some(format!(
                     "initialize did not finish within {}",
-                    crate::verdict::seconds(limits.startup)
+                    crate::format::seconds(limits.startup)
                 ));
             }
         }
@@ -260,7 +229,7 @@ impl Session {
             .map_err(|_| {
                 format!(
                     "tools/list did not finish within {}",
-                    crate::verdict::seconds(self.limits.startup)
+                    crate::format::seconds(self.limits.startup)
                 )
             })?
             .map_err(|error| format!("tools/list failed: {error}"))?;
@@ -307,7 +276,7 @@ impl Session {
                     Err(_) => {
                         call.failure = Some(format!(
                             "tools/call did not finish within {}",
-                            crate::verdict::seconds(self.limits.call)
+                            crate::format::seconds(self.limits.call)
                         ));
                     }
                 }
@@ -345,7 +314,7 @@ impl Session {
             .map_err(|_| {
                 format!(
                     "tools/list did not finish within {}",
-                    crate::verdict::seconds(self.limits.startup)
+                    crate::format::seconds(self.limits.startup)
                 )
             })?
             .map_err(|error| format!("tools/list failed: {error}"))?;
@@ -479,7 +448,7 @@ impl Session {
                     Err(_) => {
                         call.error = Some(format!(
                             "tools/call did not finish within {}",
-                            crate::verdict::seconds(self.limits.call)
+                            crate::format::seconds(self.limits.call)
                         ));
                     }
                 }

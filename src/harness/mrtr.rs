@@ -51,7 +51,7 @@ pub enum Retry {
     /// A spec client: answer every input request, echo the state byte for byte.
     #[default]
     Echo,
-    /// Change one character of the state on the first retry ([`super::rounds::tampered`]).
+    /// Change one character of the state on the first retry ([`super::tamper::tampered`]).
     TamperState,
     /// Echo a state the server minted for a call with another `policy`.
     ForeignState,
@@ -347,7 +347,7 @@ async fn drive(
             Retry::TamperState if first_retry => {
                 params.request_state = params
                     .request_state
-                    .map(|state| super::rounds::tampered(&state));
+                    .map(|state| super::tamper::tampered(&state));
             }
             Retry::ForeignState if first_retry => params.request_state = foreign_state.clone(),
             Retry::DropState if first_retry => params.request_state = None,

@@ -25,6 +25,7 @@ use serde_json::{Map, Value};
 use super::child::Environment;
 use super::mrtr::{DRIVER_MAX_ROUNDS, client_hook};
 use super::proxy::{self, Responder};
+use super::tamper::tampered;
 use super::{Limits, Session, ToolCall};
 use crate::case::Answer;
 use crate::error::Error;
@@ -82,7 +83,7 @@ impl Session {
             Err(_) => {
                 self.startup_error = Some(format!(
                     "server/discover did not finish within {}",
-                    crate::verdict::seconds(limits.startup)
+                    crate::format::seconds(limits.startup)
                 ));
             }
         }
@@ -164,7 +165,7 @@ impl Session {
                 Err(_) => {
                     call.failure = Some(format!(
                         "tools/call did not finish within {}",
-                        crate::verdict::seconds(self.limits.call)
+                        crate::format::seconds(self.limits.call)
                     ));
                     break;
                 }
@@ -265,34 +266,6 @@ impl RetryFault {
     }
 }
 
-/// The base64url alphabet (RFC 4648, section 5).
-const BASE64URL: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
-
-/// `state` with one character changed: the last base64url character at or
-/// before its middle gets the highest of its six bits flipped. A state is
-/// usually base64url (a sealed payload, a MAC); the highest bit of a character
-/// is always a data bit, never one of the spare bits a decoder may ignore at
-/// the end of a segment, so the decoded bytes change and only the state's
-/// integrity check can reject it. A state with no such character gets an `A`
-/// appended.
-pub fn tampered(state: &str) -> String {
-    let mut chars: Vec<char> = state.chars().collect();
-    let index_of = |c: char| {
-        u8::try_from(c)
-            .ok()
-            .and_then(|byte| BASE64URL.iter().position(|&known| known == byte))
-    };
-    let middle = chars.len() / 2;
-    let found = (0..chars.len().min(middle + 1))
-        .rev()
-        .find_map(|at| index_of(chars[at]).map(|index| (at, index)));
-    match found {
-        Some((at, index)) => chars[at] = char::from(BASE64URL[index ^ 32]),
-        None => chars.push('A'),
-    }
-    chars.into_iter().collect()
-}
-
 /// The server's reply to the last `tools/call` request among `frames`.
 fn last_reply(frames: &[proxy::Frame]) -> Option<&Value> {
     let id = frames.iter().rev().find_map(|frame| {
@@ -386,21 +359,6 @@ mod tests {
             last_reply(&frames),
             Some(&json!({"jsonrpc": "2.0", "id": 2, "result": {"done": true}}))
         );
-    }
-
-    #[test]
-    fn a_tampered_state_differs_in_the_high_bit_of_one_character() {
-        // Middle of "abc.def" is index 3 ('.'): the letter before it changes,
-        // 'c' (28) to '8' (60).
-        assert_eq!(tampered("abc.def"), "ab8.def");
-        // 'A' (0) to 'g' (32), and back.
-        assert_eq!(tampered("AAAA"), "AAgA");
-        assert_eq!(tampered("AAgA"), "AAAA");
-        // '-' (62) to 'e' (30); 'x' (49) to 'R' (17).
-        assert_eq!(tampered("-"), "e");
-        assert_eq!(tampered("x"), "R");
-        assert_eq!(tampered("..."), "...A");
-        assert_eq!(tampered(""), "A");
     }
 
     #[test]

@@ -18,7 +18,7 @@ use serde_json::{Value, json};
 
 use crate::case::{Answer, Case};
 use crate::compare;
-use crate::error::counted;
+use crate::format::counted;
 use crate::harness::Evidence;
 use crate::harness::proxy::{Frame, Side};
 

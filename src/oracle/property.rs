@@ -616,7 +616,7 @@ fn wire_fault(observation: &Observation<'_>) -> Option<String> {
     if observation.forced_kill {
         return Some(format!(
             "did not exit within {} after its stdin closed (killed)",
-            crate::verdict::seconds(observation.grace)
+            crate::format::seconds(observation.grace)
         ));
     }
     None

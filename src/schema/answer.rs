@@ -17,7 +17,7 @@ use proptest::strategy::{BoxedStrategy, Just, Strategy};
 use serde_json::{Map, Value, json};
 
 use super::{Field, Form, Kind};
-use crate::error::counted;
+use crate::format::counted;
 
 /// One generated answer: the `ElicitResult` JSON to send and why it was built.
 #[derive(Debug, Clone, PartialEq)]

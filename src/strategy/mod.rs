@@ -17,6 +17,7 @@
 
 mod expected;
 pub mod form;
+pub mod policy;
 pub mod reason;
 pub mod reply;
 #[cfg(test)]
@@ -27,6 +28,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::Value;
 
 pub use form::*;
+pub use policy::*;
 pub use reason::*;
 pub use reply::*;
 

@@ -11,7 +11,7 @@ use super::expected::{MALFORMED, NO_CONTENT, invalid_response, outcome, raw_resp
 use super::form::{
     Content, accept_content, empty_form, json_value, near_miss_form, object_text, valid_form,
 };
-use super::reason::Policy;
+use super::policy::Policy;
 use crate::case::WireAnswer;
 
 /// What the client deliberately answers to `elicitation/create`.

@@ -17,7 +17,7 @@
 //!   the last case the session ran. With `-j N`, N groups of cases each run their
 //!   own sessions at once. A group starts the sessions of all its capability
 //!   sets at once, before its first case, so their start-up times overlap. A
-//!   group stops after [`run::MAX_CONSECUTIVE_HUNG`] consecutive `hung` cases
+//!   group stops after [`MAX_CONSECUTIVE_HUNG`] consecutive `hung` cases
 //!   (unless `--keep-going`, or with 2026-07-28 too), as the run does there.
 //!   Protocol 2026-07-28 cases run in a fresh process each in both modes (its session has no `initialize` to share; not done yet).
 //!
@@ -27,110 +27,19 @@
 //! Either way, verdicts come back in case order, and a case's verdict does not
 //! depend on `-j`: each case runs alone in its process or session.
 
-use std::fmt;
-
 use futures::stream::BoxStream;
 use futures::{StreamExt, TryStreamExt};
 use serde_json::Value;
 
+use super::judge;
+use super::settings::{MAX_CONSECUTIVE_HUNG, Mode, Settings};
 use crate::case::Case;
 use crate::error::Error;
 use crate::harness::era::Protocol;
 use crate::harness::{self, Evidence, Session};
 use crate::oracle::contract;
 use crate::report::{EvidenceLog, Verdict};
-use crate::run::{self, Settings};
 use crate::verdict::{self, Primary};
-
-/// Most cases one group of sessions runs before its sessions are ended (their
-/// verdicts wait until then, since a session that ends badly sends its cases to
-/// fresh processes). A case's evidence is a few KiB, so a batch holds a few MiB;
-/// each batch costs one server start per capability set, so a bigger batch means
-/// fewer starts (a Python server takes 0.5–1 s to start).
-pub const SESSION_BATCH: usize = 1024;
-
-/// Cases per parallel job in one fresh-process window: verdicts stream out as
-/// they come (in case order), and the first failure of a window is shrunk when
-/// the window is done, so a window only sets how often the jobs wait for each
-/// other and how late that shrinking starts.
-const FRESH_AHEAD: usize = 32;
-
-/// Which processes the cases run in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Mode {
-    /// One fresh server process per case (the default).
-    FreshProcess,
-    /// Many cases per server process, one per capability set (`run --session`).
-    Session,
-}
-
-impl fmt::Display for Mode {
-    /// `fresh-process` or `session`, as `run.json`'s `mode` and the summary line say.
-    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str(match self {
-            Mode::FreshProcess => "fresh-process",
-            Mode::Session => "session",
-        })
-    }
-}
-
-/// The mode and the number of cases (fresh-process mode) or groups of cases
-/// (session mode) run at once.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Schedule {
-    /// Fresh process per case, or sessions.
-    pub mode: Mode,
-    /// How many at once (at least 1; 0 is read as 1).
-    pub jobs: usize,
-}
-
-impl Schedule {
-    /// One case at a time, each in a fresh process: the library's default.
-    pub const SERIAL: Schedule = Schedule {
-        mode: Mode::FreshProcess,
-        jobs: 1,
-    };
-
-    /// The number of cores (`std::thread::available_parallelism`), the CLI's
-    /// default for `-j`; 1 when it cannot be read.
-    pub fn cores() -> usize {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    }
-
-    /// The schedule that applies to a run in `protocols`: session mode only when
-    /// 2025-11-25 is among them (2026-07-28 cases run fresh in both modes), so a
-    /// run in 2026-07-28 alone says `fresh-process`.
-    pub fn for_protocols(self, protocols: &[Protocol]) -> Schedule {
-        if protocols.contains(&Protocol::V2025_11_25) {
-            self
-        } else {
-            Schedule {
-                mode: Mode::FreshProcess,
-                ..self
-            }
-        }
-    }
-
-    /// How many cases are handed to [`judge_stream`] at once: one when serial
-    /// in fresh-process mode (a failure is shrunk before the next case runs),
-    /// [`FRESH_AHEAD`] per job with `-j` 2 or more, [`SESSION_BATCH`] per job in
-    /// session mode.
-    pub fn window(&self) -> usize {
-        let jobs = self.jobs.max(1);
-        match self.mode {
-            Mode::FreshProcess if jobs == 1 => 1,
-            Mode::FreshProcess => jobs * FRESH_AHEAD,
-            Mode::Session => jobs * SESSION_BATCH,
-        }
-    }
-}
-
-impl Default for Schedule {
-    /// [`Schedule::SERIAL`].
-    fn default() -> Self {
-        Schedule::SERIAL
-    }
-}
 
 /// Where a case's verdicts wait in the evidence log between being judged and
 /// being logged ([`EvidenceLog::stash`]): the run's phase (0: contract cases,
@@ -152,9 +61,9 @@ pub type Finish<'a> = &'a (dyn Fn(usize, &mut Vec<Verdict>) + Sync);
 /// that key, so a run stopped by a signal still logs every case that finished
 /// ([`EvidenceLog::push_stopped`]). Dropping the stream ends the cases in flight
 /// (their servers are killed). In session mode with 2025-11-25 alone, a group
-/// runs no case after [`run::MAX_CONSECUTIVE_HUNG`] consecutive `hung` cases
+/// runs no case after [`MAX_CONSECUTIVE_HUNG`] consecutive `hung` cases
 /// (unless `settings.keep_going`): the run stops at the second one's verdict
-/// (`run::stop_if_stuck`), before any later case is logged, so a server that
+/// (`super::stop_if_stuck`), before any later case is logged, so a server that
 /// hangs on every call costs two cases' bounds, not a batch's.
 ///
 /// # Errors
@@ -175,7 +84,7 @@ pub fn judge_stream<'a>(
             .map(move |(index, (case, expected))| async move {
                 log.stash_started(key(index), &case.name);
                 let mut verdicts =
-                    run::judge_in(command, case, expected.clone(), settings, None).await?;
+                    judge::judge_in(command, case, expected.clone(), settings, None).await?;
                 finish(index, &mut verdicts);
                 log.stash(key(index), verdicts.clone());
                 Ok((key(index), verdicts))
@@ -192,7 +101,7 @@ pub fn judge_stream<'a>(
             // until the group's verdicts are final (a stop keeps it).
             let ran = |index: usize, evidence: &Evidence| {
                 let (case, expected) = &chunk[index];
-                let mut verdicts = vec![run::verdict_from(
+                let mut verdicts = vec![judge::verdict_from(
                     case,
                     expected.clone(),
                     settings,
@@ -216,7 +125,7 @@ pub fn judge_stream<'a>(
             let mut verdicts = Vec::with_capacity(chunk.len());
             for (index, ((case, expected), evidence)) in chunk.iter().zip(evidence).enumerate() {
                 let mut judged =
-                    run::judge_in(command, case, expected.clone(), settings, Some(evidence))
+                    judge::judge_in(command, case, expected.clone(), settings, Some(evidence))
                         .await?;
                 finish(at(index), &mut judged);
                 log.stash(key(at(index)), judged.clone());
@@ -228,7 +137,7 @@ pub fn judge_stream<'a>(
     futures::stream::once(async move {
         let judged = futures::future::try_join_all(groups).await?;
         // A group that stopped at its hung cases (session_evidence) yields the
-        // cases it ran; the run stops at the last of them (run::stop_if_stuck).
+        // cases it ran; the run stops at the last of them (`super::stop_if_stuck`).
         let verdicts = judged.into_iter().flatten().map(Ok);
         Ok::<_, Error>(futures::stream::iter(verdicts))
     })
@@ -247,7 +156,7 @@ struct Open {
 /// (see the module docs): a case that fails in its session is re-run fresh, and
 /// so is every case of a session that does not end cleanly. `hung_before` is
 /// the number of `hung` cases in a row just before the group (the run stops at
-/// [`run::MAX_CONSECUTIVE_HUNG`]).
+/// [`MAX_CONSECUTIVE_HUNG`]).
 async fn session_evidence(
     command: &[String],
     cases: &[(Case, Option<Value>)],
@@ -264,8 +173,8 @@ async fn session_evidence(
     // group runs every case (judge_stream).
     let stops_at_hung = !settings.keep_going && settings.protocols == [Protocol::V2025_11_25];
     for (index, (case, expected)) in cases.iter().enumerate() {
-        if hung >= run::MAX_CONSECUTIVE_HUNG && stops_at_hung {
-            // The run stops at this many hung cases in a row (run::stop_if_stuck):
+        if hung >= MAX_CONSECUTIVE_HUNG && stops_at_hung {
+            // The run stops at this many hung cases in a row (`super::stop_if_stuck`):
             // the rest of the group would cost a call bound each for nothing.
             evidence.truncate(index);
             break;
