@@ -39,6 +39,7 @@
 
 pub mod case;
 pub mod check;
+pub mod cli;
 pub mod compare;
 pub mod error;
 pub mod format;

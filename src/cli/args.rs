@@ -1,0 +1,401 @@
+//! The command line: `serve`, `run` and `check`, their options and the
+//! checks of option values clap cannot express.
+
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Parser, Subcommand};
+use serde_json::json;
+
+use crate::harness::era::Protocol;
+use crate::report;
+use crate::run::settings::{Mode, Schedule};
+
+/// Property-based and mutation testing for MCP form elicitation servers.
+#[derive(Debug, Parser)]
+#[command(version, about)]
+pub struct Cli {
+    /// The subcommand (none: `run` with its defaults).
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Serve the reference server on stdin/stdout: protocol 2025-11-25 after
+    /// `initialize`, 2026-07-28 for requests carrying their version in `_meta`.
+    Serve(ServeArgs),
+    /// Run the contract cases against a server (default: the built-in reference server).
+    Run(RunArgs),
+    /// Check any stdio MCP server's tool from the requestedSchema it sends: does it
+    /// act on anything but a valid, consenting accept?
+    Check(CheckArgs),
+}
+
+/// The options of `elicit-check check`.
+#[derive(Debug, clap::Args)]
+pub struct CheckArgs {
+    /// The tool to call (required unless the config has exactly one target).
+    #[arg(long)]
+    pub(crate) tool: Option<String>,
+    /// The tool's arguments, a JSON object.
+    #[arg(long, value_name = "JSON")]
+    pub(crate) arguments: Option<String>,
+    /// Acted = the JSON boolean at this pointer in structuredContent (or in the JSON
+    /// of the first text content) is true, e.g. `/booked`; `POINTER=JSON` compares
+    /// with a JSON value instead, e.g. `/dry_run=false` or `/status="booked"`.
+    #[arg(long, value_name = "POINTER[=JSON]", conflicts_with_all = ["acted_text", "acted_cmd"])]
+    pub(crate) acted: Option<String>,
+    /// Acted = the text of the result matches this regex, an isError result
+    /// included (a tool may act, then fail); add --acted-not-error to require
+    /// that the result is not an error too.
+    #[arg(long, value_name = "REGEX", conflicts_with = "acted_cmd")]
+    pub(crate) acted_text: Option<String>,
+    /// Acted = the result is neither isError nor a JSON-RPC error (alone, or
+    /// beside --acted-text).
+    #[arg(long, conflicts_with_all = ["acted", "acted_cmd"])]
+    pub(crate) acted_not_error: bool,
+    /// Acted = this shell command exits 0 after each case (fresh mode: after the
+    /// server exited; session mode: after the call's reply), e.g.
+    /// `test ! -e victim.txt`; runs with --env and --cwd.
+    #[arg(long, value_name = "CMD")]
+    pub(crate) acted_cmd: Option<String>,
+    /// A shell command run before each case (before the server starts, or before
+    /// each call in session mode), e.g. to reset a fixture; a non-zero exit
+    /// stops the check (exit 2).
+    #[arg(long, value_name = "CMD")]
+    pub(crate) setup: Option<String>,
+    /// Set a variable in the server's (and the commands') environment; repeatable.
+    #[arg(long, value_name = "KEY=VALUE")]
+    pub(crate) env: Vec<String>,
+    /// The server's (and the commands') working directory.
+    #[arg(long, value_name = "DIR")]
+    pub(crate) cwd: Option<PathBuf>,
+    /// Random cases after the coverage cases [default: 100].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub(crate) cases: Option<usize>,
+    /// Run each case in a fresh server process (default: session mode, where
+    /// the cases run one `tools/call` after another in one server process and a
+    /// case that breaks a property is re-run fresh, that run being judged).
+    #[arg(long, conflicts_with = "session")]
+    pub(crate) fresh: bool,
+    /// Session mode (the default; kept for older command lines).
+    #[arg(long, hide = true)]
+    pub(crate) session: bool,
+    /// Seed of the generated cases (default: from the clock; printed).
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
+    pub(crate) seed: Option<u64>,
+    /// Run only this case of the seed (with --seed), as a failure's reproduction line says.
+    #[arg(long, value_name = "I", allow_negative_numbers = true)]
+    pub(crate) case_index: Option<usize>,
+    /// Replay this answer (an ElicitResult as JSON) instead of generating; repeat
+    /// it for a multi-step form, one per elicitation/create in order.
+    #[arg(long, value_name = "JSON")]
+    pub(crate) answer: Vec<String>,
+    /// Warnings (acting on extra keys or whole floats for integers) fail property 2.
+    #[arg(long)]
+    pub(crate) strict: bool,
+    /// The tool acts on purpose when the client cannot answer (a documented
+    /// fail-open design): property 7 reports each such call as a warning
+    /// instead of failing.
+    #[arg(long)]
+    pub(crate) allow_unasked: bool,
+    /// The protocol era(s) to drive the server in: 2025-11-25 (elicitation/create
+    /// inside the call), 2026-07-28 (multi round-trip requests: input requests
+    /// answered on the retry), both (each required), or auto: every era the
+    /// server answers, each with its own verdicts (README, "Check your own
+    /// server in detail", Protocol eras)
+    /// [default: auto].
+    #[arg(long, value_name = "ERA", value_parser = ["auto", "both", "2025-11-25", "2026-07-28"])]
+    pub(crate) protocol: Option<String>,
+    /// Most server runs spent shrinking one property's failure [default: 32].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub(crate) max_shrink_runs: Option<usize>,
+    /// Fresh server processes run at once: the cases of --fresh, the re-runs of
+    /// a session that did not end cleanly, the 2026-07-28 retries [default: 1].
+    /// --setup and --acted-cmd then run concurrently too: give more than 1 only
+    /// when cases share no state.
+    #[arg(short = 'j', long = "jobs", value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(u16).range(1..))]
+    pub(crate) jobs: Option<u16>,
+    /// Print one JSON document instead of the table.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Write JUnit XML (one testcase per property) to this file.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) junit: Option<PathBuf>,
+    /// Folder for the evidence: check.json (the report) and cases.jsonl (every session).
+    #[arg(long, value_name = "DIR")]
+    pub(crate) output: Option<PathBuf>,
+    /// A TOML file of [[target]]s (see README); options given here override it.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) config: Option<PathBuf>,
+    /// Seconds a server may take to answer `initialize` and `tools/list`.
+    #[arg(long, default_value_t = 10.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
+    pub(crate) startup_timeout: f64,
+    /// Seconds one `tools/call` may take, elicitations included.
+    #[arg(long, default_value_t = 10.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
+    pub(crate) call_timeout: f64,
+    /// Seconds a server may take to exit after its stdin closes before it is killed.
+    #[arg(long, default_value_t = 5.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
+    pub(crate) shutdown_grace: f64,
+    /// The server command, after `--` (e.g. `-- python3 server.py`).
+    #[arg(last = true)]
+    pub(crate) server: Vec<String>,
+}
+
+/// The options of `elicit-check serve`.
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Seconds a sealed 2026-07-28 `requestState` stays valid (`0`: every state
+    /// has expired when it comes back, to test expiry without waiting).
+    #[arg(long, default_value_t = 300.0, value_parser = seconds_or_zero, value_name = "SECS", allow_negative_numbers = true)]
+    pub(crate) request_state_ttl: f64,
+    /// Seconds a 2025-11-25 call waits for the answer to its `elicitation/create`;
+    /// then it ends `{"status":"timed_out","computed":false}` and the request is
+    /// cancelled (`notifications/cancelled`) [default: no limit].
+    #[arg(long, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
+    pub(crate) elicitation_timeout: Option<f64>,
+}
+
+/// The options of `elicit-check run`.
+#[derive(Debug, clap::Args)]
+pub struct RunArgs {
+    /// Folder for the evidence (`results.json`), written even when cases fail.
+    #[arg(long, default_value = "run-output")]
+    pub(crate) output: PathBuf,
+    /// Generated cases to run over stdio after the contract cases
+    /// [default: 256, or 0 when --case is given].
+    #[arg(long, value_name = "N", allow_negative_numbers = true)]
+    pub(crate) cases: Option<usize>,
+    /// Seed of the generated cases (default: from the clock; printed, so a run can be repeated).
+    #[arg(long, value_name = "S", allow_negative_numbers = true)]
+    pub(crate) seed: Option<u64>,
+    /// Run only this contract case (repeatable); default: all 19. With
+    /// --hostile, a hostile-client case (default: all 16).
+    #[arg(long = "case", value_name = "NAME")]
+    pub(crate) only: Vec<String>,
+    /// Run the 16 hostile-client cases (a client that misbehaves on the wire:
+    /// a call before `initialized`, replies under wrong ids, lines that are not
+    /// JSON, misspelt actions, huge or deep answers, stdin closed early) instead
+    /// of the contract and generated cases; each is a row of the same table and
+    /// evidence (README, "Hostile clients").
+    #[arg(long, conflicts_with_all = ["cases", "seed", "session", "protocol"])]
+    pub(crate) hostile: bool,
+    /// Seconds a server may take to answer `initialize` and `tools/list`.
+    #[arg(long, default_value_t = 10.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
+    pub(crate) startup_timeout: f64,
+    /// Seconds one `tools/call` may take, elicitation included.
+    #[arg(long, default_value_t = 10.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
+    pub(crate) call_timeout: f64,
+    /// Seconds a server may take to exit after its stdin closes before it is killed.
+    #[arg(long, default_value_t = 5.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
+    pub(crate) shutdown_grace: f64,
+    /// Protocol era: 2025-11-25 (`initialize`, `elicitation/create`), 2026-07-28
+    /// (`server/discover`, `InputRequiredResult`, retry), or both (each case in
+    /// both eras; a case whose outcomes differ beyond what the era changes fails:
+    /// README, "Protocol 2026-07-28")
+    /// [default: 2025-11-25, or 2026-07-28 for `--case NAME@2026-07-28`].
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(["2025-11-25", "2026-07-28", "both"]))]
+    pub(crate) protocol: Option<String>,
+    /// Judge free-text messages word for word, `errors` in contract order and the
+    /// exact `requestedSchema` [default: on for the built-in reference server,
+    /// off for a server given after `--`, which is judged by meaning].
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub(crate) exact_messages: Option<bool>,
+    /// Run every case even when cases keep hanging or the server keeps
+    /// outliving its stdin (by default the run stops after 2 consecutive `hung`
+    /// or 2 consecutive `ignored_stdin_close` cases, with that verdict, exit 1).
+    #[arg(long)]
+    pub(crate) keep_going: bool,
+    /// Run many cases in one server process per capability set, one `tools/call`
+    /// after another; a case that fails there is re-run in a fresh process and
+    /// that verdict is reported (README, "Session mode and parallel cases").
+    /// Default: a fresh process per case.
+    #[arg(long)]
+    pub(crate) session: bool,
+    /// Cases (or, with --session, groups of cases) run at once, each in its own
+    /// server process [default: the number of cores]. Output stays in case order.
+    #[arg(short = 'j', long = "jobs", value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(u16).range(1..))]
+    pub(crate) jobs: Option<u16>,
+    /// Run one case with this raw answer instead of the contract and generated
+    /// cases: the `result` of the reply to `elicitation/create`, sent byte for
+    /// byte; judged against the reference model's outcome for it. A failed
+    /// generated case's minimal form reproduces this way.
+    #[arg(long, value_name = "JSON", conflicts_with_all = ["only", "cases", "seed", "hostile"])]
+    pub(crate) answer: Option<String>,
+    /// As --answer, with a JSON-RPC `error` member (e.g. `{"code":-32603,"message":"x"}`)
+    /// instead of a `result`.
+    #[arg(long, value_name = "JSON", conflicts_with_all = ["answer", "only", "cases", "seed", "hostile"])]
+    pub(crate) answer_error: Option<String>,
+    /// The client capabilities of the --answer case, a JSON object declared at
+    /// `initialize` byte for byte [default: {"elicitation":{"form":{}}}]; given
+    /// alone (or with --policy), the client answers as a spec client does:
+    /// `{"action":"cancel"}` with form declared, else error -32602.
+    #[arg(long, value_name = "JSON", conflicts_with_all = ["only", "cases", "seed", "hostile"])]
+    pub(crate) capabilities: Option<String>,
+    /// The `policy` argument of the --answer case [default: validated].
+    #[arg(long, value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(["validated", "raw", "diagnostic_unchecked"]), conflicts_with_all = ["only", "cases", "seed", "hostile"])]
+    pub(crate) policy: Option<String>,
+    /// Print one JSON document on stdout instead of the table: the members of
+    /// run.json and `results`, each case's name, `passed`, verdict name,
+    /// primary evidence and reproduction (shape: schemas/run-report.schema.json).
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// The server command to test, after `--` (e.g. `-- python3 server.py`).
+    #[arg(last = true)]
+    pub(crate) server: Vec<String>,
+}
+
+/// The suffix `--protocol both` gives the name of a case's 2026-07-28 verdict
+/// (`accept_valid@2026-07-28`); `--case` takes it to mean that case in that era.
+const ERA_2026_SUFFIX: &str = "@2026-07-28";
+
+impl RunArgs {
+    /// The era(s) of `--protocol` (2025-11-25 when not given).
+    pub(crate) fn protocol(&self) -> &str {
+        self.protocol.as_deref().unwrap_or("2025-11-25")
+    }
+
+    /// `--case NAME@2026-07-28` (the name of a case's 2026-07-28 verdict in a
+    /// run of `--protocol both`) selects NAME in era 2026-07-28 only, as
+    /// `--case NAME --protocol 2026-07-28` does. Refused with another explicit
+    /// `--protocol`, and beside a `--case` without the suffix when `--protocol`
+    /// is not given (which era would that one run in?).
+    pub(crate) fn with_era_names(mut self) -> anyhow::Result<RunArgs> {
+        if self.hostile {
+            return Ok(self);
+        }
+        let Some(first) = self
+            .only
+            .iter()
+            .find(|name| name.ends_with(ERA_2026_SUFFIX))
+            .cloned()
+        else {
+            return Ok(self);
+        };
+        let base = first.trim_end_matches(ERA_2026_SUFFIX).to_owned();
+        match self.protocol.as_deref() {
+            None | Some("2026-07-28") => {}
+            Some(other) => anyhow::bail!(
+                "--case {first} is the case's run in protocol 2026-07-28, but --protocol is \
+                 {other}: give --case {base} --protocol {other}, or leave out --protocol"
+            ),
+        }
+        if self.protocol.is_none()
+            && let Some(plain) = self
+                .only
+                .iter()
+                .find(|name| !name.ends_with(ERA_2026_SUFFIX))
+        {
+            anyhow::bail!(
+                "--case {first} runs in protocol 2026-07-28 and --case {plain} in 2025-11-25: \
+                 give --protocol 2026-07-28 to run both there, or run them separately"
+            );
+        }
+        for name in &mut self.only {
+            if let Some(base) = name.strip_suffix(ERA_2026_SUFFIX) {
+                *name = base.to_owned();
+            }
+        }
+        self.protocol = Some("2026-07-28".to_owned());
+        Ok(self)
+    }
+
+    /// Whether free text is judged word for word: `--exact-messages`, by
+    /// default on for the built-in reference server only.
+    pub(crate) fn exact_messages(&self) -> bool {
+        self.exact_messages.unwrap_or(self.server.is_empty())
+    }
+
+    /// The one case of `--answer`, `--answer-error`, `--capabilities` or
+    /// `--policy` (`None` when none is given), checked before anything is written.
+    pub(crate) fn answer_case(&self) -> anyhow::Result<Option<crate::case::Case>> {
+        use crate::case::WireAnswer;
+        if self.answer.is_none()
+            && self.answer_error.is_none()
+            && self.capabilities.is_none()
+            && self.policy.is_none()
+        {
+            return Ok(None);
+        }
+        let capabilities = match &self.capabilities {
+            None => json!({"elicitation": {"form": {}}}),
+            Some(text) => match serde_json::from_str(text) {
+                Ok(serde_json::Value::Object(members)) => serde_json::Value::Object(members),
+                Ok(_) => anyhow::bail!("--capabilities must be a JSON object, got {text}"),
+                Err(error) => anyhow::bail!("--capabilities is not JSON: {error}"),
+            },
+        };
+        let answer =
+            match (&self.answer, &self.answer_error) {
+                (Some(text), _) => Some(WireAnswer::result_text(text).with_context(|| {
+                    format!("--answer {text:?} is not JSON the oracles can read")
+                })?),
+                (None, Some(text)) => Some(WireAnswer::error_text(text).with_context(|| {
+                    format!("--answer-error {text:?} is not JSON the oracles can read")
+                })?),
+                (None, None) => None,
+            };
+        Ok(Some(crate::run::answer_case(
+            capabilities,
+            self.policy.as_deref().unwrap_or("validated"),
+            answer,
+        )))
+    }
+
+    /// What a failed case's reproduction repeats of this run (kind by mode).
+    pub(crate) fn replay(&self) -> report::Replay {
+        report::Replay {
+            kind: if self.hostile {
+                report::ReplayKind::Hostile
+            } else if self.answer.is_some()
+                || self.answer_error.is_some()
+                || self.capabilities.is_some()
+                || self.policy.is_some()
+            {
+                report::ReplayKind::Answer
+            } else {
+                report::ReplayKind::Case
+            },
+            exact_messages: Some(self.exact_messages()),
+            session: self.session,
+        }
+    }
+
+    /// The schedule of `--session` and `-j`.
+    pub(crate) fn schedule(&self) -> Schedule {
+        Schedule {
+            mode: if self.session {
+                Mode::Session
+            } else {
+                Mode::FreshProcess
+            },
+            jobs: self.jobs.map_or_else(Schedule::cores, usize::from),
+        }
+    }
+}
+
+/// Parses a positive number of seconds (at most a day).
+pub(crate) fn seconds(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if value > 0.0 && value <= 86_400.0 => Ok(value),
+        _ => Err(format!("{text:?} is not a number of seconds in (0, 86400]")),
+    }
+}
+
+/// The eras of `--protocol`: one version, or `both` (2025-11-25 first).
+pub(crate) fn protocols(protocol: &str) -> Vec<Protocol> {
+    match protocol.parse::<Protocol>() {
+        Ok(one) => vec![one],
+        Err(_) => Protocol::ALL.to_vec(),
+    }
+}
+
+/// A clap value parser: seconds in [0, 86400] (`--request-state-ttl`).
+pub(crate) fn seconds_or_zero(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if (0.0..=86_400.0).contains(&value) => Ok(value),
+        _ => Err(format!("{text:?} is not a number of seconds in [0, 86400]")),
+    }
+}

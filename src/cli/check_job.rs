@@ -1,0 +1,311 @@
+//! The `check` job: the target from the options and the config file, the
+//! report on stdout (table or JSON), `--junit`, the evidence in `--output`,
+//! and whether every property held.
+
+use std::io::Write;
+use std::time::Duration;
+
+use anyhow::Context;
+use serde_json::json;
+
+use super::args::CheckArgs;
+use super::program::{check_program, output_is_a_folder};
+use super::signals::StopSignals;
+use crate::format::counted;
+use crate::harness::Limits;
+
+/// The target of `check` and its eras from the options and, when given, the
+/// config file.
+fn check_target(
+    args: &CheckArgs,
+) -> anyhow::Result<(crate::check::Target, crate::check::eras::Eras)> {
+    use crate::check::Target;
+    use crate::check::config::ConfigFile;
+    let config = match &args.config {
+        Some(path) => Some(
+            ConfigFile::load(path)
+                .map_err(anyhow::Error::msg)?
+                .select(args.tool.as_deref())
+                .map_err(anyhow::Error::msg)?
+                .clone(),
+        ),
+        None => None,
+    };
+    let command = if args.server.is_empty() {
+        config
+            .as_ref()
+            .map(|c| c.command.clone())
+            .unwrap_or_default()
+    } else {
+        args.server.clone()
+    };
+    if command.is_empty() {
+        anyhow::bail!("no server command: give it after `--` (e.g. `-- python3 server.py`)");
+    }
+    // As `run` does: a program that cannot start is refused before anything runs.
+    check_program(&command[0])?;
+    if let Some(dir) = &args.output {
+        output_is_a_folder(dir)?;
+    }
+    let tool = args
+        .tool
+        .clone()
+        .or_else(|| config.as_ref().map(|c| c.tool.clone()))
+        .context("no tool: give --tool NAME")?;
+    let mut target = Target::stdio(command).tool(tool);
+    let arguments = match &args.arguments {
+        Some(text) => match serde_json::from_str(text) {
+            Ok(serde_json::Value::Object(arguments)) => Some(arguments),
+            Ok(_) => anyhow::bail!("--arguments must be a JSON object, got {text}"),
+            Err(error) => anyhow::bail!("--arguments is not JSON: {error}"),
+        },
+        None => config.as_ref().and_then(|c| c.arguments.clone()),
+    };
+    if let Some(arguments) = arguments {
+        target = target.arguments(arguments);
+    }
+    let given_here = args.acted.is_some()
+        || args.acted_text.is_some()
+        || args.acted_not_error
+        || args.acted_cmd.is_some();
+    let (pointer, text, not_error, command) = if given_here {
+        (
+            args.acted.clone(),
+            args.acted_text.clone(),
+            args.acted_not_error,
+            args.acted_cmd.clone(),
+        )
+    } else if let Some(config) = &config {
+        (
+            config.acted.clone(),
+            config.acted_text.clone(),
+            config.acted_not_error,
+            config.acted_cmd.clone(),
+        )
+    } else {
+        (None, None, false, None)
+    };
+    target.acted = match (pointer, text, not_error, command) {
+        (Some(pointer), None, false, None) => {
+            crate::oracle::property::ActedRule::parse_pointer(&pointer)
+                .map_err(anyhow::Error::msg)?
+        }
+        (None, Some(text), not_error, None) => crate::oracle::property::ActedRule::Text {
+            regex: regex::Regex::new(&text)
+                .with_context(|| format!("--acted-text {text:?} is not a regex"))?,
+            not_error,
+        },
+        (None, None, true, None) => crate::oracle::property::ActedRule::NotError,
+        (None, None, false, Some(command)) => crate::oracle::property::ActedRule::Command(command),
+        (None, None, false, None) => anyhow::bail!(
+            "say how to read whether the server acted: --acted POINTER[=JSON], --acted-text REGEX, --acted-not-error or --acted-cmd CMD"
+        ),
+        _ => anyhow::bail!(
+            "give one way to read acting: acted, acted_text (with or without acted_not_error), acted_not_error or acted_cmd"
+        ),
+    };
+    if let Some(setup) = args
+        .setup
+        .clone()
+        .or_else(|| config.as_ref().and_then(|c| c.setup.clone()))
+    {
+        target = target.setup(setup);
+    }
+    let mut environment: Vec<(String, String)> = config
+        .as_ref()
+        .map(|c| c.env.clone().into_iter().collect())
+        .unwrap_or_default();
+    for pair in &args.env {
+        let Some((key, value)) = pair.split_once('=').filter(|(key, _)| !key.is_empty()) else {
+            anyhow::bail!("--env {pair:?} is not KEY=VALUE");
+        };
+        environment.retain(|(known, _)| known != key);
+        environment.push((key.to_owned(), value.to_owned()));
+    }
+    for (key, value) in environment {
+        target = target.env(key, value);
+    }
+    if let Some(cwd) = args
+        .cwd
+        .clone()
+        .or_else(|| config.as_ref().and_then(|c| c.cwd.clone()))
+    {
+        if !cwd.is_dir() {
+            anyhow::bail!("--cwd {}: no such folder", cwd.display());
+        }
+        target = target.cwd(cwd);
+    }
+    if let Some(cases) = args.cases.or_else(|| config.as_ref().and_then(|c| c.cases)) {
+        target = target.cases(cases);
+    }
+    if let Some(seed) = args.seed.or_else(|| config.as_ref().and_then(|c| c.seed)) {
+        target = target.seed(seed);
+    }
+    if let Some(runs) = args
+        .max_shrink_runs
+        .or_else(|| config.as_ref().and_then(|c| c.max_shrink_runs))
+    {
+        target = target.max_shrink_runs(runs);
+    }
+    if let Some(jobs) = args
+        .jobs
+        .map(usize::from)
+        .or_else(|| config.as_ref().and_then(|c| c.jobs))
+    {
+        if jobs == 0 {
+            anyhow::bail!("jobs = 0 in the config: give at least 1");
+        }
+        target = target.jobs(jobs);
+    }
+    if args.case_index.is_some() && target.seed.is_none() {
+        anyhow::bail!("--case-index needs the --seed it came from");
+    }
+    target.case_index = args.case_index;
+    for answer in &args.answer {
+        target.replay.push(
+            serde_json::from_str(answer)
+                .with_context(|| format!("--answer {answer:?} is not JSON"))?,
+        );
+    }
+    let session = if args.fresh {
+        false
+    } else if args.session {
+        true
+    } else {
+        config.as_ref().and_then(|c| c.session).unwrap_or(true)
+    };
+    target = target
+        .strict(args.strict || config.as_ref().is_some_and(|c| c.strict))
+        .session(session);
+    target.allow_unasked = args.allow_unasked || config.as_ref().is_some_and(|c| c.allow_unasked);
+    let eras: crate::check::eras::Eras = match args
+        .protocol
+        .clone()
+        .or_else(|| config.as_ref().and_then(|c| c.protocol.clone()))
+    {
+        Some(protocol) => protocol.parse().map_err(anyhow::Error::msg)?,
+        None => crate::check::eras::Eras::default(),
+    };
+    target.invoked_as = std::env::args()
+        .next()
+        .unwrap_or_else(|| "elicit-check".to_owned());
+    Ok((
+        target.limits(Limits {
+            startup: Duration::from_secs_f64(args.startup_timeout),
+            call: Duration::from_secs_f64(args.call_timeout),
+            shutdown: Duration::from_secs_f64(args.shutdown_grace),
+        }),
+        eras,
+    ))
+}
+
+/// `elicit-check check`: `Ok(true)` when every property holds.
+pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
+    let (target, eras) = check_target(&args)?;
+    let seed = target
+        .seed
+        .map_or_else(|| "from the clock".to_owned(), |seed| seed.to_string());
+    let what = match (target.replay.len(), target.case_index) {
+        (0, Some(index)) => format!("one case: random case {index} of seed {seed}"),
+        (0, None) => format!(
+            "the coverage cases, then {} of seed {seed}",
+            counted(target.cases, "random case")
+        ),
+        (answers, _) => format!("one case replaying {}", counted(answers, "answer")),
+    };
+    eprintln!(
+        "elicit-check: checking tool {:?} of {} (protocol {}; {what}; {})",
+        target.tool,
+        crate::error::shell_words(&target.command),
+        match eras {
+            crate::check::eras::Eras::Auto => "auto: every era the server answers".to_owned(),
+            other => other.to_string(),
+        },
+        match (target.session, target.jobs) {
+            (true, 1) => "session mode".to_owned(),
+            (true, jobs) => format!("session mode, fresh re-runs -j {jobs}"),
+            (false, 1) => "a fresh process per case".to_owned(),
+            (false, jobs) => format!("a fresh process per case, -j {jobs}"),
+        }
+    );
+    let mut cases_log = match &args.output {
+        Some(dir) => {
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot write the evidence folder {}", dir.display()))?;
+            let path = dir.join("cases.jsonl");
+            Some(std::io::BufWriter::new(
+                std::fs::File::create(&path)
+                    .with_context(|| format!("cannot write {}", path.display()))?,
+            ))
+        }
+        None => None,
+    };
+    let mut log_error = None;
+    let mut signals = StopSignals::listen();
+    let mut on_record = |record: crate::check::CaseRecord| {
+        if let Some(file) = cases_log.as_mut() {
+            let line = serde_json::to_string(&record).unwrap_or_default();
+            if let Err(error) = writeln!(file, "{line}") {
+                log_error.get_or_insert(error);
+            }
+        }
+    };
+    let finished = tokio::select! {
+        report = crate::check::eras::check_eras(&target, eras, &mut on_record) => Some(report),
+        signal = signals.recv() => {
+            eprintln!("elicit-check: {signal}: stopping; the case in flight is dropped and its server killed");
+            None
+        }
+    };
+    let Some(report) = finished else {
+        if let Some(file) = cases_log.as_mut() {
+            file.flush().context("cannot write cases.jsonl")?;
+        }
+        anyhow::bail!("interrupted; the sessions that finished are in cases.jsonl");
+    };
+    let report = match report {
+        Ok(report) => report,
+        Err(error) => {
+            // The report file is written even when the check cannot be done, so
+            // a CI job that archives it never keeps an earlier run's report.
+            if let Some(dir) = &args.output {
+                let path = dir.join("check.json");
+                let failed = json!({
+                    "passed": false,
+                    "server_command": target.command,
+                    "tool": target.tool,
+                    "error": error.to_string(),
+                });
+                let text = serde_json::to_string_pretty(&failed)?;
+                std::fs::write(&path, text + "\n")
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+            }
+            if let Some(file) = cases_log.as_mut() {
+                file.flush().context("cannot write cases.jsonl")?;
+            }
+            return Err(error.into());
+        }
+    };
+    if let Some(error) = log_error {
+        return Err(error).context("cannot write cases.jsonl");
+    }
+    if let Some(mut file) = cases_log {
+        file.flush().context("cannot write cases.jsonl")?;
+    }
+    let json = crate::check::report::eras_json(&report)?;
+    if let Some(dir) = &args.output {
+        let path = dir.join("check.json");
+        std::fs::write(&path, &json).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &args.junit {
+        let xml = crate::check::report::eras_junit(&report)?;
+        std::fs::write(path, xml).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        writeln!(stdout, "{json}")?;
+    } else {
+        write!(stdout, "{}", crate::check::report::eras_table(&report))?;
+    }
+    Ok(report.passed)
+}
