@@ -9,6 +9,7 @@ mod cli;
 mod contract;
 mod contract_checks;
 mod fault_verdicts;
+mod help;
 mod hostile_client;
 mod hostile_peers;
 mod mrtr_cli;

@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
 use serde_json::Value;
 
 /// A fresh scratch folder for one test, removed when dropped (pass or fail).
@@ -183,11 +185,10 @@ struct Runner(Option<Child>);
 
 impl Runner {
     /// Sends `signal` to the run and waits for it to end.
-    fn stop(&mut self, signal: i32) -> std::process::ExitStatus {
+    fn stop(&mut self, signal: Signal) -> std::process::ExitStatus {
         let mut child = self.0.take().expect("running");
-        let pid = libc::pid_t::try_from(child.id()).expect("pid fits");
-        // SAFETY: signals the elicit-check process this test started.
-        assert_eq!(unsafe { libc::kill(pid, signal) }, 0);
+        let pid = Pid::from_raw(i32::try_from(child.id()).expect("pid fits"));
+        kill(pid, signal).expect("the elicit-check process this test started gets the signal");
         child.wait().expect("elicit-check ends")
     }
 }
@@ -195,7 +196,7 @@ impl Runner {
 impl Drop for Runner {
     fn drop(&mut self) {
         if self.0.is_some() {
-            self.stop(libc::SIGTERM);
+            self.stop(Signal::SIGTERM);
         }
     }
 }
@@ -298,7 +299,7 @@ fn a_server_that_leaves_nothing_of_its_group_running_has_no_such_warning() {
 
 #[test]
 fn a_run_stopped_by_sigterm_or_sigint_kills_the_server_group_in_flight() {
-    for (signal, name) in [(libc::SIGTERM, "sigterm"), (libc::SIGINT, "sigint")] {
+    for (signal, name) in [(Signal::SIGTERM, "sigterm"), (Signal::SIGINT, "sigint")] {
         let scratch = Scratch::new(name);
         let pid_file = scratch.path("pid");
         let output = scratch.path("out");
@@ -485,7 +486,7 @@ fn a_hostile_run_stopped_by_sigterm_keeps_the_case_in_flight_and_kills_its_group
         pids.wrapper,
         "exec keeps the wrapper's pid"
     );
-    let status = run.stop(libc::SIGTERM);
+    let status = run.stop(Signal::SIGTERM);
     assert_eq!(status.code(), Some(2), "an interrupted run exits 2");
     assert_nothing_left(&pids, "hostile sigterm");
     assert!(

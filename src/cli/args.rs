@@ -2,11 +2,13 @@
 //! checks of option values clap cannot express.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use serde_json::json;
 
+use crate::harness::Limits;
 use crate::harness::era::Protocol;
 use crate::report;
 use crate::run::settings::{Mode, Schedule};
@@ -130,15 +132,8 @@ pub struct CheckArgs {
     /// A TOML file of [[target]]s (see README); options given here override it.
     #[arg(long, value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
-    /// Seconds a server may take to answer `initialize` and `tools/list`.
-    #[arg(long, default_value_t = 10.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
-    pub(crate) startup_timeout: f64,
-    /// Seconds one `tools/call` may take, elicitations included.
-    #[arg(long, default_value_t = 10.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
-    pub(crate) call_timeout: f64,
-    /// Seconds a server may take to exit after its stdin closes before it is killed.
-    #[arg(long, default_value_t = 5.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
-    pub(crate) shutdown_grace: f64,
+    #[command(flatten)]
+    pub(crate) limits: LimitArgs,
     /// The server command, after `--` (e.g. `-- python3 server.py`).
     #[arg(last = true)]
     pub(crate) server: Vec<String>,
@@ -182,15 +177,8 @@ pub struct RunArgs {
     /// evidence (README, "Hostile clients").
     #[arg(long, conflicts_with_all = ["cases", "seed", "session", "protocol"])]
     pub(crate) hostile: bool,
-    /// Seconds a server may take to answer `initialize` and `tools/list`.
-    #[arg(long, default_value_t = 10.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
-    pub(crate) startup_timeout: f64,
-    /// Seconds one `tools/call` may take, elicitation included.
-    #[arg(long, default_value_t = 10.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
-    pub(crate) call_timeout: f64,
-    /// Seconds a server may take to exit after its stdin closes before it is killed.
-    #[arg(long, default_value_t = 5.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
-    pub(crate) shutdown_grace: f64,
+    #[command(flatten)]
+    pub(crate) limits: LimitArgs,
     /// Protocol era: 2025-11-25 (`initialize`, `elicitation/create`), 2026-07-28
     /// (`server/discover`, `InputRequiredResult`, retry), or both (each case in
     /// both eras; a case whose outcomes differ beyond what the era changes fails:
@@ -397,5 +385,50 @@ pub(crate) fn seconds_or_zero(text: &str) -> Result<f64, String> {
     match text.parse::<f64>() {
         Ok(value) if (0.0..=86_400.0).contains(&value) => Ok(value),
         _ => Err(format!("{text:?} is not a number of seconds in [0, 86400]")),
+    }
+}
+
+/// The time bounds of every server session, the same options for `run` and
+/// `check` (as [`Limits`]).
+#[derive(Debug, Clone, Copy, clap::Args)]
+pub struct LimitArgs {
+    /// Seconds a server may take to answer `initialize` and `tools/list`.
+    #[arg(long, default_value_t = 10.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
+    pub(crate) startup_timeout: f64,
+    /// Seconds one `tools/call` may take, elicitations included.
+    #[arg(long, default_value_t = 10.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
+    pub(crate) call_timeout: f64,
+    /// Seconds a server may take to exit after its stdin closes before it is killed.
+    #[arg(long, default_value_t = 5.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
+    pub(crate) shutdown_grace: f64,
+}
+
+impl LimitArgs {
+    /// The bounds these options give.
+    pub fn limits(self) -> Limits {
+        Limits {
+            startup: Duration::from_secs_f64(self.startup_timeout),
+            call: Duration::from_secs_f64(self.call_timeout),
+            shutdown: Duration::from_secs_f64(self.shutdown_grace),
+        }
+    }
+}
+
+/// The `--help` text of `elicit-check` (`None`) or of one subcommand
+/// (`Some("run")`), exactly as the binary prints it, without styling: the one
+/// source of the option reference.
+///
+/// # Panics
+/// When `subcommand` names none of `serve`, `run`, `check`.
+pub fn help(subcommand: Option<&str>) -> String {
+    use clap::CommandFactory;
+    let args = std::iter::once("elicit-check")
+        .chain(subcommand)
+        .chain(["--help"]);
+    match Cli::command().try_get_matches_from(args) {
+        Err(shown) if shown.kind() == clap::error::ErrorKind::DisplayHelp => {
+            shown.render().to_string()
+        }
+        _ => panic!("no subcommand {subcommand:?}"),
     }
 }

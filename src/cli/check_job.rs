@@ -3,7 +3,6 @@
 //! and whether every property held.
 
 use std::io::Write;
-use std::time::Duration;
 
 use anyhow::Context;
 use serde_json::json;
@@ -12,7 +11,6 @@ use super::args::CheckArgs;
 use super::program::{check_program, output_is_a_folder};
 use super::signals::StopSignals;
 use crate::format::counted;
-use crate::harness::Limits;
 
 /// The target of `check` and its eras from the options and, when given, the
 /// config file.
@@ -189,14 +187,7 @@ fn check_target(
     target.invoked_as = std::env::args()
         .next()
         .unwrap_or_else(|| "elicit-check".to_owned());
-    Ok((
-        target.limits(Limits {
-            startup: Duration::from_secs_f64(args.startup_timeout),
-            call: Duration::from_secs_f64(args.call_timeout),
-            shutdown: Duration::from_secs_f64(args.shutdown_grace),
-        }),
-        eras,
-    ))
+    Ok((target.limits(args.limits.limits()), eras))
 }
 
 /// `elicit-check check`: `Ok(true)` when every property holds.

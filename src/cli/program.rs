@@ -17,7 +17,8 @@ pub(crate) fn output_is_a_folder(dir: &std::path::Path) -> anyhow::Result<()> {
 
 /// Checks that the server's program can be started before anything is
 /// written: a path must name a regular file with an execute bit, a bare name
-/// must be such a file in a folder of `PATH` (as `execvp` looks it up). Each
+/// must be such a file in a folder of `PATH` (looked up with the `which` crate,
+/// as `execvp` does). Each
 /// refusal says why: not found, a directory, not executable.
 pub(crate) fn check_program(program: &str) -> anyhow::Result<()> {
     use std::os::unix::fs::PermissionsExt;
@@ -40,6 +41,11 @@ pub(crate) fn check_program(program: &str) -> anyhow::Result<()> {
             Ok(_) => Ok(()),
         };
     }
+    if which::which(program).is_ok() {
+        return Ok(());
+    }
+    // Not found as a program: say so, naming a file of that name on PATH that
+    // lacks the execute bit, if there is one.
     let candidates: Vec<PathBuf> = std::env::var_os("PATH")
         .map(|path| {
             std::env::split_paths(&path)
@@ -47,12 +53,6 @@ pub(crate) fn check_program(program: &str) -> anyhow::Result<()> {
                 .collect()
         })
         .unwrap_or_default();
-    if candidates
-        .iter()
-        .any(|candidate| std::fs::metadata(candidate).is_ok_and(|m| executable(&m)))
-    {
-        return Ok(());
-    }
     match candidates
         .iter()
         .find(|candidate| std::fs::metadata(candidate).is_ok_and(|m| m.is_file()))

@@ -4,7 +4,6 @@
 
 use std::fmt::Write as _;
 use std::io::Write;
-use std::time::Duration;
 
 use anyhow::Context;
 use serde_json::json;
@@ -13,7 +12,6 @@ use super::args::{RunArgs, protocols};
 use super::program::{check_program, output_is_a_folder};
 use super::signals::StopSignals;
 use crate::format::counted;
-use crate::harness::Limits;
 use crate::oracle::contract::Judging;
 use crate::report::{self, EvidenceLog};
 use crate::run::settings::Schedule;
@@ -292,11 +290,7 @@ async fn run_all(
     log: &EvidenceLog,
     minimal: &mut Option<crate::run::MinimalFailure>,
 ) -> anyhow::Result<()> {
-    let limits = Limits {
-        startup: Duration::from_secs_f64(args.startup_timeout),
-        call: Duration::from_secs_f64(args.call_timeout),
-        shutdown: Duration::from_secs_f64(args.shutdown_grace),
-    };
+    let limits = args.limits.limits();
     eprintln!("elicit-check: protocol {}", args.protocol());
     let settings = crate::run::Settings {
         limits,

@@ -11,6 +11,8 @@
 use std::process::Stdio;
 use std::time::Duration;
 
+use nix::sys::signal::{Signal, killpg};
+use nix::unistd::Pid;
 use tokio::io::AsyncReadExt;
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::task::JoinHandle;
@@ -48,22 +50,10 @@ pub struct Ended {
 /// (SIGSEGV)`; a number without a common name is `signal 42` (the
 /// `crashed` verdict names the exit code or the signal).
 pub fn describe_signal(signal: i32) -> String {
-    let name = match signal {
-        libc::SIGHUP => "SIGHUP",
-        libc::SIGINT => "SIGINT",
-        libc::SIGQUIT => "SIGQUIT",
-        libc::SIGILL => "SIGILL",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGPIPE => "SIGPIPE",
-        libc::SIGALRM => "SIGALRM",
-        libc::SIGTERM => "SIGTERM",
-        _ => return format!("signal {signal}"),
-    };
-    format!("signal {signal} ({name})")
+    match Signal::try_from(signal) {
+        Ok(named) => format!("signal {signal} ({})", named.as_str()),
+        Err(_) => format!("signal {signal}"),
+    }
 }
 
 /// A running server process with its stdio taken apart.
@@ -203,9 +193,9 @@ impl ServerProcess {
 
     /// Whether any process of the server's group still exists.
     fn group_alive(&self) -> bool {
+        // No signal (`None`) only checks that the group exists.
         self.group()
-            // SAFETY: signal 0 only checks that the group exists; no process is touched.
-            .is_some_and(|group| unsafe { libc::kill(-group, 0) } == 0)
+            .is_some_and(|group| killpg(group, None).is_ok())
     }
 
     /// Sends SIGKILL to every process of the server's group.
@@ -217,18 +207,17 @@ impl ServerProcess {
     /// the exit to meet in practice).
     fn kill_group(&self) {
         if let Some(group) = self.group() {
-            // SAFETY: plain syscall; a negative pid addresses the group this harness created.
-            unsafe {
-                libc::kill(-group, libc::SIGKILL);
-            }
+            // "No such process" is the group already gone: nothing to end.
+            let _ = killpg(group, Signal::SIGKILL);
         }
     }
 
     /// The process group id (the child's pid), when it fits a `pid_t` above 1.
-    fn group(&self) -> Option<libc::pid_t> {
+    fn group(&self) -> Option<Pid> {
         self.pid
-            .and_then(|pid| libc::pid_t::try_from(pid).ok())
+            .and_then(|pid| i32::try_from(pid).ok())
             .filter(|group| *group > 1)
+            .map(Pid::from_raw)
     }
 }
 
