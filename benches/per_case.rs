@@ -1,7 +1,7 @@
 //! What one case costs, side by side for the reference server and a Python SDK
-//! peer, against the Python laboratory's 0.56 s per case (issue 11).
+//! peer, against the Python laboratory's 0.56 s per case.
 //!
-//! One `cargo bench` run prints the five measurements of issue 11:
+//! One `cargo bench` run prints these five measurements:
 //!
 //! 1. `core/decide_generation_excluded` and `core/decide_generation_included`:
 //!    pure-core decisions per second on generated answers (`elem/s`), without and

@@ -1,5 +1,5 @@
 //! Checks one stdio MCP server's tool from a program of your own, as a
-//! downstream crate's `#[test]` would (issue 7, section 5).
+//! downstream crate's `#[test]` would (the library API of `check`).
 //!
 //! ```sh
 //! cargo run --example check_a_server -- archive /acted python3 fixtures/servers/forms.py --form boolean
