@@ -1,0 +1,691 @@
+//! Unit tests of `verdict`.
+
+//! Each verdict's rule fed bad evidence built by hand; the misbehaving
+//! servers of `tests/fault_verdicts.rs` show the same verdicts end to end.
+
+use serde_json::json;
+
+use super::*;
+use crate::case::{Answer, Case};
+use crate::harness::evidence::RMCP_VERSION;
+use crate::harness::proxy::StrayLine;
+
+/// The evidence of a clean session of `accept_valid` that computed 21.
+fn clean(answer: Value) -> Evidence {
+    let input = Case {
+        name: "c".into(),
+        policy: "validated".into(),
+        capabilities: json!({"elicitation": {"form": {}}}),
+        answer: Some(Answer::Result(answer)),
+        answer_text: None,
+    };
+    let frame = |seq, from, message| Frame {
+        seq,
+        from,
+        message,
+        text: None,
+    };
+    Evidence {
+        case: "c".into(),
+        input,
+        elicit_check_version: "0",
+        rmcp_version: RMCP_VERSION,
+        server_command: vec!["server".into()],
+        pid: Some(1),
+        protocol_version: Some("2025-11-25".into()),
+        wire: vec![
+            frame(0, Side::Client, json!({"id": 0, "method": "tools/call"})),
+            frame(
+                1,
+                Side::Server,
+                json!({"id": 0, "method": "elicitation/create", "params": {}}),
+            ),
+            frame(2, Side::Client, json!({"id": 0, "result": {}})),
+            frame(3, Side::Server, json!({"id": 0, "result": {}})),
+        ],
+        timeline: Vec::new(),
+        callbacks: 1,
+        stray_stdout: Vec::new(),
+        stray_stdout_not_kept: 0,
+        stderr: String::new(),
+        exit_code: Some(0),
+        exit_signal: None,
+        forced_kill: false,
+        shutdown_grace_secs: 5.0,
+        group_left_running: false,
+        outcome: Some(json!({"status": "calculated", "computed": true, "value": 21})),
+        text_outcome: None,
+        error: None,
+        started: true,
+        rpc_error: None,
+    }
+}
+
+fn failing(evidence: &Evidence, expected: Value) -> Finding {
+    classify(evidence, &expected, &["a check failed".to_owned()])
+}
+
+const CALCULATED: fn() -> Value = || json!({"status": "calculated", "computed": true, "value": 21});
+
+#[test]
+fn a_hung_call_says_when_its_elicitation_was_answered_with_no_object() {
+    let hung = |result: Value| {
+        let mut evidence = clean(json!({"action": "accept"}));
+        evidence.wire.truncate(3);
+        evidence.wire[2].message["result"] = result;
+        evidence.outcome = None;
+        evidence.error = Some("tools/call did not finish within 10 s".into());
+        failing(&evidence, CALCULATED())
+    };
+    assert_eq!(
+        hung(json!(173)),
+        Finding::new(
+            Primary::Hung,
+            "no reply to tools/call within 10 s after a result that is not an object (173) \
+             answered its elicitation/create"
+        )
+    );
+    assert_eq!(
+        hung(json!([])).evidence,
+        "no reply to tools/call within 10 s after a result that is not an object ([]) \
+         answered its elicitation/create"
+    );
+    // An object result, however malformed, is no such answer.
+    assert_eq!(
+        hung(json!({"action": "x"})).evidence,
+        "no reply to tools/call within 10 s"
+    );
+    // Only the reply to the server's elicitation/create: a client request
+    // under the same id, or a reply from the server, is not it.
+    let mut evidence = clean(json!({"action": "accept"}));
+    evidence.wire.truncate(2);
+    evidence.wire.push(Frame {
+        seq: 2,
+        from: Side::Client,
+        message: json!({"id": 0, "method": "ping", "result": 5}),
+        text: None,
+    });
+    evidence.wire.push(Frame {
+        seq: 3,
+        from: Side::Server,
+        message: json!({"id": 0, "result": 5}),
+        text: None,
+    });
+    evidence.outcome = None;
+    evidence.error = Some("tools/call did not finish within 10 s".into());
+    assert_eq!(
+        failing(&evidence, CALCULATED()).evidence,
+        "no reply to tools/call within 10 s"
+    );
+    // A reply under another id is not it either.
+    evidence.wire[2] = Frame {
+        seq: 2,
+        from: Side::Client,
+        message: json!({"id": 7, "result": 5}),
+        text: None,
+    };
+    assert_eq!(
+        failing(&evidence, CALCULATED()).evidence,
+        "no reply to tools/call within 10 s"
+    );
+    // Nor is a reply to a request that is no elicitation/create.
+    evidence.wire[1].message["method"] = json!("sampling/createMessage");
+    evidence.wire[2].message["id"] = json!(0);
+    assert_eq!(
+        failing(&evidence, CALCULATED()).evidence,
+        "no reply to tools/call within 10 s"
+    );
+}
+
+#[test]
+fn no_failure_is_passed_whatever_the_evidence() {
+    let mut evidence = clean(json!({"action": "accept"}));
+    evidence.exit_code = Some(3);
+    assert_eq!(
+        classify(&evidence, &CALCULATED(), &[]).verdict,
+        Primary::Passed
+    );
+}
+
+#[test]
+fn a_non_zero_exit_after_a_good_result_is_crashed_after_the_call() {
+    let mut evidence = clean(json!({"action": "accept"}));
+    evidence.exit_code = Some(3);
+    assert_eq!(
+        failing(&evidence, CALCULATED()),
+        Finding::new(Primary::Crashed, "exit code 3 after the call")
+    );
+    evidence.exit_code = None;
+    assert_eq!(
+        failing(&evidence, CALCULATED()).evidence,
+        "no exit code: ended by a signal after the call"
+    );
+    evidence.exit_signal = Some(11);
+    assert_eq!(
+        failing(&evidence, CALCULATED()),
+        Finding::new(
+            Primary::Crashed,
+            "killed by signal 11 (SIGSEGV) after the call"
+        )
+    );
+    evidence.exit_signal = None;
+    evidence.exit_code = Some(0);
+    assert_eq!(
+        failing(&evidence, CALCULATED()).verdict,
+        Primary::ContractFailure
+    );
+}
+
+#[test]
+fn a_transport_closed_without_result_is_crashed_even_with_exit_code_0() {
+    let mut evidence = clean(json!({"action": "accept"}));
+    evidence.outcome = None;
+    evidence.error = Some("tools/call failed: connection closed".into());
+    assert_eq!(
+        failing(&evidence, CALCULATED()),
+        Finding::new(
+            Primary::Crashed,
+            "exit code 0 before replying to tools/call"
+        )
+    );
+    // A JSON-RPC error reply is an answer, not a crash.
+    evidence.rpc_error = Some(json!({"code": -32021}));
+    assert_ne!(failing(&evidence, CALCULATED()).verdict, Primary::Crashed);
+}
+
+#[test]
+fn a_call_result_without_an_outcome_and_no_transport_error_is_wrong_outcome() {
+    // The server answered tools/call and exited 0; the result just holds no
+    // outcome. Not a crash: nothing failed on the transport.
+    let mut evidence = clean(json!({"action": "accept"}));
+    evidence.outcome = None;
+    let failures = vec![NO_OUTCOME.to_owned()];
+    assert_eq!(
+        classify(&evidence, &CALCULATED(), &failures),
+        Finding::new(Primary::WrongOutcome, NO_OUTCOME)
+    );
+    evidence.error = Some("the calculate result is not JSON".into());
+    assert_eq!(
+        classify(&evidence, &CALCULATED(), &failures).verdict,
+        Primary::WrongOutcome
+    );
+}
+
+/// The evidence line of a case that computed 21 on `answer` where the
+/// contract expected `expected`.
+fn computed_on(answer: Value, expected: Value) -> Finding {
+    failing(&clean(answer), expected)
+}
+
+#[test]
+fn computing_on_content_the_contract_refuses_names_the_rule_it_breaks() {
+    let refused =
+        |errors: Value| json!({"status": "invalid_content", "computed": false, "errors": errors});
+    // Out of range, and a whole float JSON Schema would call an integer: the
+    // same rule, which is true of both.
+    for units in [json!(11), json!(3.0)] {
+        assert_eq!(
+            computed_on(
+                json!({"action": "accept", "content": {"units": units, "unit_value": 7}}),
+                refused(json!([["units"]]))
+            ),
+            Finding::new(
+                Primary::ComputedOnInvalid,
+                "computed on an accept the contract refuses (value 21): units must be an integer \
+                 from 1 to 10, written without fraction or exponent; expected status \"invalid_content\""
+            )
+        );
+    }
+    // A key the requestedSchema does not name (JSON Schema allows it).
+    assert_eq!(
+        computed_on(
+            json!({"action": "accept", "content": {"units": 3, "unit_value": 7, "note": "x"}}),
+            refused(json!([["note"]]))
+        )
+        .evidence,
+        "computed on an accept the contract refuses (value 21): \"note\" is not a field of \
+         the requestedSchema (the contract refuses keys it does not name); expected status \
+         \"invalid_content\""
+    );
+    // A missing field, a bad one beside it, an extra key: three rules, no "more".
+    assert_eq!(
+        computed_on(
+            json!({"action": "accept", "content": {"unit_value": "7", "x": 1}}),
+            refused(json!([["units"], ["unit_value"], ["x"]]))
+        )
+        .evidence,
+        "computed on an accept the contract refuses (value 21): units is required; \
+         unit_value must be an integer from 1 to 100, written without fraction or exponent; \
+         \"x\" is not a field of the requestedSchema (the contract refuses keys it does not \
+         name); expected status \"invalid_content\""
+    );
+    assert_eq!(
+        computed_on(
+            json!({"action": "accept", "content": {"a": 1, "b": 1, "c": 1, "d": 1}}),
+            refused(json!([["units"], ["unit_value"], ["a"], ["b"]]))
+        )
+        .evidence,
+        "computed on an accept the contract refuses (value 21): units is required; \
+         unit_value is required; \"a\" is not a field of the requestedSchema (the contract \
+         refuses keys it does not name); and 1 more failing path; expected status \
+         \"invalid_content\""
+    );
+    // Content that is not an object, a path the contract never gives, no path.
+    assert_eq!(
+        computed_on(
+            json!({"action": "accept", "content": [3, 7]}),
+            refused(json!([[]]))
+        )
+        .evidence,
+        "computed on an accept the contract refuses (value 21): content must be a JSON \
+         object; expected status \"invalid_content\""
+    );
+    assert_eq!(
+        computed_on(
+            json!({"action": "accept", "content": {}}),
+            refused(json!([["a", 0]]))
+        )
+        .evidence,
+        "computed on an accept the contract refuses (value 21): content at [\"a\",0] breaks \
+         the form rules; expected status \"invalid_content\""
+    );
+    assert_eq!(
+        computed_on(
+            json!({"action": "accept", "content": {}}),
+            refused(json!([]))
+        )
+        .evidence,
+        "computed on an accept the contract refuses (value 21): its content breaks the form \
+         rules; expected status \"invalid_content\""
+    );
+}
+
+#[test]
+fn computing_on_an_accept_that_is_no_valid_answer_or_under_a_raw_policy_says_why() {
+    let no_content = json!({"status": "invalid_response", "computed": false,
+        "error": "accept response has no content"});
+    assert_eq!(
+        computed_on(json!({"action": "accept"}), no_content),
+        Finding::new(
+            Primary::ComputedOnInvalid,
+            "computed on an accept the contract refuses (value 21): accept response has no \
+             content; expected status \"invalid_response\""
+        )
+    );
+    assert_eq!(
+        computed_on(
+            json!({"action": "accept", "_meta": 1}),
+            json!({"status": "invalid_response", "computed": false})
+        )
+        .evidence,
+        "computed on an accept the contract refuses (value 21): it is no valid elicitation \
+         result; expected status \"invalid_response\""
+    );
+    let mut raw = clean(json!({"action": "accept", "content": {"units": 3}}));
+    raw.input.policy = "raw".into();
+    let echoed = json!({"status": "raw_response", "computed": false, "action": "accept"});
+    assert_eq!(
+        failing(&raw, echoed.clone()),
+        Finding::new(
+            Primary::ComputedOnInvalid,
+            "computed on an accept under policy \"raw\", which never computes (value 21); \
+             expected status \"raw_response\""
+        )
+    );
+    assert_eq!(
+        computed_on(json!({"action": "accept", "content": {"units": 3}}), echoed).evidence,
+        "computed on an accept where the contract computes nothing (value 21); expected \
+         status \"raw_response\""
+    );
+}
+
+#[test]
+fn computing_on_an_action_outside_the_spec_is_computed_without_an_accepted_answer() {
+    let evidence = clean(json!({"action": "reject", "content": {"units": 3}}));
+    let malformed = json!({"status": "invalid_response", "computed": false});
+    assert_eq!(
+        failing(&evidence, malformed),
+        Finding::new(
+            Primary::ComputedOnRefusal,
+            "computed without an accepted answer (value 21); expected status \"invalid_response\""
+        )
+    );
+}
+
+#[test]
+fn computing_on_an_error_reply_is_computed_on_refusal() {
+    let mut evidence = clean(json!({}));
+    evidence.input.answer = Some(Answer::Error(json!({"code": -1})));
+    let declined = json!({"status": "protocol_error", "computed": false});
+    assert_eq!(
+        failing(&evidence, declined),
+        Finding::new(
+            Primary::ComputedOnRefusal,
+            "computed without an accepted answer (value 21); expected status \"protocol_error\""
+        )
+    );
+    evidence.input.answer = Some(Answer::Result(json!({"action": "cancel"})));
+    let cancelled = json!({"computed": false});
+    assert_eq!(
+        failing(&evidence, cancelled).evidence,
+        "computed on a cancel (value 21); expected no computation"
+    );
+}
+
+#[test]
+fn computed_true_where_true_is_expected_is_not_computed_on_anything() {
+    let evidence = clean(json!({"action": "decline"}));
+    assert_eq!(
+        failing(&evidence, CALCULATED()).verdict,
+        Primary::ContractFailure
+    );
+    let mut evidence = clean(json!({"action": "decline"}));
+    evidence.outcome = Some(json!({"status": "declined", "computed": false}));
+    assert_eq!(
+        failing(&evidence, json!({"computed": false})).verdict,
+        Primary::ContractFailure
+    );
+}
+
+#[test]
+fn a_float_or_string_for_an_integer_is_type_drift_and_another_number_is_not() {
+    let mut evidence = clean(json!({"action": "accept"}));
+    evidence.outcome = Some(json!({"status": "calculated", "computed": true, "value": 21.0}));
+    assert_eq!(
+        failing(&evidence, CALCULATED()),
+        Finding::new(
+            Primary::TypeDrift,
+            "$.value is 21.0 (a number with a fraction part), expected 21 (an integer)"
+        )
+    );
+    evidence.outcome = Some(json!({"status": "calculated", "computed": true, "value": "21"}));
+    assert_eq!(
+        failing(&evidence, CALCULATED()).evidence,
+        "$.value is \"21\" (a string), expected 21 (an integer)"
+    );
+    evidence.outcome = Some(json!({"status": "calculated", "computed": true, "value": 22}));
+    let finding = classify(
+        &evidence,
+        &CALCULATED(),
+        &["outcome $.value: 22 != 21".into()],
+    );
+    assert_eq!(
+        finding,
+        Finding::new(Primary::WrongOutcome, "outcome $.value: 22 != 21")
+    );
+}
+
+#[test]
+fn a_boolean_for_the_integer_one_is_type_drift_and_for_another_integer_is_not() {
+    // units 1 × unit_value 1 = 1: a server that returns `true` drifts bool/int.
+    let mut evidence = clean(json!({"action": "accept"}));
+    evidence.outcome = Some(json!({"status": "calculated", "computed": true, "value": true}));
+    let one = json!({"status": "calculated", "computed": true, "value": 1});
+    assert_eq!(
+        failing(&evidence, one),
+        Finding::new(
+            Primary::TypeDrift,
+            "$.value is true (a boolean), expected 1 (an integer)"
+        )
+    );
+    assert_eq!(
+        failing(&evidence, CALCULATED()).verdict,
+        Primary::ContractFailure
+    );
+}
+
+#[test]
+fn the_text_outcome_is_judged_when_there_is_no_structured_content() {
+    let mut evidence = clean(json!({"action": "decline"}));
+    evidence.outcome = None;
+    evidence.text_outcome = Some(json!({"computed": true, "value": 21}));
+    assert_eq!(
+        failing(&evidence, json!({"status": "declined", "computed": false})).verdict,
+        Primary::ComputedOnRefusal
+    );
+    evidence.text_outcome = Some(json!("not an object"));
+    assert_eq!(
+        failing(&evidence, json!({"computed": false})).verdict,
+        Primary::ContractFailure
+    );
+}
+
+#[test]
+fn an_elicitation_in_a_mode_the_client_did_not_declare_is_named() {
+    let mut evidence = clean(json!({"action": "accept"}));
+    evidence.input.capabilities = json!({});
+    assert_eq!(
+        failing(&evidence, CALCULATED()).evidence,
+        "elicitation/create id 0 asks for mode \"form\", but the client declared no elicitation capability"
+    );
+    evidence.input.capabilities = json!({"elicitation": {}});
+    assert_eq!(
+        failing(&evidence, CALCULATED()).verdict,
+        Primary::ContractFailure
+    );
+}
+
+#[test]
+fn declared_modes_follow_the_spec() {
+    assert_eq!(declared_modes(&json!({"elicitation": {}})), ["form"]);
+    assert_eq!(
+        declared_modes(&json!({"elicitation": {"url": {}}})),
+        ["url"]
+    );
+    assert_eq!(
+        declared_modes(&json!({"elicitation": {"url": {}, "form": {}}})),
+        ["form", "url"]
+    );
+    assert!(declared_modes(&json!({"elicitation": true})).is_empty());
+    assert!(declared_modes(&json!({})).is_empty());
+}
+
+#[test]
+fn a_reply_id_of_a_request_is_right_and_any_other_is_wrong() {
+    let evidence = clean(json!({"action": "accept"}));
+    assert_eq!(wrong_reply_id(&evidence.wire), None);
+    let mut wire = evidence.wire.clone();
+    wire[3].message["id"] = json!("0");
+    assert_eq!(
+        wrong_reply_id(&wire),
+        Some(Finding::new(
+            Primary::WrongReplyId,
+            "a reply (#3) under id \"0\", which no request of the client carries (the pending request was tools/call id 0)"
+        ))
+    );
+    wire[3].message["id"] = Value::Null;
+    assert_eq!(
+        wrong_reply_id(&wire),
+        None,
+        "id null is a parse-error reply"
+    );
+}
+
+#[test]
+fn oracle_disagreement_and_missing_outcome_have_their_own_names() {
+    let evidence = clean(json!({"action": "accept"}));
+    let disagree = vec!["the oracles disagree (model vs reason): $.x".to_owned()];
+    assert_eq!(
+        classify(&evidence, &CALCULATED(), &disagree).verdict,
+        Primary::OraclesDisagree
+    );
+    let missing = vec!["other".to_owned(), NO_OUTCOME.to_owned()];
+    assert_eq!(
+        classify(&evidence, &CALCULATED(), &missing),
+        Finding::new(Primary::WrongOutcome, NO_OUTCOME)
+    );
+}
+
+/// The checks name the first five stray lines and count the rest, kept or
+/// only counted (oracle/contract.rs, both eras); no stray line, no failure.
+#[test]
+fn five_stray_lines_are_named_and_the_rest_counted() {
+    let mut evidence = clean(json!({"action": "accept"}));
+    let mut failures = Vec::new();
+    crate::oracle::contract::stray_line_failures(&evidence, &mut failures);
+    assert_eq!(failures, Vec::<String>::new());
+    evidence.stray_stdout = (0..7)
+        .map(|seq| StrayLine {
+            seq,
+            line: format!("line {seq}"),
+            bytes: 6,
+        })
+        .collect();
+    for (not_kept, last) in [
+        (0, "and 2 more non-JSON-RPC lines on stdout"),
+        (3, "and 5 more non-JSON-RPC lines on stdout"),
+    ] {
+        evidence.stray_stdout_not_kept = not_kept;
+        let mut failures = Vec::new();
+        crate::oracle::contract::stray_line_failures(&evidence, &mut failures);
+        assert_eq!(failures.len(), 6);
+        assert_eq!(failures[4], "non-JSON-RPC line on stdout (#4): \"line 4\"");
+        assert_eq!(failures[5], last);
+    }
+    // Five kept and none counted: five named, no count line.
+    evidence.stray_stdout.truncate(5);
+    evidence.stray_stdout_not_kept = 0;
+    let mut failures = Vec::new();
+    crate::oracle::contract::stray_line_failures(&evidence, &mut failures);
+    assert_eq!(failures.len(), 5);
+    // One only counted: "1 more" (singular).
+    evidence.stray_stdout_not_kept = 1;
+    let mut failures = Vec::new();
+    crate::oracle::contract::stray_line_failures(&evidence, &mut failures);
+    assert_eq!(failures[5], "and 1 more non-JSON-RPC line on stdout");
+}
+
+#[test]
+fn a_stray_line_names_its_line_before_and_after_the_start() {
+    let mut evidence = clean(json!({"action": "accept"}));
+    evidence.stray_stdout = vec![StrayLine {
+        seq: 4,
+        line: "hi".into(),
+        bytes: 2,
+    }];
+    let expected = Finding::new(
+        Primary::StdoutNotJsonRpc,
+        "stdout line #4 is not a JSON-RPC message: \"hi\"",
+    );
+    assert_eq!(failing(&evidence, CALCULATED()), expected);
+    evidence.started = false;
+    assert_eq!(failing(&evidence, CALCULATED()), expected);
+}
+
+#[test]
+fn names_are_stable_distinct_and_serialized_as_written() {
+    let names: Vec<&str> = Primary::ALL.iter().map(|verdict| verdict.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "passed",
+            "did_not_start",
+            "no_initialize_reply",
+            "stdout_not_json_rpc",
+            "wrong_reply_id",
+            "hung",
+            "crashed",
+            "re_asked",
+            "undeclared_mode",
+            "elicited_before_initialized",
+            "no_error_reply",
+            "computed_on_refusal",
+            "computed_on_invalid",
+            "type_drift",
+            "ignored_stdin_close",
+            "dropped_request",
+            "wrong_outcome",
+            "oracles_disagree",
+            "contract_failure",
+            "interrupted"
+        ]
+    );
+    for verdict in Primary::ALL {
+        assert_eq!(json!(verdict), json!(verdict.name()));
+        assert_eq!(verdict.to_string(), verdict.name());
+    }
+}
+
+#[test]
+fn consequences_of_a_broken_session_are_left_out_and_news_is_kept() {
+    let failures: Vec<String> = [
+        "harness: tools/call did not finish within 1 s",
+        NO_OUTCOME,
+        "no protocol version negotiated, expected \"2025-11-25\"",
+        "0 tools/call requests, expected exactly 1",
+        "0 responses to tools/call id 2, expected exactly 1",
+        "exit code 3, expected 0",
+        "no exit code: killed by a signal",
+        "the server did not exit after stdin closed and was killed",
+        "0 elicitation/create requests, expected 1",
+        "no reply: stdout closed before the awaited frame (after 1 frame)",
+        "tools/call id 2 after the next call: no reply, expected status \"calculated\"",
+        "requestedSchema $.x: unexpected key",
+        // Two replies to one call is news even when the session then hung.
+        "tools/call id 1: 2 replies, expected exactly 1",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    let news = [
+        "requestedSchema $.x: unexpected key",
+        "tools/call id 1: 2 replies, expected exactly 1",
+    ];
+    let hung = Finding::new(Primary::Hung, "no reply to tools/call within 1 s");
+    assert_eq!(secondary(&hung, true, &failures), news);
+    let crashed = Finding::new(Primary::Crashed, "exit code 3 after the call");
+    assert_eq!(secondary(&crashed, true, &failures), news);
+    let wrong = Finding::new(Primary::WrongOutcome, NO_OUTCOME);
+    assert_eq!(secondary(&wrong, true, &failures).len(), failures.len() - 1);
+    let killed = Finding::new(Primary::IgnoredStdinClose, "x");
+    assert!(
+        !secondary(&killed, true, &failures)
+            .contains(&"the server did not exit after stdin closed and was killed")
+    );
+    let asked = Finding::new(Primary::ReAsked, "x");
+    let twice = vec!["2 elicitation/create requests, expected 1".to_owned()];
+    assert!(secondary(&asked, true, &twice).is_empty());
+    let stray = Finding::new(
+        Primary::StdoutNotJsonRpc,
+        "stdout line #1 is not a JSON-RPC message: \"hello\"",
+    );
+    let lines = vec![
+        "non-JSON-RPC line on stdout (#1): \"hello\"".to_owned(),
+        "non-JSON-RPC line on stdout (#5): \"bye\"".to_owned(),
+    ];
+    assert_eq!(
+        secondary(&stray, true, &lines),
+        ["non-JSON-RPC line on stdout (#5): \"bye\""]
+    );
+    // Noise before `initialize` was answered: the session never started, so
+    // the missing outcome and call counts are consequences; news stays.
+    let mut noisy = lines.clone();
+    noisy.extend(failures.iter().cloned());
+    assert_eq!(
+        secondary(&stray, false, &noisy),
+        [
+            "non-JSON-RPC line on stdout (#5): \"bye\"",
+            "requestedSchema $.x: unexpected key",
+            "tools/call id 1: 2 replies, expected exactly 1",
+        ]
+    );
+    assert_eq!(secondary(&stray, true, &noisy).len(), noisy.len() - 1);
+}
+
+#[test]
+fn exits_and_bounds_are_said_in_the_protocols_words() {
+    let mut evidence = clean(json!({}));
+    evidence.forced_kill = true;
+    evidence.shutdown_grace_secs = 0.5;
+    assert_eq!(describe_exit(&evidence), "no exit code: killed after 0.5 s");
+    // The harness's own kill after the grace is said so, whatever the signal.
+    evidence.exit_signal = Some(9);
+    assert_eq!(describe_exit(&evidence), "no exit code: killed after 0.5 s");
+    evidence.forced_kill = false;
+    evidence.exit_code = None;
+    assert_eq!(describe_exit(&evidence), "killed by signal 9 (SIGKILL)");
+    assert_eq!(
+        no_reply("tools/call did not finish within 2 s"),
+        "no reply to tools/call within 2 s"
+    );
+    assert!(Primary::Hung.session_broke() && !Primary::TypeDrift.session_broke());
+}
