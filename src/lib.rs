@@ -15,7 +15,7 @@
 //! - [`run`], [`report`], [`verdict`]: the `elicit-check run` job, its table,
 //!   `results.json`, and the one primary verdict of each failed case.
 //!   [`run::schedule`]: fresh process per case or sessions, `-j` cases at once.
-//! - [`check`], [`schema`], [`oracle::property`], [`check::report`], [`check::config`]:
+//! - [`mod@check`], [`schema`], [`oracle::property`], [`check::report`], [`check::config`]:
 //!   `elicit-check check`, anyone's tool judged from the `requestedSchema` it sends
 //!   (README, "Check your own server in detail"). From a downstream crate's own test:
 //!

@@ -8,10 +8,12 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use serde_json::json;
 
+use crate::check::eras::Eras;
 use crate::harness::Limits;
 use crate::harness::era::Protocol;
 use crate::report;
 use crate::run::settings::{Mode, Schedule};
+use crate::strategy::Policy;
 
 /// Property-based and mutation testing for MCP form elicitation servers.
 #[derive(Debug, Parser)]
@@ -109,8 +111,8 @@ pub struct CheckArgs {
     /// server answers, each with its own verdicts (README, "Check your own
     /// server in detail", Protocol eras)
     /// [default: auto].
-    #[arg(long, value_name = "ERA", value_parser = ["auto", "both", "2025-11-25", "2026-07-28"])]
-    pub(crate) protocol: Option<String>,
+    #[arg(long, value_name = "ERA", value_parser = eras_parser())]
+    pub(crate) protocol: Option<Eras>,
     /// Most server runs spent shrinking one property's failure [default: 32].
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub(crate) max_shrink_runs: Option<usize>,
@@ -184,8 +186,8 @@ pub struct RunArgs {
     /// both eras; a case whose outcomes differ beyond what the era changes fails:
     /// README, "Protocol 2026-07-28")
     /// [default: 2025-11-25, or 2026-07-28 for `--case NAME@2026-07-28`].
-    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(["2025-11-25", "2026-07-28", "both"]))]
-    pub(crate) protocol: Option<String>,
+    #[arg(long, value_enum)]
+    pub(crate) protocol: Option<RunEras>,
     /// Judge free-text messages word for word, `errors` in contract order and the
     /// exact `requestedSchema` [default: on for the built-in reference server,
     /// off for a server given after `--`, which is judged by meaning].
@@ -224,7 +226,7 @@ pub struct RunArgs {
     pub(crate) capabilities: Option<String>,
     /// The `policy` argument of the --answer case [default: validated].
     #[arg(long, value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(["validated", "raw", "diagnostic_unchecked"]), conflicts_with_all = ["only", "cases", "seed", "hostile"])]
-    pub(crate) policy: Option<String>,
+    pub(crate) policy: Option<Policy>,
     /// Print one JSON document on stdout instead of the table: the members of
     /// run.json and `results`, each case's name, `passed`, verdict name,
     /// primary evidence and reproduction (shape: schemas/run-report.schema.json).
@@ -241,8 +243,8 @@ const ERA_2026_SUFFIX: &str = "@2026-07-28";
 
 impl RunArgs {
     /// The era(s) of `--protocol` (2025-11-25 when not given).
-    pub(crate) fn protocol(&self) -> &str {
-        self.protocol.as_deref().unwrap_or("2025-11-25")
+    pub(crate) fn protocol(&self) -> RunEras {
+        self.protocol.unwrap_or(RunEras::V2025_11_25)
     }
 
     /// `--case NAME@2026-07-28` (the name of a case's 2026-07-28 verdict in a
@@ -263,8 +265,8 @@ impl RunArgs {
             return Ok(self);
         };
         let base = first.trim_end_matches(ERA_2026_SUFFIX).to_owned();
-        match self.protocol.as_deref() {
-            None | Some("2026-07-28") => {}
+        match self.protocol {
+            None | Some(RunEras::V2026_07_28) => {}
             Some(other) => anyhow::bail!(
                 "--case {first} is the case's run in protocol 2026-07-28, but --protocol is \
                  {other}: give --case {base} --protocol {other}, or leave out --protocol"
@@ -286,7 +288,7 @@ impl RunArgs {
                 *name = base.to_owned();
             }
         }
-        self.protocol = Some("2026-07-28".to_owned());
+        self.protocol = Some(RunEras::V2026_07_28);
         Ok(self)
     }
 
@@ -327,7 +329,7 @@ impl RunArgs {
             };
         Ok(Some(crate::run::answer_case(
             capabilities,
-            self.policy.as_deref().unwrap_or("validated"),
+            self.policy.unwrap_or(Policy::Validated).as_str(),
             answer,
         )))
     }
@@ -372,12 +374,45 @@ pub(crate) fn seconds(text: &str) -> Result<f64, String> {
     }
 }
 
-/// The eras of `--protocol`: one version, or `both` (2025-11-25 first).
-pub(crate) fn protocols(protocol: &str) -> Vec<Protocol> {
-    match protocol.parse::<Protocol>() {
-        Ok(one) => vec![one],
-        Err(_) => Protocol::ALL.to_vec(),
+/// The eras `run --protocol` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum RunEras {
+    /// `initialize`, then `elicitation/create` inside the call.
+    #[value(name = "2025-11-25")]
+    V2025_11_25,
+    /// `server/discover`, `InputRequiredResult`, the retry with `inputResponses`.
+    #[value(name = "2026-07-28")]
+    V2026_07_28,
+    /// Each case in both eras, 2025-11-25 first.
+    Both,
+}
+
+impl RunEras {
+    /// The eras in the order the run goes through them.
+    pub fn protocols(self) -> Vec<Protocol> {
+        match self {
+            RunEras::V2025_11_25 => vec![Protocol::V2025_11_25],
+            RunEras::V2026_07_28 => vec![Protocol::V2026_07_28],
+            RunEras::Both => Protocol::ALL.to_vec(),
+        }
     }
+}
+
+impl std::fmt::Display for RunEras {
+    /// As written on the command line and in `run.json`: `2025-11-25`, `both`.
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        use clap::ValueEnum;
+        let value = self.to_possible_value().expect("no variant is skipped");
+        formatter.write_str(value.get_name())
+    }
+}
+
+/// `check --protocol`'s parser: the four values listed in `--help`, read as
+/// [`Eras`] (the config file's `protocol` reads the same words).
+fn eras_parser() -> impl clap::builder::TypedValueParser<Value = Eras> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(["auto", "both", "2025-11-25", "2026-07-28"])
+        .map(|text| text.parse::<Eras>().expect("one of the listed values"))
 }
 
 /// A clap value parser: seconds in [0, 86400] (`--request-state-ttl`).

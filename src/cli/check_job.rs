@@ -176,13 +176,13 @@ fn check_target(
         .strict(args.strict || config.as_ref().is_some_and(|c| c.strict))
         .session(session);
     target.allow_unasked = args.allow_unasked || config.as_ref().is_some_and(|c| c.allow_unasked);
-    let eras: crate::check::eras::Eras = match args
-        .protocol
-        .clone()
-        .or_else(|| config.as_ref().and_then(|c| c.protocol.clone()))
-    {
-        Some(protocol) => protocol.parse().map_err(anyhow::Error::msg)?,
-        None => crate::check::eras::Eras::default(),
+    let eras: crate::check::eras::Eras = match (args.protocol, config.as_ref()) {
+        (Some(eras), _) => eras,
+        (None, Some(config)) => match &config.protocol {
+            Some(protocol) => protocol.parse().map_err(anyhow::Error::msg)?,
+            None => crate::check::eras::Eras::default(),
+        },
+        (None, None) => crate::check::eras::Eras::default(),
     };
     target.invoked_as = std::env::args()
         .next()

@@ -5,7 +5,7 @@
 //! - [`args`]: the options of `serve`, `run` and `check`.
 //! - [`run`], [`check`], [`serve`]: the jobs; `Ok(true)` when everything
 //!   passed, `Ok(false)` when the server failed a case or a property, `Err`
-//!   when nothing could be judged ([`exit_code`] maps the three).
+//!   when nothing could be judged ([`mod@exit_code`] maps the three).
 
 pub mod args;
 mod check_job;

@@ -8,7 +8,7 @@ use std::io::Write;
 use anyhow::Context;
 use serde_json::json;
 
-use super::args::{RunArgs, protocols};
+use super::args::RunArgs;
 use super::program::{check_program, output_is_a_folder};
 use super::signals::StopSignals;
 use crate::format::counted;
@@ -86,7 +86,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<bool> {
     let run_info = json!({
         "server_command": command,
         "seed": seed,
-        "protocol": args.protocol(),
+        "protocol": args.protocol().to_string(),
         // Generated cases run: --cases N, or those named with --case generated_N.
         "generated_cases": cases + selection.generated.len(),
         "hostile": args.hostile,
@@ -94,7 +94,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<bool> {
     let log = EvidenceLog::create_for_run(&args.output, &run_info)
         .with_context(|| format!("cannot write the evidence folder {}", args.output.display()))?;
     let mut minimal = None;
-    let schedule = args.schedule().for_protocols(&protocols(args.protocol()));
+    let schedule = args.schedule().for_protocols(&args.protocol().protocols());
     let started = std::time::Instant::now();
     let mut signals = StopSignals::listen();
     let mut stopped: Option<anyhow::Error> = None;
@@ -294,7 +294,7 @@ async fn run_all(
     eprintln!("elicit-check: protocol {}", args.protocol());
     let settings = crate::run::Settings {
         limits,
-        protocols: protocols(args.protocol()),
+        protocols: args.protocol().protocols(),
         judging: Judging {
             exact_messages: args.exact_messages(),
         },

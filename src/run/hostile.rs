@@ -87,7 +87,7 @@ pub async fn run_hostile(
 
 /// Plays one case against `command` and judges it. While it plays, it is the
 /// case in flight of a run's registry (`crate::harness::in_flight`, under the
-/// name and [`input`] of the case), so Ctrl-C or SIGTERM keeps it as
+/// name and `input` of the case), so Ctrl-C or SIGTERM keeps it as
 /// `interrupted` with its frames so far.
 ///
 /// # Errors

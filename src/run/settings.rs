@@ -132,9 +132,9 @@ impl Schedule {
         }
     }
 
-    /// How many cases are handed to [`judge_stream`] at once: one when serial
+    /// How many cases are handed to [`super::schedule::judge_stream`] at once: one when serial
     /// in fresh-process mode (a failure is shrunk before the next case runs),
-    /// [`FRESH_AHEAD`] per job with `-j` 2 or more, [`SESSION_BATCH`] per job in
+    /// `FRESH_AHEAD` per job with `-j` 2 or more, [`SESSION_BATCH`] per job in
     /// session mode.
     pub fn window(&self) -> usize {
         let jobs = self.jobs.max(1);

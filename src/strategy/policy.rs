@@ -5,7 +5,8 @@ use std::fmt;
 use proptest::prelude::*;
 
 /// The `policy` argument of `calculate` (contract rule 3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+#[value(rename_all = "snake_case")]
 pub enum Policy {
     /// `"validated"`: asks only when form is declared, validates accepted content.
     Validated,
