@@ -100,14 +100,10 @@ pub enum Error {
 }
 
 /// `command` as one shell-quoted line (`python3 'my server.py'`).
+/// A word with a NUL byte (which no program's argument can hold) makes the
+/// line the words joined by spaces, unquoted.
 pub fn shell_words(command: &[String]) -> String {
-    command
-        .iter()
-        .map(|word| {
-            shlex::try_quote(word).map_or_else(|_| word.clone(), std::borrow::Cow::into_owned)
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    shlex::try_join(command.iter().map(String::as_str)).unwrap_or_else(|_| command.join(" "))
 }
 
 /// `stderr` under a banner, or nothing when it is empty (no empty banner).

@@ -345,12 +345,11 @@ impl EvidenceLog {
         use std::io::BufRead;
         let lines_path = self.dir.join("results.jsonl");
         let path = self.dir.join("results.json");
-        let partial = self.dir.join(".results.json.partial");
         let source = std::fs::File::open(&lines_path).map_err(io_error(&lines_path))?;
-        let file = std::fs::File::create(&partial).map_err(io_error(&partial))?;
-        let mut out = std::io::BufWriter::new(file);
+        let partial = partial_file(&self.dir, "results.json")?;
         let mut first = true;
-        let copy = || -> std::io::Result<()> {
+        let copy = |file: &std::fs::File| -> std::io::Result<()> {
+            let mut out = std::io::BufWriter::new(file);
             out.write_all(b"[")?;
             for line in std::io::BufReader::new(source).lines() {
                 let line = line?;
@@ -364,23 +363,40 @@ impl EvidenceLog {
             out.write_all(b"\n]\n")?;
             out.flush()
         };
-        copy().map_err(io_error(&partial))?;
-        std::fs::rename(&partial, &path).map_err(io_error(&path))?;
+        copy(partial.as_file()).map_err(io_error(partial.path()))?;
+        partial
+            .persist(&path)
+            .map_err(|failed| io_error(&path)(failed.error))?;
         Ok(path)
     }
 
     /// Writes `value` as pretty JSON to `name` in the folder, atomically.
     fn write_json(&self, name: &str, value: &impl Serialize) -> Result<PathBuf, Error> {
         let path = self.dir.join(name);
-        let partial = self.dir.join(format!(".{name}.partial"));
         let text = serde_json::to_string_pretty(value).map_err(|source| Error::Json {
             path: path.clone(),
             source,
         })?;
-        std::fs::write(&partial, text + "\n").map_err(io_error(&partial))?;
-        std::fs::rename(&partial, &path).map_err(io_error(&path))?;
+        let mut partial = partial_file(&self.dir, name)?;
+        partial
+            .write_all((text + "\n").as_bytes())
+            .map_err(io_error(partial.path()))?;
+        partial
+            .persist(&path)
+            .map_err(|failed| io_error(&path)(failed.error))?;
         Ok(path)
     }
+}
+
+/// A new file `.NAME.XXXXXX.partial` in `dir`, renamed over `dir/NAME` once
+/// written (so a reader never sees half a file) and removed if the run stops
+/// before that.
+fn partial_file(dir: &Path, name: &str) -> Result<tempfile::NamedTempFile, Error> {
+    tempfile::Builder::new()
+        .prefix(&format!(".{name}."))
+        .suffix(".partial")
+        .tempfile_in(dir)
+        .map_err(io_error(&dir.join(name)))
 }
 
 #[cfg(test)]
