@@ -66,8 +66,8 @@ fn stop_if_stuck(log: &EvidenceLog, settings: &Settings) -> Result<(), Error> {
     Ok(())
 }
 
-/// Runs `cases` against `command`, one fresh server process per case, judging
-/// each against `expected[case.name]`; each verdict goes to `log` and then to
+/// Runs `cases` against `command` under `settings` (one verdict per case and
+/// era, in the processes `settings.schedule` gives), judging each against `expected[case.name]`; each verdict goes to `log` and then to
 /// `on_verdict` (the CLI prints its table row there).
 ///
 /// # Errors
@@ -78,23 +78,6 @@ fn stop_if_stuck(log: &EvidenceLog, settings: &Settings) -> Result<(), Error> {
 /// [`Error::IgnoredStdinClose`] after [`MAX_CONSECUTIVE_IGNORED_STDIN_CLOSE`]
 /// consecutive `ignored_stdin_close` cases (unless `settings.keep_going`); [`Error::Io`] when the evidence cannot be written. A
 /// case whose expected outcome is missing fails with that reason.
-pub async fn run_cases(
-    command: &[String],
-    cases: &[Case],
-    expected: &serde_json::Map<String, Value>,
-    limits: Limits,
-    judging: Judging,
-    log: &EvidenceLog,
-    on_verdict: &mut dyn FnMut(&Verdict),
-) -> Result<(), Error> {
-    let settings = Settings::legacy(limits, judging);
-    run_cases_in(command, cases, expected, &settings, log, on_verdict).await
-}
-
-/// [`run_cases`] with `settings` (one verdict per case and era).
-///
-/// # Errors
-/// As [`run_cases`].
 pub async fn run_cases_in(
     command: &[String],
     cases: &[Case],
@@ -244,7 +227,7 @@ pub fn select_cases(only: &[String]) -> Result<Selection, Error> {
 ///
 /// # Errors
 /// [`Error::UnknownCase`] when `only` names a case that does not exist (before
-/// anything runs); otherwise as [`run_cases`].
+/// anything runs); otherwise as [`run_cases_in`].
 pub async fn run_contract(
     command: &[String],
     only: &[String],
@@ -314,7 +297,7 @@ pub fn answer_case(
 /// from); its reproduction replays it by its inputs (`--answer`).
 ///
 /// # Errors
-/// As [`run_cases`].
+/// As [`run_cases_in`].
 pub async fn run_answer(
     command: &[String],
     case: &Case,
@@ -387,7 +370,7 @@ impl MinimalFailure {
 /// number done.
 ///
 /// # Errors
-/// As [`run_cases`].
+/// As [`run_cases_in`].
 pub async fn run_generated(
     command: &[String],
     count: usize,
@@ -405,7 +388,7 @@ pub async fn run_generated(
 /// case fails when any of its verdicts fails, and is shrunk in all the eras).
 ///
 /// # Errors
-/// As [`run_cases`].
+/// As [`run_cases_in`].
 pub async fn run_generated_in(
     command: &[String],
     count: usize,
@@ -423,7 +406,7 @@ pub async fn run_generated_in(
 /// had in the run that named it. The first failure is shrunk.
 ///
 /// # Errors
-/// As [`run_cases`].
+/// As [`run_cases_in`].
 pub async fn run_generated_selected(
     command: &[String],
     indices: &[usize],

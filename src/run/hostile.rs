@@ -54,7 +54,7 @@ pub fn select(only: &[String]) -> Result<Vec<HostileCase>, Error> {
 /// (the reference server).
 ///
 /// # Errors
-/// As [`super::run_cases`]: [`Error::Spawn`], [`Error::ServerDidNotStart`] (the
+/// As [`super::run_cases_in`]: [`Error::Spawn`], [`Error::ServerDidNotStart`] (the
 /// first case got no result to `initialize`), [`Error::Hung`] after
 /// [`super::MAX_CONSECUTIVE_HUNG`] consecutive `hung` cases and
 /// [`Error::IgnoredStdinClose`] after
