@@ -17,7 +17,11 @@ use std::str::FromStr;
 
 use serde::Serialize;
 
-use super::{CaseRecord, CheckError, CheckReport, Target, check_with_log};
+use super::case_run::CaseRecord;
+use super::check_with_log;
+use super::error::CheckError;
+use super::outcome::CheckReport;
+use super::target::Target;
 use crate::harness::era::Protocol;
 
 /// What `--protocol` asks for.

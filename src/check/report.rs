@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::check::eras::ErasReport;
-use crate::check::{CheckReport, Failure, Verdict};
+use crate::check::outcome::{CheckReport, Failure, Verdict};
 use crate::format::counted;
 use crate::transcript;
 

@@ -20,10 +20,10 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::{
-    CaseRun, CheckError, Step, Target, consenting_plan, finish_run, form_capabilities, lock, open,
-    responder,
-};
+use super::case_run::{CaseRun, Step, finish_run, form_capabilities, lock, open, responder};
+use super::error::CheckError;
+use super::plan::consenting_plan;
+use super::target::Target;
 use crate::harness::rounds::RetryFault;
 use crate::oracle::property::{Class, Property};
 use crate::schema::answer::GeneratedAnswer;

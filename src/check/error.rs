@@ -1,0 +1,122 @@
+//! Why a check could not be done ([`CheckError`], exit code 2): a server that
+//! does not start, a tool it does not list, a probe that shows nothing to
+//! judge, an acted rule that cannot be read, a failing hook. A broken
+//! property is not an error: it is a verdict in the report.
+
+/// Why a check could not be done (exit code 2), as opposed to a failed property.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CheckError {
+    /// The server command could not be started.
+    #[error("cannot start server {}", crate::error::shell_words(command))]
+    Spawn {
+        /// Program and arguments.
+        command: Vec<String>,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// The server never completed `initialize` and `tools/list`.
+    #[error(
+        "the server did not start: {error}{}{}",
+        stray_banner(stray),
+        stderr_banner(stderr)
+    )]
+    DidNotStart {
+        /// The harness's reason.
+        error: String,
+        /// The first lines of its stdout that were not JSON-RPC (empty: none).
+        stray: String,
+        /// The last lines of its stderr (empty: none).
+        stderr: String,
+    },
+    /// The tool is not among the server's tools.
+    #[error("the server offers no tool named {tool:?}; it offers: {}", if tools.is_empty() { "no tools".to_owned() } else { tools.join(", ") })]
+    ToolNotFound {
+        /// The tool asked for.
+        tool: String,
+        /// The tools it lists.
+        tools: Vec<String>,
+    },
+    /// The probe call got no reply at all (a timeout, a crash) before asking
+    /// anything: not a server that never elicits, so it is named apart.
+    #[error(
+        "tools/call {tool:?} got no reply ({failure}) and sent no elicitation/create before it; nothing to check\n--- its stderr (last lines) ---\n{stderr}"
+    )]
+    NoReply {
+        /// The tool.
+        tool: String,
+        /// Why there is no reply, in the harness's words.
+        failure: String,
+        /// The last lines of its stderr.
+        stderr: String,
+    },
+    /// The probe call sent no form `elicitation/create`.
+    #[error(
+        "tools/call {tool:?} sent no form elicitation/create to a client declaring form elicitation; nothing to check (its reply: {reply})"
+    )]
+    NoElicitation {
+        /// The tool.
+        tool: String,
+        /// Its reply, as compact JSON.
+        reply: String,
+    },
+    /// The acted rule cannot be read from the probe's results: a wrong
+    /// `--acted` pointer, not a server bug.
+    #[error(
+        "{rule} cannot be read from the tool's reply to {answer}: {why}\n  the reply: {reply}\n  give the pointer of a value every reply carries (--acted POINTER or POINTER=JSON), or read acting another way: --acted-text REGEX, --acted-not-error, --acted-cmd CMD"
+    )]
+    ActedUnreadable {
+        /// The rule as its option, e.g. `--acted /scheduled`.
+        rule: String,
+        /// The answer whose reply it was, e.g. `the valid accept {..}`.
+        answer: String,
+        /// Why, e.g. `no value at /scheduled in structuredContent or the text content`.
+        why: String,
+        /// The reply, as compact JSON.
+        reply: String,
+    },
+    /// A `--setup` or `--acted-cmd` command failed or could not start.
+    #[error("{option} {command:?} {how}{}", stderr_banner(stderr))]
+    Hook {
+        /// `--setup` or `--acted-cmd`.
+        option: &'static str,
+        /// The command.
+        command: String,
+        /// How it failed: `cannot start: ...`, `ended with exit status 1`.
+        how: String,
+        /// The last lines of its stderr.
+        stderr: String,
+    },
+    /// A `requestedSchema` the `jsonschema` crate cannot compile.
+    #[error("{0}")]
+    BadSchema(String),
+    /// The target is incomplete (no tool, no command).
+    #[error("{0}")]
+    Usage(String),
+    /// `--protocol both`: the era named could not be checked.
+    #[error("protocol {protocol}: {source}")]
+    Era {
+        /// `2025-11-25` or `2026-07-28`.
+        protocol: &'static str,
+        /// Why.
+        source: Box<CheckError>,
+    },
+}
+
+/// `stray` lines under a banner, or nothing when there are none.
+fn stray_banner(stray: &str) -> String {
+    if stray.is_empty() {
+        String::new()
+    } else {
+        format!("\n--- its stdout lines that are not JSON-RPC ---\n{stray}")
+    }
+}
+
+/// `stderr` under a banner, or nothing when it is empty (no empty banner).
+fn stderr_banner(stderr: &str) -> String {
+    if stderr.trim().is_empty() {
+        String::new()
+    } else {
+        format!("\n--- its stderr (last lines) ---\n{stderr}")
+    }
+}

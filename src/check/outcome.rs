@@ -1,0 +1,131 @@
+//! What a check reports: per property ([`PropertyReport`], properties 1 to 8)
+//! a [`Verdict`], the calls it applied to, its warnings and its minimal
+//! [`Failure`] with the commands that reproduce it; and the whole
+//! [`CheckReport`] the table, JSON and JUnit renderings read.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::tally::Finding;
+use crate::harness::proxy::{Frame, StrayLine};
+
+/// A property's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// It held on every case it applied to (warnings aside).
+    Holds,
+    /// A case broke it.
+    Fails,
+    /// No case applied to it (e.g. property 6 without `--acted POINTER`).
+    Untested,
+}
+
+impl Verdict {
+    /// The word printed in the table.
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::Fails => "FAILS",
+            Verdict::Untested => "untested",
+        }
+    }
+}
+
+/// A property's minimal failure.
+#[derive(Debug, Clone, Serialize)]
+pub struct Failure {
+    /// The one primary reason, on the minimal case.
+    pub reason: String,
+    /// The generated case it came from (none for replays and capability sessions).
+    pub case_index: Option<usize>,
+    /// The minimal answers, one per `elicitation/create`, as sent.
+    pub answers: Vec<Value>,
+    /// How each was built.
+    pub built_as: Vec<String>,
+    /// Stdio runs spent shrinking.
+    pub shrink_runs: usize,
+    /// Whether shrinking stopped at [`Target::max_shrink_runs`](super::target::Target::max_shrink_runs) before it was done.
+    pub shrink_stopped_early: bool,
+    /// The minimal case's whole wire.
+    pub wire: Vec<Frame>,
+    /// Its non-JSON-RPC stdout lines.
+    pub stray_stdout: Vec<StrayLine>,
+    /// A one-line command replaying the minimal answers (`--answer JSON`).
+    pub reproduce: String,
+    /// A one-line command repeating the generated case (`--seed S --case-index I`).
+    pub reproduce_seed: Option<String>,
+    /// The tool's reply in that case (`{"result": ..}`, `{"error": ..}` or `{}`).
+    pub reply: Value,
+    /// The last lines of the server's stderr in that case.
+    pub stderr: String,
+}
+
+/// One property's line of the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct PropertyReport {
+    /// 1 to 8.
+    pub property: u8,
+    /// What it states.
+    pub statement: &'static str,
+    /// Calls it applied to.
+    pub cases: usize,
+    /// Its verdict.
+    pub verdict: Verdict,
+    /// Warnings (never failures unless `--strict`).
+    pub warnings: Vec<String>,
+    /// The minimal failure, when it fails.
+    pub failure: Option<Failure>,
+    /// Properties 1 and 2: every answer class the tool acted on, with how
+    /// often and its smallest answer, in the order they were met.
+    pub findings: Vec<Finding>,
+}
+
+/// The result of a check.
+#[derive(Debug, Clone, Serialize)]
+pub struct CheckReport {
+    /// This crate's version.
+    pub elicit_check_version: &'static str,
+    /// The server command.
+    pub server_command: Vec<String>,
+    /// The tool called.
+    pub tool: String,
+    /// The acted rule, as its option (`--acted /computed`).
+    pub acted: String,
+    /// The seed.
+    pub seed: u64,
+    /// Random cases run.
+    pub cases: usize,
+    /// Coverage cases run (the same for every seed).
+    pub coverage_cases: usize,
+    /// Per request and field, how many coverage answers were built on it, e.g.
+    /// `nights: 10`.
+    pub coverage_fields: Vec<String>,
+    /// The fields the tool acts on at one value only, e.g.
+    /// `/confirm is a consent field: acts only when true`.
+    pub consent_fields: Vec<String>,
+    /// `session` (cases one after another in a server process, failures re-run
+    /// fresh) or `fresh-process`.
+    pub mode: &'static str,
+    /// The protocol era the server was driven in: `2025-11-25` or `2026-07-28`.
+    pub protocol: &'static str,
+    /// Whether `--strict` was on.
+    pub strict: bool,
+    /// Whether every property holds.
+    pub passed: bool,
+    /// Each step's `requestedSchema`, as the probe saw it.
+    pub requested_schemas: Vec<Value>,
+    /// Warnings about the schemas (keywords outside the MCP subset).
+    pub schema_warnings: Vec<String>,
+    /// Generated invalid answers the judge called valid (reclassified, not misjudged).
+    pub reclassified: usize,
+    /// The eight properties, in order.
+    pub properties: Vec<PropertyReport>,
+}
+
+impl CheckReport {
+    /// The property report numbered `number` (1 to 8).
+    pub fn property(&self, number: u8) -> Option<&PropertyReport> {
+        self.properties.iter().find(|p| p.property == number)
+    }
+}

@@ -1,0 +1,176 @@
+//! The probe, the check's first phase: start the server declaring form
+//! elicitation, check the tool is listed, call it with consenting valid
+//! accepts (the next base candidate while the tool does not act), keep each
+//! request's `requestedSchema`, then send one decline; the acted rule must
+//! read on both replies, else the check stops (exit 2: a configuration error,
+//! not a server bug).
+
+use std::sync::Arc;
+
+use serde_json::{Map, Value, json};
+
+use super::case_run::{
+    CaseRecord, CaseRun, Step, call_and_finish, form_capabilities, last_lines, open, record,
+    run_case,
+};
+use super::error::CheckError;
+use super::plan::consenting_plan;
+use super::target::Target;
+use crate::schema::Form;
+use crate::schema::answer::GeneratedAnswer;
+use crate::schema::coverage;
+use crate::schema::judge::Judge;
+
+/// What the probe learnt.
+pub(super) struct Probed {
+    /// Each request's schema, read and compiled.
+    pub(super) steps: Arc<Vec<Step>>,
+    /// Each request's base: the consenting valid content the tool acted on
+    /// (the first candidate when it acted on none).
+    pub(super) bases: Vec<Map<String, Value>>,
+    /// Its calls: the valid accepts tried, then a decline.
+    pub(super) runs: Vec<CaseRun>,
+}
+
+/// The probe: start, check the tool, call it with consenting valid accepts
+/// (the next base candidate while the tool does not act), keep the schemas,
+/// then send one decline; check that the acted rule reads on both replies.
+pub(super) async fn probe(
+    target: &Target,
+    log: &mut dyn FnMut(CaseRecord),
+) -> Result<Probed, CheckError> {
+    let session = open(target, &form_capabilities(), true).await?;
+    let did_not_start = |error: String, finished: crate::harness::Finished| {
+        let stray: Vec<String> = finished
+            .recording
+            .stray_stdout
+            .iter()
+            .take(3)
+            .map(|stray| format!("#{}: {}", stray.seq, Value::String(stray.line.clone())))
+            .collect();
+        CheckError::DidNotStart {
+            error,
+            stray: stray.join("\n"),
+            stderr: last_lines(&finished.exit.stderr, 20),
+        }
+    };
+    if let Some(error) = session.startup_error().map(str::to_owned) {
+        let finished = session.finish().await;
+        return Err(did_not_start(error, finished));
+    }
+    let tools = match session.list_tools().await {
+        Ok(tools) => tools,
+        Err(error) => {
+            let finished = session.finish().await;
+            return Err(did_not_start(error, finished));
+        }
+    };
+    if !tools.contains(&target.tool) {
+        session.finish().await;
+        return Err(CheckError::ToolNotFound {
+            tool: target.tool.clone(),
+            tools,
+        });
+    }
+    let (run, schemas) = call_and_finish(target, session, &form_capabilities(), None, &[]).await?;
+    log(record(
+        "probe: a consenting valid accept".to_owned(),
+        &run,
+        &[],
+    ));
+    if let (true, Some(failure)) = (schemas.is_empty(), &run.call_failure) {
+        return Err(CheckError::NoReply {
+            tool: target.tool.clone(),
+            failure: failure.clone(),
+            stderr: last_lines(&run.stderr, 20),
+        });
+    }
+    if schemas.is_empty() && !run.reading.acted {
+        return Err(CheckError::NoElicitation {
+            tool: target.tool.clone(),
+            reply: run.reply.to_string(),
+        });
+    }
+    acted_readable(target, &run)?;
+    if schemas.is_empty() {
+        // It acted without asking a client that could answer: property 7's
+        // failure, and nothing to generate answers from.
+        return Ok(Probed {
+            steps: Arc::new(Vec::new()),
+            bases: Vec::new(),
+            runs: vec![run],
+        });
+    }
+    let steps = schemas
+        .into_iter()
+        .map(|schema| {
+            let judge = Judge::new(&schema).map_err(CheckError::BadSchema)?;
+            Ok(Step {
+                form: Form::read(&schema),
+                schema,
+                judge,
+            })
+        })
+        .collect::<Result<Vec<Step>, CheckError>>()?;
+    let candidates: Vec<Vec<Map<String, Value>>> = steps
+        .iter()
+        .map(|step| coverage::base_candidates(&step.form))
+        .collect();
+    let candidate = |index: usize| -> Vec<Map<String, Value>> {
+        candidates
+            .iter()
+            .map(|each| each[index.min(each.len() - 1)].clone())
+            .collect()
+    };
+    let mut bases = candidate(0);
+    let mut acted = run.reading.acted;
+    let mut runs = vec![run];
+    let steps = Arc::new(steps);
+    let most = candidates.iter().map(Vec::len).max().unwrap_or(1);
+    for index in 1..most {
+        if acted {
+            break;
+        }
+        let tried = candidate(index);
+        let plan = consenting_plan(&tried);
+        let run = run_case(target, &steps, &plan, &form_capabilities()).await?;
+        log(record(
+            format!("probe: consenting valid accept {}", index + 1),
+            &run,
+            &[],
+        ));
+        acted_readable(target, &run)?;
+        if run.reading.acted {
+            acted = true;
+            bases = tried;
+        }
+        runs.push(run);
+    }
+    let decline = [GeneratedAnswer {
+        answer: json!({"action": "decline"}),
+        built_as: "decline".to_owned(),
+    }];
+    let run = run_case(target, &steps, &decline, &form_capabilities()).await?;
+    log(record("probe: a decline".to_owned(), &run, &[]));
+    acted_readable(target, &run)?;
+    runs.push(run);
+    Ok(Probed { steps, bases, runs })
+}
+
+/// [`CheckError::ActedUnreadable`] when the acted rule found no value in a
+/// probe's reply that is not an error.
+fn acted_readable(target: &Target, run: &CaseRun) -> Result<(), CheckError> {
+    let Some(why) = &run.reading.unreadable else {
+        return Ok(());
+    };
+    let answer = run.sent.first().map_or_else(
+        || "the call".to_owned(),
+        |sent| format!("the answer {}", sent.answer),
+    );
+    Err(CheckError::ActedUnreadable {
+        rule: target.acted.to_string(),
+        answer,
+        why: why.clone(),
+        reply: run.reply.to_string(),
+    })
+}

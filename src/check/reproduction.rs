@@ -1,0 +1,54 @@
+//! Reproduction lines: the `elicit-check check` command line that repeats a
+//! failure (`--answer JSON` per request, or `--seed S --case-index I`), with
+//! the target's options, the era it failed in and the server command after
+//! `--`, shell-quoted.
+
+use serde_json::Value;
+
+use super::target::Target;
+
+/// `elicit-check check --tool T [--arguments JSON] ACTED [--strict]
+/// [--allow-unasked] --protocol ERA [--setup CMD] [--env K=V]... [--cwd DIR]`,
+/// the program named as the user invoked it.
+pub(super) fn base_command(target: &Target) -> Vec<String> {
+    let mut command = vec![
+        target.invoked_as.clone(),
+        "check".to_owned(),
+        "--tool".to_owned(),
+        target.tool.clone(),
+    ];
+    if let Some(arguments) = &target.arguments {
+        command.push("--arguments".to_owned());
+        command.push(Value::Object(arguments.clone()).to_string());
+    }
+    command.extend(target.acted.words());
+    if target.strict {
+        command.push("--strict".to_owned());
+    }
+    if target.allow_unasked {
+        command.push("--allow-unasked".to_owned());
+    }
+    // The era it failed in: the default `auto` may run both.
+    command.extend(["--protocol".to_owned(), target.protocol.to_string()]);
+    if let Some(setup) = &target.setup {
+        command.extend(["--setup".to_owned(), setup.clone()]);
+    }
+    for (key, value) in &target.environment.vars {
+        command.extend(["--env".to_owned(), format!("{key}={value}")]);
+    }
+    if let Some(cwd) = &target.environment.cwd {
+        command.extend(["--cwd".to_owned(), cwd.display().to_string()]);
+    }
+    command
+}
+
+/// `ARGS -- SERVER`, shell-quoted.
+pub(super) fn join_command(args: &[String], server: &[String]) -> String {
+    let quote = |word: &String| {
+        shlex::try_quote(word).map_or_else(|_| word.clone(), |quoted| quoted.into_owned())
+    };
+    let mut words: Vec<String> = args.iter().map(quote).collect();
+    words.push("--".to_owned());
+    words.extend(server.iter().map(quote));
+    words.join(" ")
+}

@@ -1,0 +1,119 @@
+//! Shrinking a property's failure: proptest's shrinking loop over stdio, one
+//! fresh server process per candidate, at most [`Target::max_shrink_runs`]
+//! runs, keeping the smallest case that still breaks the property; and the
+//! [`Failure`] a run gives, with its reproduction lines.
+
+use std::sync::Arc;
+
+use proptest::strategy::ValueTree;
+use serde_json::Value;
+
+use super::case_run::{CaseRecord, CaseRun, Step, form_capabilities, last_lines, record, run_case};
+use super::error::CheckError;
+use super::outcome::Failure;
+use super::reproduction::{base_command, join_command};
+use super::target::Target;
+use crate::oracle::property::{Class, Property};
+use crate::schema::answer::GeneratedAnswer;
+
+/// proptest's shrinking loop over stdio, keeping the case failing `property`.
+pub(super) async fn shrink(
+    target: &Target,
+    steps: &Arc<Vec<Step>>,
+    tree: &mut Box<dyn ValueTree<Value = Vec<GeneratedAnswer>>>,
+    property: Property,
+    seed: u64,
+    index: usize,
+    log: &mut dyn FnMut(CaseRecord),
+) -> Result<Failure, CheckError> {
+    let failing = |run: &CaseRun| {
+        run.violations(target)
+            .into_iter()
+            .find(|(broken, _)| *broken == property)
+            .map(|(_, reason)| reason)
+    };
+    let plan = tree.current();
+    let mut best_run = run_case(target, steps, &plan, &form_capabilities()).await?;
+    let mut best_reason = failing(&best_run);
+    let mut runs = 0;
+    let mut step = tree.simplify();
+    while step && runs < target.max_shrink_runs {
+        runs += 1;
+        let candidate = tree.current();
+        let run = run_case(target, steps, &candidate, &form_capabilities()).await?;
+        step = match failing(&run) {
+            Some(reason) => {
+                best_reason = Some(reason);
+                best_run = run;
+                tree.simplify()
+            }
+            None => tree.complicate(),
+        };
+    }
+    let stopped_early = step && runs >= target.max_shrink_runs;
+    let violations = best_run.violations(target);
+    log(record(
+        format!("minimal case of {property}"),
+        &best_run,
+        &violations,
+    ));
+    // A flaky server may pass the re-run of the original case: keep the first reason.
+    let reason = best_reason.unwrap_or_else(|| {
+        format!("{property} failed on case {index}, but not when the case was run again")
+    });
+    Ok(failure_of(
+        target,
+        reason,
+        &best_run,
+        Some(index),
+        runs,
+        stopped_early,
+        seed,
+    ))
+}
+
+/// A failure from a run.
+pub(super) fn failure_of(
+    target: &Target,
+    reason: String,
+    run: &CaseRun,
+    case_index: Option<usize>,
+    shrink_runs: usize,
+    shrink_stopped_early: bool,
+    seed: u64,
+) -> Failure {
+    let answers: Vec<Value> = run
+        .sent
+        .iter()
+        .filter(|sent| sent.class != Class::Error)
+        .map(|sent| sent.answer.clone())
+        .collect();
+    let mut replay = base_command(target);
+    for answer in &answers {
+        replay.push("--answer".to_owned());
+        replay.push(answer.to_string());
+    }
+    Failure {
+        reason,
+        case_index,
+        built_as: run.sent.iter().map(|sent| sent.built_as.clone()).collect(),
+        answers,
+        shrink_runs,
+        shrink_stopped_early,
+        wire: run.wire.clone(),
+        stray_stdout: run.stray.clone(),
+        reproduce: join_command(&replay, &target.command),
+        reply: run.reply.clone(),
+        stderr: last_lines(&run.stderr, 10),
+        reproduce_seed: case_index.map(|index| {
+            let mut again = base_command(target);
+            again.extend([
+                "--seed".to_owned(),
+                seed.to_string(),
+                "--case-index".to_owned(),
+                index.to_string(),
+            ]);
+            join_command(&again, &target.command)
+        }),
+    }
+}
