@@ -19,7 +19,7 @@
 //!
 //! The Python peer's environment is set up by `scripts/peers.sh` (under
 //! `$ELICIT_CHECK_PEERS_DIR`, default `target/peers`) when it is missing.
-//! Run with `cargo bench`; BENCHMARKS.md holds the figures.
+//! Run with `cargo bench`; the book's docs/src/dev/benchmarks.md holds the figures.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};

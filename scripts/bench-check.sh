@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The default `elicit-check check` on the SDK peers, timed beside one cold start
 # of the same server (initialize + tools/list), back to back in one run, so the
-# ratio holds on a loaded machine (BENCHMARKS.md, "check as a CI gate").
+# ratio holds on a loaded machine (docs/src/dev/benchmarks.md, "check as a CI gate").
 #   scripts/bench-check.sh [BINARY]      (default: target/release/elicit-check)
 # Needs the peers (scripts/peers.sh). Prints one line per peer:
 #   peer  cold start (median of 5)  check wall time  ratio  exit code

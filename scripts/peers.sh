@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sets up the environments of the SDK peer servers (issue 8) under target/peers/:
+# Sets up the environments of the SDK peer servers (docs/src/peers.md) under target/peers/:
 #   target/peers/python-sdk1/  venv with fixtures/peers/requirements-sdk1.txt (mcp 1.x)
 #   target/peers/python-sdk2/  venv with fixtures/peers/requirements-sdk2.txt (mcp 2.x)
 #   target/peers/node/         `npm ci` of fixtures/peers/typescript/package-lock.json

@@ -1,8 +1,9 @@
 #!/bin/sh
 # Installs the published reference server @modelcontextprotocol/server-everything
 # (npm, pinned) under target/server-everything/, for `elicit-check check` and
-# tests/check.rs (issue 7). Idempotent: does nothing when the pinned version is
-# already there. Needs node >= 18 and npm; prints where the server is.
+# tests/check/cli.rs (docs/src/check.md, "What it finds in
+# @modelcontextprotocol/server-everything"). Idempotent: does nothing when the
+# pinned version is already there. Needs node >= 18 and npm; prints where the server is.
 #
 #   scripts/server-everything.sh
 #   node target/server-everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js stdio
