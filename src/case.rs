@@ -2,7 +2,7 @@
 //!
 //! Cases hold inputs only. The expected outcomes of the contract cases live in
 //! `expected/results.json`, written by hand from the contract table
-//! (README, "The contract").
+//! (docs/src/contract.md).
 
 use serde::{Deserialize, Deserializer, Serialize};
 use serde_json::Value;

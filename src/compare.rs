@@ -1,5 +1,5 @@
 //! Type-aware JSON comparison: `true` is not `1`, `21` is not `21.0`, as the
-//! contract's outcomes are judged (README, "Statuses").
+//! contract's outcomes are judged (docs/src/contract.md, "Statuses").
 //!
 //! [`compare`] walks an expected and an actual [`serde_json::Value`] side by side and
 //! reports every difference with its JSON path, naming the kinds involved when the

@@ -17,7 +17,7 @@
 //!   [`run::schedule`]: fresh process per case or sessions, `-j` cases at once.
 //! - [`mod@check`], [`schema`], [`oracle::property`], [`check::report`], [`check::config`]:
 //!   `elicit-check check`, anyone's tool judged from the `requestedSchema` it sends
-//!   (README, "Check your own server in detail"). From a downstream crate's own test:
+//!   (docs/src/check.md). From a downstream crate's own test:
 //!
 //! ```no_run
 //! use elicit_check::{Target, check};

@@ -4,8 +4,8 @@
 //!
 //! The peers live in `fixtures/peers/`; `scripts/peers.sh` installs their pinned
 //! environments under `target/peers/`. [`table`] turns the verdicts of one
-//! `elicit-check run` per peer (`results.json`) into the Markdown table the README
-//! shows.
+//! `elicit-check run` per peer (`results.json`) into the Markdown table of docs/src/peers.md,
+//! "The cross-SDK table".
 
 use std::path::Path;
 

@@ -8,7 +8,7 @@
 //! eras): 2025-11-25 is judged by `oracle::contract`, 2026-07-28 by
 //! `oracle::era`; with both, the 2026-07-28 verdict (named `NAME@2026-07-28`)
 //! also fails when its result differs from the 2025-11-25 one beyond the
-//! 2026-07-28 table (README, "Protocol 2026-07-28").
+//! 2026-07-28 table (docs/src/eras.md).
 //!
 //! [`hostile`] runs the hostile-client cases instead (`run --hostile`).
 

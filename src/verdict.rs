@@ -1,5 +1,5 @@
 //! The one primary verdict of a case: which of a closed list of faults its
-//! evidence shows, with the one line of evidence that shows it (README, "Verdicts").
+//! evidence shows, with the one line of evidence that shows it (docs/src/verdicts.md).
 //!
 //! A server that misbehaves fails many checks at once: one that exits with
 //! code 3 during `tools/call` also has no outcome, no reply to the call and a
@@ -444,8 +444,8 @@ fn computed_wrongly(evidence: &Evidence, expected: &Value, outcome: &Value) -> O
     })
 }
 
-/// The fields of the contract's requestedSchema with their bounds (README "The
-/// contract": `units` 1..=10, `unit_value` 1..=100), to name the rule a refused
+/// The fields of the contract's requestedSchema with their bounds (docs/src/contract.md:
+/// `units` 1..=10, `unit_value` 1..=100), to name the rule a refused
 /// accept breaks.
 const FIELDS: [(&str, i64, i64); 2] = [("units", 1, 10), ("unit_value", 1, 100)];
 

@@ -1,5 +1,5 @@
 //! `elicit-check check`: anyone's stdio MCP server, judged from the
-//! `requestedSchema` it sends (README, "Check your own server in detail").
+//! `requestedSchema` it sends (docs/src/check.md).
 //!
 //! The job, along the data flow:
 //!

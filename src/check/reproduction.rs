@@ -42,13 +42,11 @@ pub(super) fn base_command(target: &Target) -> Vec<String> {
     command
 }
 
-/// `ARGS -- SERVER`, shell-quoted.
+/// `ARGS -- SERVER`, shell-quoted (`--` itself needs no quotes).
 pub(super) fn join_command(args: &[String], server: &[String]) -> String {
-    let quote = |word: &String| {
-        shlex::try_quote(word).map_or_else(|_| word.clone(), |quoted| quoted.into_owned())
-    };
-    let mut words: Vec<String> = args.iter().map(quote).collect();
-    words.push("--".to_owned());
-    words.extend(server.iter().map(quote));
-    words.join(" ")
+    format!(
+        "{} -- {}",
+        crate::error::shell_words(args),
+        crate::error::shell_words(server)
+    )
 }

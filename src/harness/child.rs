@@ -1,6 +1,6 @@
 //! The server under test as a real child process: spawn, stderr capture, shutdown.
 //!
-//! The server runs in its own process group (README, "The harness"): servers are very
+//! The server runs in its own process group (docs/src/verdicts.md): servers are very
 //! often started through a wrapper (`sh -c`, `npx`, `uvx`, `uv run`) that starts the
 //! real server as a grandchild, and killing only the direct child would leave that
 //! grandchild running. Every kill here is sent to the whole group, and the group is

@@ -1,4 +1,4 @@
-//! The two protocol eras a case can run in (README, "Protocol 2026-07-28").
+//! The two protocol eras a case can run in (docs/src/eras.md).
 //!
 //! - `2025-11-25`: `initialize`, then `tools/call`; the server sends
 //!   `elicitation/create` in the middle of the call and the client answers it.

@@ -1,6 +1,6 @@
 //! The evidence of one case: everything needed to judge it and to read it later.
 //!
-//! Written to `run-output/` for every case, passing or failing (README, "The harness").
+//! Written to `run-output/` for every case, passing or failing (docs/src/verdicts.md).
 
 use std::time::Duration;
 
@@ -91,7 +91,7 @@ pub struct Evidence {
     /// exit after its stdin closed before it was killed.
     pub shutdown_grace_secs: f64,
     /// Whether processes of the server's process group (a wrapper's children) were
-    /// still running after the server exited, and were killed (README, "The harness").
+    /// still running after the server exited, and were killed (docs/src/verdicts.md).
     pub group_left_running: bool,
     /// `structuredContent` of the `calculate` result.
     pub outcome: Option<Value>,
@@ -103,7 +103,7 @@ pub struct Evidence {
     pub started: bool,
     /// Protocol 2026-07-28: the JSON-RPC error object the call was refused with
     /// (`{"code": -32021, "message": ..., "data": {...}}`); absent otherwise (the
-    /// 2026-07-28 table, README "Protocol 2026-07-28").
+    /// 2026-07-28 table, docs/src/eras.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rpc_error: Option<Value>,
 }

@@ -1,4 +1,4 @@
-//! Hostile client frames (README, "Hostile clients"): the harness writes raw lines to
+//! Hostile client frames (docs/src/hostile.md): the harness writes raw lines to
 //! the server's stdin itself, as a misbehaving client would, while the proxy
 //! records both directions as for every other case.
 //!
@@ -28,7 +28,7 @@ pub const CAPABILITIES: &str = r#"{"elicitation":{"form":{}}}"#;
 /// The valid answer of the contract: `{"action":"accept","content":{"units":3,"unit_value":7}}`.
 pub const VALID_ACCEPT: &str = r#"{"action":"accept","content":{"units":3,"unit_value":7}}"#;
 
-/// One hostile-client case. The expected behaviour of each is in the README's
+/// One hostile-client case. The expected behaviour of each is in docs/src/hostile.md's
 /// "Hostile clients" table and in [`crate::oracle::hostile::judge`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -79,7 +79,7 @@ pub enum HostileCase {
 }
 
 impl HostileCase {
-    /// Every case, in the README table's order.
+    /// Every case, in the order of docs/src/hostile.md's table (H1 to H16).
     pub const ALL: [HostileCase; 16] = [
         HostileCase::CallBeforeInitialized,
         HostileCase::ReplyIdMistyped,
@@ -99,7 +99,7 @@ impl HostileCase {
         HostileCase::EofRightAfterRequest,
     ];
 
-    /// The case's name (snake case, as in the README and the snapshots).
+    /// The case's name (snake case, as in docs/src/hostile.md and the snapshots).
     pub fn name(self) -> &'static str {
         match self {
             HostileCase::CallBeforeInitialized => "call_before_initialized",

@@ -1,5 +1,5 @@
 //! The harness on protocol 2026-07-28: a discover-lifecycle rmcp client that
-//! drives the rounds of one `tools/call` itself (README, "Protocol 2026-07-28").
+//! drives the rounds of one `tools/call` itself (docs/src/eras.md).
 //!
 //! ```text
 //! client  server/discover                       (_meta: version, capabilities)

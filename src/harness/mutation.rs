@@ -1,7 +1,7 @@
 //! Wire mutants: typed corruptions of the server's frames, to prove that the
 //! contract oracle rejects a wrong result even when the server never produced it.
 //!
-//! Each [`WireMutation`] becomes a [`ServerTap`] for one session (README,
+//! Each [`WireMutation`] becomes a [`ServerTap`] for one session (docs/src/wire.md,
 //! "Wire mutants"). The tap rewrites server→client frames before the client and the
 //! recording see them, and raises an [`Applied`] flag only when it actually
 //! changed something, so a run where the mutation has nothing to corrupt (no

@@ -1,6 +1,6 @@
 //! The contract checks of one case's evidence: outcome, wire order, ids, answer, schema.
 //!
-//! Source: the `calculate` contract (README, "The contract") and judging by meaning
+//! Source: the `calculate` contract (docs/src/contract.md) and judging by meaning
 //! (`super::meaning`).
 //! Written from the contract, sharing no code with the server core: the
 //! requested schema and the client's expected reply are spelled out here by hand.
@@ -27,7 +27,7 @@ use crate::oracle::meaning;
 /// The protocol version every session must negotiate.
 pub const PROTOCOL_VERSION: &str = "2025-11-25";
 
-/// The `requestedSchema` the contract fixes (README, "The contract"), written by hand.
+/// The `requestedSchema` the contract fixes (docs/src/contract.md), written by hand.
 pub fn contract_schema() -> Value {
     json!({
         "type": "object",

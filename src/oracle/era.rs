@@ -2,7 +2,7 @@
 //! era and the era's own checks of the evidence.
 //!
 //! Written from MCP 2026-07-28 (multi round-trip requests) and the 2026-07-28 table
-//! (README, "Protocol 2026-07-28"), sharing no code with the server core
+//! (docs/src/eras.md), sharing no code with the server core
 //! nor with `super::contract` (which judges the 2025-11-25 wire):
 //!
 //! | case | 2025-11-25 | 2026-07-28 |
@@ -66,7 +66,7 @@ pub fn expected_input_response(case: &Case) -> Value {
     }
 }
 
-/// The `requestedSchema` the contract fixes, written by hand (README, "The contract").
+/// The `requestedSchema` the contract fixes, written by hand (docs/src/contract.md).
 fn contract_schema() -> Value {
     json!({
         "type": "object",

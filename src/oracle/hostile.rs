@@ -1,4 +1,4 @@
-//! What a server must do with hostile client frames (README, "Hostile clients"): the
+//! What a server must do with hostile client frames (docs/src/hostile.md): the
 //! checks of one [`HostileCase`]'s evidence, written from JSON-RPC 2.0 and MCP
 //! 2025-11-25, sharing no code with the reference server's line filter.
 //!
@@ -24,7 +24,7 @@ pub fn judge(case: HostileCase, played: &Played, exact: bool) -> Vec<String> {
         .collect()
 }
 
-/// What each case requires, in a line (README "Hostile clients" table), for the
+/// What each case requires, in a line (docs/src/hostile.md table), for the
 /// `expected` member of the case's verdict in `results.json`.
 pub fn expected(case: HostileCase) -> &'static str {
     match case {

@@ -1,4 +1,4 @@
-//! The rules of judging a server's outcome by meaning (README, "Judging by meaning").
+//! The rules of judging a server's outcome by meaning (docs/src/contract.md, "Judging by meaning").
 //!
 //! A server written with another SDK computes the same things as the reference
 //! server and refuses the same answers, but says so in its SDK's words. These

@@ -1,7 +1,7 @@
 //! The reference model: the contract as a table of rules over raw JSON.
 //!
 //! This is one of the two oracles. It reads a [`Case`] as plain JSON and walks the
-//! `calculate` contract (README, "The contract", its table) rule by rule, top to
+//! `calculate` contract (docs/src/contract.md, its table) rule by rule, top to
 //! bottom. It shares no code with the server core nor with the "by construction"
 //! oracle in `crate::strategy`; only `serde_json` is common to all three.
 //!
@@ -24,8 +24,8 @@ const NOT_DECLARED_MESSAGE: &str = "elicitation mode not declared: form";
 const INVALID_PARAMS: i64 = -32602;
 
 /// The outcome the contract requires for `case`: one JSON object with exactly the
-/// keys below, `computed` always a JSON boolean (source: README, "The
-/// contract", its table and "Statuses").
+/// keys below, `computed` always a JSON boolean (source: docs/src/contract.md, the
+/// table of C1 to C19 and "Statuses").
 ///
 /// | status             | other keys                                   |
 /// |--------------------|----------------------------------------------|
@@ -285,7 +285,7 @@ mod tests {
     fn extra_result_members_are_ignored_and_meta_must_be_an_object() {
         let content = json!({"units": 3, "unit_value": 7});
         let calculated = json!({"status": "calculated", "computed": true, "value": 21});
-        // README, "The contract": this exact answer is `calculated`, 21.
+        // docs/src/contract.md: this exact answer is `calculated`, 21.
         assert_outcome(
             &accept_case(
                 "validated",

@@ -1,5 +1,5 @@
-//! The eight properties of `elicit-check check` (README, "Check your own server in
-//! detail"), judged on one call to anyone's tool, from the wire and the tool's
+//! The eight properties of `elicit-check check` (P1 to P8, docs/src/check.md,
+//! "The properties"), judged on one call to anyone's tool, from the wire and the tool's
 //! result alone.
 //!
 //! 1. never acts when an answer in the call was `decline` or `cancel`;
@@ -29,7 +29,7 @@ use crate::schema::Form;
 use crate::schema::Kind;
 use crate::schema::judge::Judge;
 
-/// A property, numbered as in `check`'s report and README's property table.
+/// A property, numbered as in `check`'s report and docs/src/check.md (P1 to P8).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub enum Property {
     /// 1: never acts after `decline` or `cancel`.

@@ -1,6 +1,6 @@
 //! The names of the cases a run makes up itself: generated cases, the case a
-//! shrinking run judges, and the one case of `run --answer` (README,
-//! "Verdicts": each is replayed by its name or its inputs).
+//! shrinking run judges, and the one case of `run --answer` (docs/src/verdicts.md,
+//! "Reproduction lines": each is replayed by its name or its inputs).
 
 /// The name of a generated case is this prefix and its number (`generated_0042`).
 pub const GENERATED_PREFIX: &str = "generated_";

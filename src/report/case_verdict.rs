@@ -58,7 +58,7 @@ pub struct Verdict {
 
 /// The warning of a case whose server left a process of its group running
 /// after it exited (`group_left_running` in the evidence): a wrapper's child,
-/// killed by the harness (README "The harness").
+/// killed by the harness (docs/src/verdicts.md).
 pub const GROUP_LEFT_RUNNING: &str = "a process of the server's process group was still running after the server exited; it was killed";
 
 impl Verdict {

@@ -1,7 +1,7 @@
 //! What a reproduction command repeats of its run: how it runs the case again
 //! ([`ReplayKind`]) and the run's options that change a verdict ([`Replay`]).
 
-/// How a reproduction command runs a case again (README, "Verdicts").
+/// How a reproduction command runs a case again (docs/src/verdicts.md).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub enum ReplayKind {
     /// By name: a contract case, or a generated one with its seed (`--case NAME`).
@@ -16,8 +16,8 @@ pub enum ReplayKind {
 }
 
 /// What a failed case's reproduction command repeats of its run: how the case
-/// is run again and the run's options that change a verdict (README,
-/// "Verdicts": a copy-paste reproduction command).
+/// is run again and the run's options that change a verdict (docs/src/verdicts.md,
+/// "Reproduction lines": a copy-paste reproduction command).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Replay {
     /// By name, as a hostile case, or by its answer.

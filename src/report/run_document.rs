@@ -8,7 +8,7 @@ use serde_json::Value;
 
 /// One case in the document of `run --json` ([`run_document`]): the members of
 /// its verdict in `results.json` that a CI system groups and reports by, without
-/// the evidence (README, "Verdicts": `run.json` and `--json` carry the verdict
+/// the evidence (docs/src/verdicts.md: `run.json` and `--json` carry the verdict
 /// name, so CI can group failures).
 ///
 /// JSON shape: `{"case": "accept_valid", "passed": false, "verdict": "crashed",
@@ -37,7 +37,7 @@ pub struct CaseLine {
 ///
 /// JSON shape: `{"run_status": "stopped", "cases": 2, "stopped_because":
 /// "stopped after 2 consecutive hung cases ..."}`. It has no `case` member, which
-/// is how a reader of verdicts tells it apart (README "The evidence folder").
+/// is how a reader of verdicts tells it apart (docs/src/verdicts.md, "The evidence folder").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunEnd {
     /// `stopped`, `interrupted` or `aborted`.
@@ -60,7 +60,7 @@ pub(super) enum Record {
 /// The one JSON document `elicit-check run --json` prints on stdout: the members
 /// of `run.json` (`summary` with `"status": status` first) and `results`, one
 /// [`CaseLine`] per case in case order. Shape: `schemas/run-report.schema.json`
-/// (README, "Verdicts"; the conventions of `check --json`: one pretty-printed
+/// (docs/src/verdicts.md; the conventions of `check --json`: one pretty-printed
 /// document, nothing else on stdout).
 pub fn run_document(summary: &Value, status: &str, results: Vec<CaseLine>) -> Value {
     let mut document = match with_status(summary, status) {

@@ -1,5 +1,5 @@
 //! `elicit-check run --hostile`: the hostile-client cases
-//! ([`HostileCase::ALL`], README "Hostile clients") against any stdio server, each
+//! ([`HostileCase::ALL`], docs/src/hostile.md) against any stdio server, each
 //! judged by [`crate::oracle::hostile`] and reported as one [`Verdict`] in the
 //! same table, `results.json`, `results.jsonl` and `run.json` as the contract
 //! cases, with its primary verdict ([`crate::oracle::hostile::primary`]), its

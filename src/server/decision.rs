@@ -1,6 +1,6 @@
 //! The decision: declared capabilities + policy + elicitation answer -> outcome. Pure.
 //!
-//! Source: the `calculate` contract (README, "The contract"). An `accept` returns
+//! Source: the `calculate` contract (docs/src/contract.md). An `accept` returns
 //! input; it never authorizes anything else: the value is computed only for a
 //! `validated` policy, an `accept` action and content that passes
 //! `crate::server::form::validate`.

@@ -1,6 +1,6 @@
 //! The strict form rules: two required integer fields, their bounds, and error paths.
 //!
-//! Source: the `calculate` contract (README, "The contract"). The requested schema is
+//! Source: the `calculate` contract (docs/src/contract.md). The requested schema is
 //! `{"type":"object","properties":{"units":{"type":"integer","minimum":1,"maximum":10},
 //! "unit_value":{"type":"integer","minimum":1,"maximum":100}},"required":["units","unit_value"]}`.
 //! The rules are stricter than JSON Schema on purpose:

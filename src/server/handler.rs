@@ -1,7 +1,7 @@
 //! The reference server: an rmcp `ServerHandler` with one tool, `calculate`.
 //!
-//! Source: the `calculate` contract (README, "The contract") and its 2026-07-28 form
-//! (README, "Protocol 2026-07-28"). One server, both protocol eras, chosen per
+//! Source: the `calculate` contract (docs/src/contract.md) and its 2026-07-28 form
+//! (docs/src/eras.md). One server, both protocol eras, chosen per
 //! request by the protocol version the request runs under:
 //!
 //! - **2025-11-25** (an `initialize` session): the handler reads the client's

@@ -1,5 +1,5 @@
 //! The stdio line filter in front of rmcp: what the reference server does with
-//! client frames rmcp alone would mishandle (README, "Hostile clients").
+//! client frames rmcp alone would mishandle (docs/src/hostile.md).
 //!
 //! rmcp 3.11's stdio transport drops a line that is not JSON without a word,
 //! answers a request object without `method` with `-32600` but without its `id`,

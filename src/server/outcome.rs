@@ -1,6 +1,6 @@
 //! The outcome of one `calculate` call: its statuses and their exact JSON shapes.
 //!
-//! Source: the contract's statuses (README, "Statuses"). Every outcome is a JSON
+//! Source: the contract's statuses (docs/src/contract.md, "Statuses"). Every outcome is a JSON
 //! object whose `computed` member is a JSON boolean; only `calculated` has
 //! `computed: true`.
 

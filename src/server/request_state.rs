@@ -29,7 +29,7 @@ pub const FORM_KEY: &str = "form";
 /// Most `InputRequiredResult`s one call may get (the first one included). A
 /// retry that still lacks [`FORM_KEY`] after this many rounds is refused with
 /// `-32602` ([`Refusal::TooManyRounds`]), so a client cannot keep a call alive
-/// forever (README, "Protocol 2026-07-28": at most 3 rounds per call).
+/// forever (docs/src/eras.md: at most 3 rounds per call).
 pub const MAX_ROUNDS: u32 = 3;
 
 /// Bytes of the random per-process sealing key (rmcp requires at least 32).
