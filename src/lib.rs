@@ -42,6 +42,7 @@ pub mod check;
 pub mod cli;
 pub mod compare;
 pub mod error;
+pub mod evidence;
 pub mod format;
 pub mod harness;
 pub mod oracle;

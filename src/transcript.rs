@@ -32,7 +32,7 @@ use std::fmt::Write as _;
 
 use serde_json::Value;
 
-use crate::harness::proxy::{Frame, Side, StrayLine};
+use crate::evidence::wire::{Frame, Side, StrayLine};
 
 /// What a redacted version string reads in a transcript.
 pub const REDACTED_VERSION: &str = "[version]";
@@ -238,7 +238,7 @@ mod tests {
     use super::*;
     use serde_json::json;
 
-    use crate::harness::proxy::frame;
+    use crate::evidence::wire::frame;
 
     #[test]
     fn responses_name_the_request_they_answer_by_direction_and_id() {

@@ -18,8 +18,8 @@ use serde_json::Value;
 
 use crate::case::{Answer, Case};
 use crate::format::{counted, seconds};
-use crate::harness::Evidence;
-use crate::harness::proxy::{Frame, Side};
+use crate::evidence::Evidence;
+use crate::evidence::wire::{Frame, Side};
 use crate::oracle::contract::NO_OUTCOME;
 
 /// The closed list of primary verdicts, in the order [`classify`] tries them

@@ -7,7 +7,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use super::tally::Finding;
-use crate::harness::proxy::{Frame, StrayLine};
+use crate::evidence::wire::{Frame, StrayLine};
 
 /// A property's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

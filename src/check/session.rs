@@ -13,7 +13,7 @@ use super::case_run::{
 use super::error::CheckError;
 use super::target::Target;
 use crate::harness::Session;
-use crate::harness::proxy::{Mark, Recording, Side};
+use crate::evidence::wire::{Mark, Recording, Side};
 use crate::oracle::property::{self, Property};
 use crate::schema::answer::GeneratedAnswer;
 

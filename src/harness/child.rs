@@ -22,19 +22,7 @@ use crate::error::Error;
 /// Most bytes of stderr kept per session (the rest is counted, not kept).
 pub const MAX_STDERR_BYTES: usize = 1024 * 1024;
 
-/// How the server ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Exit {
-    /// The exit code; `None` when a signal ended it.
-    pub code: Option<i32>,
-    /// Whether the harness had to kill it after the shutdown grace period.
-    pub forced_kill: bool,
-    /// Its whole stderr (up to [`MAX_STDERR_BYTES`]), lossily decoded.
-    pub stderr: String,
-    /// Whether processes of the server's group (a wrapper's children) were still
-    /// running after the server itself had exited, and were killed.
-    pub group_left_running: bool,
-}
+pub use crate::evidence::exit::Exit;
 
 /// How the server ended, with the signal that ended it ([`ServerProcess::end`]).
 #[derive(Debug, Clone, PartialEq, Eq)]

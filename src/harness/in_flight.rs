@@ -13,7 +13,7 @@ use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::evidence::{Evidence, RMCP_VERSION};
+use crate::evidence::{Evidence, RMCP_VERSION};
 use super::proxy::{ProxyState, Side};
 use crate::case::Case;
 

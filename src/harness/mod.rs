@@ -11,7 +11,7 @@
 pub mod child;
 pub mod client;
 pub mod era;
-pub mod evidence;
+pub use crate::evidence;
 pub mod hostile;
 pub mod in_flight;
 pub mod mrtr;
@@ -31,7 +31,7 @@ use tokio::task::JoinHandle;
 
 use crate::case::{Case, WireAnswer};
 use crate::error::Error;
-pub use evidence::{Call, Evidence, Finished};
+pub use crate::evidence::{Call, Evidence, Finished};
 pub use in_flight::{IN_FLIGHT, InFlight};
 use proxy::{Frame, ProxyState, ServerTap};
 

@@ -20,8 +20,8 @@ use serde_json::{Value, json};
 use crate::case::{Answer, Case};
 use crate::compare;
 use crate::format::counted;
-use crate::harness::Evidence;
-use crate::harness::proxy::{Frame, Side};
+use crate::evidence::Evidence;
+use crate::evidence::wire::{Frame, Side};
 use crate::oracle::meaning;
 
 /// The protocol version every session must negotiate.

@@ -19,8 +19,8 @@ use serde_json::{Value, json};
 use crate::case::{Answer, Case};
 use crate::compare;
 use crate::format::counted;
-use crate::harness::Evidence;
-use crate::harness::proxy::{Frame, Side};
+use crate::evidence::Evidence;
+use crate::evidence::wire::{Frame, Side};
 
 /// The protocol version of this era.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";

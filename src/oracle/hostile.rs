@@ -10,7 +10,7 @@
 use serde_json::Value;
 
 use crate::harness::hostile::{HostileCase, Played};
-use crate::harness::proxy::{Frame, Side};
+use crate::evidence::wire::{Frame, Side};
 use crate::verdict::{Finding, Primary};
 
 /// The failures of one played case, in [`findings`] order; empty when it passed.

@@ -24,7 +24,7 @@ use regex::Regex;
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::harness::proxy::{Frame, Side, StrayLine};
+use crate::evidence::wire::{Frame, Side, StrayLine};
 use crate::schema::Form;
 use crate::schema::Kind;
 use crate::schema::judge::Judge;

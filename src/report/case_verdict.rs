@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::case_names::{GENERATED_PREFIX, MINIMAL_CASE};
 use super::replay::{Replay, ReplayKind};
-use crate::harness::Evidence;
+use crate::evidence::Evidence;
 use crate::verdict::{self, Primary};
 
 /// The verdict of one case: its evidence, what was expected, and every failure.

@@ -3,10 +3,10 @@
 use serde_json::json;
 
 use super::*;
-use crate::harness::child::Exit;
-use crate::harness::proxy::{Recording, StrayLine};
+use crate::evidence::exit::Exit;
+use crate::evidence::wire::{Recording, StrayLine};
 
-use crate::harness::proxy::frame;
+use crate::evidence::wire::frame;
 
 fn played(wire: Vec<Frame>) -> Played {
     Played {

@@ -212,7 +212,7 @@ fn acted_equals_compares_the_value_at_the_pointer_by_json_value() {
     ));
 }
 
-use crate::harness::proxy::frame;
+use crate::evidence::wire::frame;
 
 /// A clean session: initialize #0 and its result #1, tools/call #3,
 /// elicitation/create #4, its answer #5, the reply #6.

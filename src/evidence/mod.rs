@@ -1,5 +1,8 @@
 //! The evidence of one case: everything needed to judge it and to read it later.
 //!
+//! The bottom layer of the judging side: the harness writes these types, the
+//! oracles, verdicts and reports read them, and this module imports none of them.
+//!
 //! Written to `run-output/` for every case, passing or failing (docs/src/verdicts.md).
 
 use std::time::Duration;
@@ -7,9 +10,12 @@ use std::time::Duration;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::child;
-use super::proxy::{self, Event, Frame, StrayLine};
 use crate::case::Case;
+
+pub mod exit;
+pub mod wire;
+
+use wire::{Event, Frame, StrayLine};
 
 /// The rmcp version this crate is built against (checked against Cargo.lock by a test).
 pub const RMCP_VERSION: &str = "3.11.0";
@@ -31,9 +37,9 @@ pub struct Call {
 #[derive(Debug, Clone)]
 pub struct Finished {
     /// All frames, stray lines and events.
-    pub recording: proxy::Recording,
+    pub recording: wire::Recording,
     /// How the process ended.
-    pub exit: child::Exit,
+    pub exit: exit::Exit,
     /// `create_elicitation` callbacks the client received.
     pub callbacks: usize,
     /// The protocol version the server answered at `initialize`.
@@ -70,7 +76,7 @@ pub struct Evidence {
     /// How many times the client's `create_elicitation` callback ran.
     pub callbacks: usize,
     /// Server stdout lines that were not JSON-RPC messages, the first
-    /// [`super::proxy::MAX_STRAY_LINES`].
+    /// [`wire::MAX_STRAY_LINES`].
     pub stray_stdout: Vec<StrayLine>,
     /// How many more such lines the server printed: counted, not kept (absent
     /// when none).
@@ -110,7 +116,7 @@ pub struct Evidence {
 
 impl Evidence {
     /// Assembles the evidence of `case` from a finished session and its one call
-    /// (`exit_signal` is left for the caller: [`super::Session::finish_with_signal`]).
+    /// (`exit_signal` is left for the caller: `Session::finish_with_signal`).
     pub fn new(case: &Case, command: &[String], finished: Finished, call: Call) -> Self {
         Evidence {
             case: case.name.clone(),

@@ -1,0 +1,108 @@
+//! What crossed the wire: JSON-RPC frames in order, the server's stdout lines
+//! that were no JSON-RPC message, timed events, and a recording of all three.
+//! Written by the harness's recording proxy, read by the oracles and verdicts.
+
+use serde::Serialize;
+use serde_json::Value;
+
+/// Which peer wrote a frame.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Side {
+    /// The harness's client (its frames go to the server's stdin).
+    Client,
+    /// The server under test (its frames come from its stdout).
+    Server,
+}
+
+/// One JSON-RPC frame as it crossed the proxy: `{"seq": 3, "from": "server", "message": {...}}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Frame {
+    /// Position in the session's line order (frames and stray lines share it), from 0.
+    pub seq: u64,
+    /// The sender.
+    pub from: Side,
+    /// The parsed message, as delivered to the other side.
+    pub message: Value,
+    /// The exact line delivered, when `message` re-serialized would differ from
+    /// it: a reply carrying an answer written as raw JSON text (`-0`, `3e0`, an
+    /// integer beyond 64 bits), or a hostile client line that is not JSON at all
+    /// (then `message` is `null`). `None` means the line is `message` serialized.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+}
+
+/// A frame whose line is `message` serialized, as the unit tests' evidence
+/// builds them by hand.
+#[cfg(test)]
+pub(crate) fn frame(seq: u64, from: Side, message: Value) -> Frame {
+    Frame {
+        seq,
+        from,
+        message,
+        text: None,
+    }
+}
+
+/// Most bytes of one stray stdout line kept in the evidence.
+pub const MAX_STRAY_BYTES: usize = 64 * 1024;
+
+/// Most stray stdout lines one recording keeps (at most 100 × [`MAX_STRAY_BYTES`],
+/// 6.25 MiB): the lines after them are counted in
+/// [`Recording::stray_stdout_not_kept`], so a server that floods its stdout (`yes`)
+/// costs neither memory nor evidence size in proportion to what it prints.
+pub const MAX_STRAY_LINES: usize = 100;
+
+/// A server stdout line that is not a JSON-RPC message (rmcp would skip it silently).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StrayLine {
+    /// Position in the session's line order.
+    pub seq: u64,
+    /// The line, lossily decoded as UTF-8, without its newline; cut at
+    /// [`MAX_STRAY_BYTES`] (on a character boundary).
+    pub line: String,
+    /// The line's whole length in bytes, as read (at most `MAX_LINE_BYTES`, 16 MiB).
+    pub bytes: usize,
+}
+
+/// A timed event: `{"ms": 12, "event": "elicitation/create id 0 from server"}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Event {
+    /// Milliseconds since the session started.
+    pub ms: u64,
+    /// What happened.
+    pub event: String,
+}
+
+/// Everything the proxy saw.
+#[derive(Debug, Default, Clone, Serialize)]
+pub struct Recording {
+    /// JSON-RPC frames in order.
+    pub wire: Vec<Frame>,
+    /// Non-JSON-RPC lines on the server's stdout, the first [`MAX_STRAY_LINES`].
+    pub stray_stdout: Vec<StrayLine>,
+    /// Non-JSON-RPC lines seen after the first [`MAX_STRAY_LINES`]: counted, not kept.
+    pub stray_stdout_not_kept: usize,
+    /// Timed events (the only place timings live, so `wire` is deterministic).
+    pub timeline: Vec<Event>,
+}
+
+impl Recording {
+    /// Stray stdout lines seen: those kept and those only counted.
+    pub fn stray_lines_seen(&self) -> usize {
+        self.stray_stdout.len() + self.stray_stdout_not_kept
+    }
+}
+
+/// Where a [`Recording`] stands: the lengths of its three lists, so the part
+/// recorded after a point can be taken without copying what came before
+/// (session mode).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Mark {
+    /// Frames recorded so far.
+    pub wire: usize,
+    /// Stray stdout lines seen so far, kept or not ([`MAX_STRAY_LINES`]).
+    pub stray_stdout: usize,
+    /// Timeline events recorded so far.
+    pub timeline: usize,
+}
