@@ -108,8 +108,8 @@ pub struct CheckArgs {
     /// The protocol era(s) to drive the server in: 2025-11-25 (elicitation/create
     /// inside the call), 2026-07-28 (multi round-trip requests: input requests
     /// answered on the retry), both (each required), or auto: every era the
-    /// server answers, each with its own verdicts (README, "Check your own
-    /// server in detail", Protocol eras)
+    /// server answers, each with its own verdicts (docs/src/eras.md,
+    /// "What check does in each era")
     /// [default: auto].
     #[arg(long, value_name = "ERA", value_parser = eras_parser())]
     pub(crate) protocol: Option<Eras>,
@@ -131,7 +131,7 @@ pub struct CheckArgs {
     /// Folder for the evidence: check.json (the report) and cases.jsonl (every session).
     #[arg(long, value_name = "DIR")]
     pub(crate) output: Option<PathBuf>,
-    /// A TOML file of [[target]]s (see README); options given here override it.
+    /// A TOML file of [[target]]s (docs/src/config.md); options given here override it.
     #[arg(long, value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
     #[command(flatten)]
@@ -176,7 +176,7 @@ pub struct RunArgs {
     /// a call before `initialized`, replies under wrong ids, lines that are not
     /// JSON, misspelt actions, huge or deep answers, stdin closed early) instead
     /// of the contract and generated cases; each is a row of the same table and
-    /// evidence (README, "Hostile clients").
+    /// evidence (docs/src/hostile.md).
     #[arg(long, conflicts_with_all = ["cases", "seed", "session", "protocol"])]
     pub(crate) hostile: bool,
     #[command(flatten)]
@@ -184,7 +184,7 @@ pub struct RunArgs {
     /// Protocol era: 2025-11-25 (`initialize`, `elicitation/create`), 2026-07-28
     /// (`server/discover`, `InputRequiredResult`, retry), or both (each case in
     /// both eras; a case whose outcomes differ beyond what the era changes fails:
-    /// README, "Protocol 2026-07-28")
+    /// docs/src/eras.md)
     /// [default: 2025-11-25, or 2026-07-28 for `--case NAME@2026-07-28`].
     #[arg(long, value_enum)]
     pub(crate) protocol: Option<RunEras>,
@@ -200,7 +200,7 @@ pub struct RunArgs {
     pub(crate) keep_going: bool,
     /// Run many cases in one server process per capability set, one `tools/call`
     /// after another; a case that fails there is re-run in a fresh process and
-    /// that verdict is reported (README, "Session mode and parallel cases").
+    /// that verdict is reported (docs/src/sessions.md).
     /// Default: a fresh process per case.
     #[arg(long)]
     pub(crate) session: bool,
