@@ -1,34 +1,15 @@
-//! All integration tests in one binary (one link step).
+//! All integration tests in one binary (one link step), a folder per subject
+//! (`check`, `run`, `protocol_2026`, `hostile`, `properties`, `wire`), the
+//! SDK peers, the `--help` snapshots and the module layout; `support` holds the
+//! helpers they share.
 
-mod broken_cores;
 mod check;
-mod check_gate;
-mod check_judge;
-mod check_session;
-mod cli;
-mod contract;
-mod contract_checks;
-mod fault_verdicts;
 mod help;
-mod hostile_client;
-mod hostile_peers;
-mod mrtr_cli;
-mod mrtr_contract;
-mod mrtr_properties;
-mod mrtr_server;
-mod mrtr_snapshots;
-mod mutant_killers;
-mod near_misses;
+mod hostile;
+mod layout;
 mod peers;
-mod planted_faults;
-mod process_group;
-mod properties_core;
-mod properties_stdio;
-mod raw_answers;
-mod reentrancy;
-mod run_verdicts;
-mod schedule;
-mod session;
-mod snapshots;
-mod util;
-mod wire_mutants;
+mod properties;
+mod protocol_2026;
+mod run;
+mod support;
+mod wire;

@@ -11,7 +11,7 @@ use std::sync::OnceLock;
 use elicit_check::peers::{self, PEERS, Peer, Variant};
 use serde_json::Value;
 
-use crate::util;
+use crate::support;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -23,8 +23,8 @@ const SEED: &str = "1";
 pub(crate) fn environments() -> PathBuf {
     static READY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
     let ready = READY.get_or_init(|| {
-        util::require_program("python3", "the Python SDK peers need python3 >= 3.10");
-        util::require_program("node", "the TypeScript SDK peers need node >= 18");
+        support::require_program("python3", "the Python SDK peers need python3 >= 3.10");
+        support::require_program("node", "the TypeScript SDK peers need node >= 18");
         // ELICIT_CHECK_PEERS_DIR lets a copy of the tree (cargo-mutants) reuse
         // environments set up elsewhere; scripts/peers.sh reads it too.
         let dir = std::env::var_os("ELICIT_CHECK_PEERS_DIR")
@@ -69,7 +69,7 @@ fn run(name: &str, command: &[String], cases: usize) -> Run {
 
 /// The run of `peer`: a correct peer in session mode (`--session -j 1`: a
 /// server per capability set instead of one per case, about a fifth of the
-/// starts; `tests/schedule.rs` shows session mode gives the serial fresh-process
+/// starts; `tests/run/schedule.rs` shows session mode gives the serial fresh-process
 /// verdicts on the Python SDK peers), a naive one in a fresh process per case
 /// (most of its cases fail, and each failure is re-run fresh anyway).
 fn peer_run(peer: &Peer, command: &[String]) -> Run {
@@ -299,7 +299,7 @@ fn a_python_peer_echoing_negative_zero_as_zero_passes() {
 
 #[test]
 fn a_text_only_variant_of_the_plain_python_peer_passes() {
-    util::require_program("python3", "the plain Python peer needs python3");
+    support::require_program("python3", "the plain Python peer needs python3");
     let script = Path::new(ROOT).join("fixtures/peers/calculator_text_only.py");
     let command = vec!["python3".to_owned(), script.to_string_lossy().into_owned()];
     let run = run("text-only", &command, 16);
@@ -358,7 +358,7 @@ fn peer_versions_match_their_pins() {
 #[test]
 #[should_panic(expected = "python3-missing-here not found on PATH")]
 fn a_missing_interpreter_fails_the_test_saying_which_and_why() {
-    util::require_program(
+    support::require_program(
         "python3-missing-here",
         "the Python SDK peers need python3 >= 3.10",
     );

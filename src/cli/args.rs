@@ -225,7 +225,7 @@ pub struct RunArgs {
     #[arg(long, value_name = "JSON", conflicts_with_all = ["only", "cases", "seed", "hostile"])]
     pub(crate) capabilities: Option<String>,
     /// The `policy` argument of the --answer case [default: validated].
-    #[arg(long, value_name = "NAME", value_parser = clap::builder::PossibleValuesParser::new(["validated", "raw", "diagnostic_unchecked"]), conflicts_with_all = ["only", "cases", "seed", "hostile"])]
+    #[arg(long, value_name = "NAME", value_enum, conflicts_with_all = ["only", "cases", "seed", "hostile"])]
     pub(crate) policy: Option<Policy>,
     /// Print one JSON document on stdout instead of the table: the members of
     /// run.json and `results`, each case's name, `passed`, verdict name,

@@ -66,7 +66,7 @@ pub fn generated_case() -> impl Strategy<Value = GeneratedCase> {
 /// The runner `elicit-check run --seed SEED` draws its generated cases from:
 /// ChaCha seeded with `seed`'s 8 little-endian bytes followed by 24 zero bytes,
 /// proptest's default configuration. The same seed gives the same cases while
-/// the strategies stay unchanged (`tests/planted_faults.rs` tests every
+/// the strategies stay unchanged (`tests/properties/planted_faults.rs` tests every
 /// planted fault against the cases of 20 seeds drawn this way).
 pub fn seeded_runner(seed: u64) -> TestRunner {
     let mut seed_bytes = [0u8; 32];

@@ -221,7 +221,7 @@ pub fn capabilities_without_form() -> impl Strategy<Value = NoFormCaps> {
 /// `fixtures/servers/calculator.py` is found by the default 256 generated cases
 /// whatever the seed: its rarest finding (`true` or `"3"` for an integer) comes
 /// about once in 30 cases, about 8 times in 256
-/// (`tests/planted_faults.rs` checks 20 seeds).
+/// (`tests/properties/planted_faults.rs` checks 20 seeds).
 pub fn reason() -> impl Strategy<Value = Reason> {
     prop_oneof![
         8 => (form_capabilities(), policy(), reply()).prop_map(|(capabilities, policy, reply)| {

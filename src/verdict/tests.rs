@@ -1,7 +1,7 @@
 //! Unit tests of `verdict`.
 
 //! Each verdict's rule fed bad evidence built by hand; the misbehaving
-//! servers of `tests/fault_verdicts.rs` show the same verdicts end to end.
+//! servers of `tests/run/fault_verdicts.rs` show the same verdicts end to end.
 
 use serde_json::json;
 

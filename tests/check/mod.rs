@@ -1,0 +1,10 @@
+//! `elicit-check check` (docs/src/check.md): any stdio server's tool judged
+//! against the properties P1 to P8 from the `requestedSchema` it sends. The
+//! command line and its reports, the gate on servers written with the MCP SDKs
+//! (a planted defect fails the property it breaks, in both protocol eras), the
+//! `jsonschema` judge, and session mode giving the `--fresh` report.
+
+mod cli;
+mod gate;
+mod judge;
+mod session;

@@ -1,0 +1,211 @@
+//! `elicit-check check` in session mode (the default): the cases run in one
+//! server process, a case that breaks a property no fresh run has shown yet is
+//! re-run in a fresh process, and the report is the one `--fresh` gives, on
+//! the reference server, the MCP Python SDK 1.x peer and broken servers.
+
+use std::path::Path;
+
+use elicit_check::check::{self, CaseRecord, CheckReport, Target};
+use elicit_check::peers::PEERS;
+use serde_json::{Value, json};
+
+use crate::support;
+
+/// The check of `target` in both modes: (fresh-process report and its case
+/// records, session report and its case records).
+fn both_modes(target: &Target) -> [(CheckReport, Vec<CaseRecord>); 2] {
+    [false, true].map(|session| logged(&target.clone().session(session)))
+}
+
+/// The check of `target` and the record of every session it ran.
+fn logged(target: &Target) -> (CheckReport, Vec<CaseRecord>) {
+    let runtime = support::runtime();
+    let mut records = Vec::new();
+    let report = runtime
+        .block_on(check::check_with_log(target, &mut |record| {
+            records.push(record)
+        }))
+        .expect("the check runs");
+    (report, records)
+}
+
+/// What the two modes must agree on: each property's verdict, the calls it
+/// applied to, its warnings, and its minimal failure (reason, case, answers).
+fn judged(report: &CheckReport) -> Vec<Value> {
+    report
+        .properties
+        .iter()
+        .map(|property| {
+            json!({
+                "property": property.property,
+                "verdict": property.verdict,
+                "cases": property.cases,
+                "warnings": property.warnings,
+                "failure": property.failure.as_ref().map(|failure| json!({
+                    "reason": failure.reason,
+                    "case_index": failure.case_index,
+                    "answers": failure.answers,
+                    "shrink_runs": failure.shrink_runs,
+                })),
+            })
+        })
+        .collect()
+}
+
+/// The `id` of the `tools/call` request in each `case N` record, in order.
+fn call_ids(records: &[CaseRecord]) -> Vec<Value> {
+    records
+        .iter()
+        .filter(|record| record.case.starts_with("case "))
+        .map(|record| {
+            let calls: Vec<&Value> = record
+                .wire
+                .iter()
+                .filter(|frame| frame.message["method"] == "tools/call")
+                .map(|frame| &frame.message["id"])
+                .collect();
+            assert_eq!(calls.len(), 1, "{}: one tools/call", record.case);
+            assert_eq!(
+                record.wire[0].message["method"], "initialize",
+                "{}: the wire starts with the handshake",
+                record.case
+            );
+            calls[0].clone()
+        })
+        .collect()
+}
+
+#[test]
+fn check_session_gives_the_fresh_report_on_the_reference_server_in_one_process() {
+    let target = Target::stdio(support::reference_server())
+        .tool("calculate")
+        .acted_pointer("/computed")
+        .cases(24)
+        .seed(7);
+    let [(fresh, fresh_records), (session, session_records)] = both_modes(&target);
+    assert!(fresh.passed, "{}", check::report::table(&fresh));
+    assert_eq!(support::failing(&session), Vec::<u8>::new());
+    assert_eq!(judged(&session), judged(&fresh));
+    // Fresh: every case is a new process, so every tools/call has the same id.
+    // Session: one process, so the 24 calls carry 24 different ids.
+    let fresh_ids = call_ids(&fresh_records);
+    assert_eq!(fresh_ids.len(), 24);
+    assert!(
+        fresh_ids.iter().all(|id| *id == fresh_ids[0]),
+        "{fresh_ids:?}"
+    );
+    let mut session_ids = call_ids(&session_records);
+    assert_eq!(session_ids.len(), 24);
+    session_ids.dedup();
+    assert_eq!(session_ids.len(), 24, "{session_ids:?}");
+}
+
+#[test]
+fn check_session_gives_the_fresh_report_on_broken_servers_from_fresh_reruns() {
+    support::require_program("python3", "the plain Python peer server needs python3");
+    for (bug, property, reason) in [
+        (
+            "computes-on-decline",
+            1,
+            "acted although the answer was decline",
+        ),
+        (
+            "stdout-noise",
+            5,
+            r#"is not a JSON-RPC message: "calculating...""#,
+        ),
+    ] {
+        let target = Target::stdio(support::calculator(Some(bug)))
+            .tool("calculate")
+            .acted_pointer("/computed")
+            .cases(12)
+            .seed(3)
+            .max_shrink_runs(20);
+        let [(fresh, _), (session, session_records)] = both_modes(&target);
+        assert!(
+            support::failing(&fresh).contains(&property),
+            "{bug}: {}",
+            check::report::table(&fresh)
+        );
+        let failure = session
+            .property(property)
+            .and_then(|p| p.failure.as_ref())
+            .expect("fails in session mode too");
+        assert!(failure.reason.contains(reason), "{bug}: {}", failure.reason);
+        assert_eq!(judged(&session), judged(&fresh), "{bug}");
+        if bug == "stdout-noise" {
+            // Every case prints a stray line. Property 5 was shown broken by a
+            // fresh run (the probe's), so the session goes on: later cases keep
+            // their session runs, each call a later one of the same process.
+            let ids = call_ids(&session_records);
+            let mut distinct = ids.clone();
+            distinct.dedup();
+            assert_eq!(distinct.len(), ids.len(), "{bug}: {ids:?}");
+        }
+    }
+}
+
+#[test]
+fn check_session_gives_the_fresh_report_on_the_python_sdk_peer() {
+    let environments = crate::peers::environments();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let command = PEERS
+        .iter()
+        .find(|peer| peer.name() == "python-sdk1-correct")
+        .expect("a listed peer")
+        .command(root, &environments);
+    let target = Target::stdio(command)
+        .tool("calculate")
+        .acted_pointer("/computed")
+        .cases(3)
+        .seed(5)
+        .limits(elicit_check::harness::Limits {
+            startup: std::time::Duration::from_secs(60),
+            call: std::time::Duration::from_secs(60),
+            shutdown: std::time::Duration::from_secs(10),
+        });
+    let [(fresh, _), (session, session_records)] = both_modes(&target);
+    assert!(fresh.passed, "{}", check::report::table(&fresh));
+    assert_eq!(judged(&session), judged(&fresh));
+    let mut ids = call_ids(&session_records);
+    ids.dedup();
+    assert_eq!(ids.len(), 3, "one process for the 3 cases: {ids:?}");
+}
+
+/// `-j N` runs fresh processes at once and changes nothing else: the same
+/// records in the same order, the same report, on the reference server in
+/// 2026-07-28 (fresh cases, then the retries).
+#[test]
+fn jobs_run_fresh_processes_at_once_and_change_nothing_but_the_time() {
+    let target = Target::stdio(support::reference_server())
+        .tool("calculate")
+        .acted_pointer("/computed")
+        .protocol(elicit_check::harness::era::Protocol::V2026_07_28)
+        .cases(12)
+        .seed(5)
+        .session(false);
+    {
+        let [(one, one_records), (three, three_records)] =
+            [1, 3].map(|jobs| logged(&target.clone().jobs(jobs)));
+        assert!(one.passed, "{}", check::report::table(&one));
+        assert_eq!(judged(&one), judged(&three));
+        let labels = |records: &[CaseRecord]| -> Vec<(String, Value)> {
+            records
+                .iter()
+                .map(|record| {
+                    (
+                        record.case.clone(),
+                        serde_json::to_value(&record.sent).expect("json"),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(labels(&one_records), labels(&three_records));
+        assert!(
+            one_records
+                .iter()
+                .any(|record| record.case.starts_with("retry: ")),
+            "the 2026-07-28 retries ran"
+        );
+    }
+}
