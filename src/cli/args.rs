@@ -17,7 +17,11 @@ use crate::strategy::Policy;
 
 /// Property-based and mutation testing for MCP form elicitation servers.
 #[derive(Debug, Parser)]
-#[command(version, about)]
+#[command(
+    version,
+    about,
+    after_help = "Without a subcommand, `elicit-check` is `elicit-check run`: the contract suite against the built-in reference server."
+)]
 pub struct Cli {
     /// The subcommand (none: `run` with its defaults).
     #[command(subcommand)]

@@ -8,7 +8,7 @@ use anyhow::Context;
 use serde_json::json;
 
 use super::args::CheckArgs;
-use super::program::{check_program, output_is_a_folder};
+use super::program::{check_program, output_is_a_folder, report_file_can_be_written};
 use super::signals::StopSignals;
 use crate::format::counted;
 
@@ -44,6 +44,9 @@ fn check_target(
     check_program(&command[0])?;
     if let Some(dir) = &args.output {
         output_is_a_folder(dir)?;
+    }
+    if let Some(path) = &args.junit {
+        report_file_can_be_written("--junit", path)?;
     }
     let tool = args
         .tool
@@ -284,6 +287,15 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
         file.flush().context("cannot write cases.jsonl")?;
     }
     let json = crate::check::report::eras_json(&report)?;
+    // The report first: a file that cannot be written then loses nothing.
+    {
+        let mut stdout = std::io::stdout().lock();
+        if args.json {
+            writeln!(stdout, "{json}")?;
+        } else {
+            write!(stdout, "{}", crate::check::report::eras_table(&report))?;
+        }
+    }
     if let Some(dir) = &args.output {
         let path = dir.join("check.json");
         std::fs::write(&path, &json).with_context(|| format!("cannot write {}", path.display()))?;
@@ -291,12 +303,6 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
     if let Some(path) = &args.junit {
         let xml = crate::check::report::eras_junit(&report)?;
         std::fs::write(path, xml).with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    let mut stdout = std::io::stdout().lock();
-    if args.json {
-        writeln!(stdout, "{json}")?;
-    } else {
-        write!(stdout, "{}", crate::check::report::eras_table(&report))?;
     }
     Ok(report.passed)
 }

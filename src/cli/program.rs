@@ -64,3 +64,30 @@ pub(crate) fn check_program(program: &str) -> anyhow::Result<()> {
         None => anyhow::bail!("cannot start server: {quoted} not found on PATH"),
     }
 }
+
+/// Refuses a report path (`--junit PATH`) that cannot be written, before
+/// anything runs: its folder does not exist, or the path is a folder. A check
+/// that runs for minutes must not end in "cannot write" with its report lost.
+pub(crate) fn report_file_can_be_written(
+    option: &str,
+    path: &std::path::Path,
+) -> anyhow::Result<()> {
+    if path.is_dir() {
+        anyhow::bail!(
+            "{option} {} is a folder, not a file: give a file path",
+            path.display()
+        );
+    }
+    let folder = match path.parent() {
+        Some(folder) if !folder.as_os_str().is_empty() => folder,
+        _ => std::path::Path::new("."),
+    };
+    if !folder.is_dir() {
+        anyhow::bail!(
+            "{option} {}: the folder {} does not exist: give a path in an existing folder",
+            path.display(),
+            folder.display()
+        );
+    }
+    Ok(())
+}

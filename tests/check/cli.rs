@@ -817,3 +817,27 @@ fn a_server_that_never_acts_fails_property_3_and_lists_the_valid_accepts_it_refu
     );
     assert!(acts.warnings.is_empty(), "{:?}", acts.warnings);
 }
+
+/// A `--junit` path that cannot be written is refused before the check runs
+/// (a check may run for minutes; its report must not be lost to a typo), and
+/// nothing is printed on stdout.
+#[test]
+fn an_unwritable_junit_path_is_refused_before_the_check_runs() {
+    let server = forms_server("boolean", true);
+    for (path, said) in [
+        (
+            "/no-such-folder-here/check.xml",
+            "--junit /no-such-folder-here/check.xml: the folder /no-such-folder-here does not exist",
+        ),
+        ("fixtures", "--junit fixtures is a folder, not a file"),
+    ] {
+        let mut args = vec!["--tool", "archive", "--acted", "/acted", "--junit", path, "--"];
+        args.extend(server.iter().map(String::as_str));
+        let output = cli(&args);
+        assert_eq!(output.status.code(), Some(2), "{path}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(said), "{stderr}");
+        assert!(!stderr.contains("checking tool"), "nothing ran: {stderr}");
+        assert!(output.stdout.is_empty(), "{path}");
+    }
+}
