@@ -17,9 +17,9 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::case::{Answer, Case};
-use crate::format::{counted, seconds};
 use crate::evidence::Evidence;
 use crate::evidence::wire::{Frame, Side};
+use crate::format::{counted, seconds};
 use crate::oracle::contract::NO_OUTCOME;
 
 /// The closed list of primary verdicts, in the order [`classify`] tries them

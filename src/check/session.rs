@@ -12,8 +12,8 @@ use super::case_run::{
 };
 use super::error::CheckError;
 use super::target::Target;
-use crate::harness::Session;
 use crate::evidence::wire::{Mark, Recording, Side};
+use crate::harness::Session;
 use crate::oracle::property::{self, Property};
 use crate::schema::answer::GeneratedAnswer;
 

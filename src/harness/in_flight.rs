@@ -13,9 +13,9 @@ use std::future::Future;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::evidence::{Evidence, RMCP_VERSION};
 use super::proxy::{ProxyState, Side};
 use crate::case::Case;
+use crate::evidence::{Evidence, RMCP_VERSION};
 
 tokio::task_local! {
     /// The registry of the run being polled (set by the CLI around the run).

@@ -19,11 +19,11 @@ use crate::case::{Answer, WireAnswer};
 /// Longest line the proxy reads, as rmcp's stdio transport (16 MiB).
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
 
+#[cfg(test)]
+pub(crate) use crate::evidence::wire::frame;
 pub use crate::evidence::wire::{
     Event, Frame, MAX_STRAY_BYTES, MAX_STRAY_LINES, Mark, Recording, Side, StrayLine,
 };
-#[cfg(test)]
-pub(crate) use crate::evidence::wire::frame;
 
 /// Rewrites one server→client frame into zero or more lines to deliver instead
 /// (wire mutants). Given the frame and the recording so far.

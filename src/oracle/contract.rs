@@ -19,9 +19,9 @@ use serde_json::{Value, json};
 
 use crate::case::{Answer, Case};
 use crate::compare;
-use crate::format::counted;
 use crate::evidence::Evidence;
 use crate::evidence::wire::{Frame, Side};
+use crate::format::counted;
 use crate::oracle::meaning;
 
 /// The protocol version every session must negotiate.

@@ -18,9 +18,9 @@ use serde_json::{Value, json};
 
 use crate::case::{Answer, Case};
 use crate::compare;
-use crate::format::counted;
 use crate::evidence::Evidence;
 use crate::evidence::wire::{Frame, Side};
+use crate::format::counted;
 
 /// The protocol version of this era.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";

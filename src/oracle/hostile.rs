@@ -9,8 +9,8 @@
 
 use serde_json::Value;
 
-use crate::harness::hostile::{HostileCase, Played};
 use crate::evidence::wire::{Frame, Side};
+use crate::harness::hostile::{HostileCase, Played};
 use crate::verdict::{Finding, Primary};
 
 /// The failures of one played case, in [`findings`] order; empty when it passed.

@@ -831,7 +831,9 @@ fn an_unwritable_junit_path_is_refused_before_the_check_runs() {
         ),
         ("fixtures", "--junit fixtures is a folder, not a file"),
     ] {
-        let mut args = vec!["--tool", "archive", "--acted", "/acted", "--junit", path, "--"];
+        let mut args = vec![
+            "--tool", "archive", "--acted", "/acted", "--junit", path, "--",
+        ];
         args.extend(server.iter().map(String::as_str));
         let output = cli(&args);
         assert_eq!(output.status.code(), Some(2), "{path}");
