@@ -237,6 +237,7 @@ mod tests {
             CheckError::NoElicitation {
                 tool: "t".into(),
                 reply: "{}".into(),
+                hint: String::new(),
             },
             CheckError::NoReply {
                 tool: "t".into(),

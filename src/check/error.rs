@@ -52,13 +52,17 @@ pub enum CheckError {
     },
     /// The probe call sent no form `elicitation/create`.
     #[error(
-        "tools/call {tool:?} sent no form elicitation/create to a client declaring form elicitation; nothing to check (its reply: {reply})"
+        "tools/call {tool:?} sent no form elicitation/create to a client declaring form elicitation; nothing to check (its reply: {reply}){hint}"
     )]
     NoElicitation {
         /// The tool.
         tool: String,
         /// Its reply, as compact JSON.
         reply: String,
+        /// Empty, or the likely cause on a line of its own: a call without
+        /// `--arguments` that the tool refused (an `isError` result or a
+        /// JSON-RPC error) most often lacks its arguments.
+        hint: String,
     },
     /// The acted rule cannot be read from the probe's results: a wrong
     /// `--acted` pointer, not a server bug.
@@ -93,8 +97,10 @@ pub enum CheckError {
     /// The target is incomplete (no tool, no command).
     #[error("{0}")]
     Usage(String),
-    /// `--protocol both`: the era named could not be checked.
-    #[error("protocol {protocol}: {source}")]
+    /// `--protocol both`: the era named could not be checked. Its message is
+    /// the era; the reason is its source (`protocol 2026-07-28: tools/call …`
+    /// when printed with its chain, as the CLI does).
+    #[error("protocol {protocol}")]
     Era {
         /// `2025-11-25` or `2026-07-28`.
         protocol: &'static str,

@@ -89,6 +89,7 @@ pub(super) async fn probe(
         return Err(CheckError::NoElicitation {
             tool: target.tool.clone(),
             reply: run.reply.to_string(),
+            hint: arguments_hint(target, &run.reply),
         });
     }
     acted_readable(target, &run)?;
@@ -173,4 +174,45 @@ fn acted_readable(target: &Target, run: &CaseRun) -> Result<(), CheckError> {
         why: why.clone(),
         reply: run.reply.to_string(),
     })
+}
+
+/// A line saying how to give the tool its arguments, when the probe called it
+/// without `--arguments` and it refused the call (`reply` is
+/// `{"result": {.., "isError": true}}` or `{"error": ..}`); empty otherwise.
+fn arguments_hint(target: &Target, reply: &Value) -> String {
+    let refused = reply.get("error").is_some()
+        || reply.pointer("/result/isError") == Some(&Value::Bool(true));
+    if target.arguments.is_none() && refused {
+        "\n  the call was refused and no --arguments were given: if the tool takes \
+         arguments, give them as a JSON object, e.g. --arguments '{\"to\":\"bob\"}'"
+            .to_owned()
+    } else {
+        String::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::{Map, json};
+
+    use super::arguments_hint;
+    use crate::check::target::Target;
+
+    #[test]
+    fn a_refused_call_without_arguments_hints_at_arguments_and_nothing_else_does() {
+        let bare = Target::stdio(["server"]).tool("transfer");
+        let with_arguments = Target::stdio(["server"])
+            .tool("transfer")
+            .arguments(Map::from_iter([("to".to_owned(), json!("bob"))]));
+        let error_result = json!({"result": {"content": [], "isError": true}});
+        let rpc_error = json!({"error": {"code": -32602, "message": "to: Field required"}});
+        let plain = json!({"result": {"content": [], "isError": false}});
+        for refused in [&error_result, &rpc_error] {
+            let hint = arguments_hint(&bare, refused);
+            assert!(hint.contains("no --arguments were given"), "{hint}");
+            assert_eq!(arguments_hint(&with_arguments, refused), "");
+        }
+        assert_eq!(arguments_hint(&bare, &plain), "");
+        assert_eq!(arguments_hint(&bare, &json!({})), "");
+    }
 }

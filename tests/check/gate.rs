@@ -758,6 +758,12 @@ fn auto_checks_each_era_the_server_answers_and_fails_only_the_era_that_breaks() 
         stderr.contains("protocol 2025-11-25: tools/call \"book\" sent no form elicitation/create"),
         "{stderr}"
     );
+    // The reason is said once, not once per layer of the error.
+    assert_eq!(
+        stderr.matches("sent no form elicitation/create").count(),
+        1,
+        "{stderr}"
+    );
     // One era named: its error as it is, with no era in front.
     let (code, table, stderr) = run(None, Some("2025-11-25"));
     assert_eq!(code, Some(2), "{table}\n{stderr}");
