@@ -255,7 +255,15 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
         if let Some(file) = cases_log.as_mut() {
             file.flush().context("cannot write cases.jsonl")?;
         }
-        anyhow::bail!("interrupted; the sessions that finished are in cases.jsonl");
+        match &args.output {
+            Some(dir) => anyhow::bail!(
+                "interrupted; the sessions that finished are in {}",
+                dir.join("cases.jsonl").display()
+            ),
+            None => anyhow::bail!(
+                "interrupted; no report (give --output DIR to keep the sessions that finish)"
+            ),
+        }
     };
     let report = match report {
         Ok(report) => report,

@@ -511,3 +511,62 @@ fn a_hostile_run_stopped_by_sigterm_keeps_the_case_in_flight_and_kills_its_group
         serde_json::json!({"run_status": "interrupted", "cases": 1, "stopped_because": "terminated by SIGTERM"})
     );
 }
+
+/// `check` stopped by SIGINT while its server hangs at start-up: the server is
+/// killed, the check exits 2, and the message says where the finished sessions
+/// are, or, without `--output`, that none were kept.
+#[test]
+fn a_check_stopped_by_sigint_says_where_its_sessions_are_or_that_none_were_kept() {
+    for with_output in [false, true] {
+        let scratch = Scratch::new(if with_output {
+            "check-sigint-out"
+        } else {
+            "check-sigint"
+        });
+        let pid_file = scratch.arg("pid");
+        let output = scratch.arg("out");
+        let script = format!("echo $$ > {pid_file}; exec sleep 1000");
+        let mut args = vec![
+            "check",
+            "--tool",
+            "t",
+            "--acted",
+            "/acted",
+            "--protocol",
+            "2025-11-25",
+            "--startup-timeout",
+            "600",
+        ];
+        if with_output {
+            args.extend(["--output", &output]);
+        }
+        args.extend(["--", "sh", "-c", &script]);
+        let check = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+            .args(&args)
+            .env_remove("RUST_LOG")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("elicit-check starts");
+        let server = read_pid(&pid_file);
+        let pid = Pid::from_raw(i32::try_from(check.id()).expect("pid fits"));
+        kill(pid, Signal::SIGINT).expect("the check gets the signal");
+        let ended = check.wait_with_output().expect("elicit-check ends");
+        assert_eq!(ended.status.code(), Some(2));
+        let stderr = String::from_utf8_lossy(&ended.stderr);
+        let said = if with_output {
+            format!("interrupted; the sessions that finished are in {output}/cases.jsonl")
+        } else {
+            "interrupted; no report (give --output DIR to keep the sessions that finish)".to_owned()
+        };
+        assert!(stderr.contains(&said), "{stderr}");
+        // The server leads its own group; a zombie left for init to reap is gone.
+        assert_eq!(
+            wait_group_gone(server),
+            Vec::<String>::new(),
+            "the server's group"
+        );
+        assert!(!alive(server), "the server {server} is gone");
+    }
+}
