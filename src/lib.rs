@@ -9,6 +9,9 @@
 //!
 //! - [`case`], [`strategy`]: what to send (fixed contract cases, generated cases with a reason).
 //! - [`harness`]: runs any stdio MCP server, records every frame, injects raw answers.
+//! - [`evidence`]: what a case leaves behind (frames, stray lines, how the process
+//!   ended): written by the harness, read by oracles, verdicts and reports.
+//! - [`format`]: how messages write counts and durations (the bottom of the tree).
 //! - [`server`]: the reference server, an rmcp handler over the pure core
 //!   ([`server::form`], [`server::reply`], [`server::decision`], [`server::outcome`]).
 //! - [`oracle`], [`compare`]: judgements that share no code with the core.
@@ -17,7 +20,9 @@
 //!   [`run::schedule`]: fresh process per case or sessions, `-j` cases at once.
 //! - [`mod@check`], [`schema`], [`oracle::property`], [`check::report`], [`check::config`]:
 //!   `elicit-check check`, anyone's tool judged from the `requestedSchema` it sends
-//!   (docs/src/check.md). From a downstream crate's own test:
+//!   (docs/src/check.md).
+//! - [`cli`]: the command line's jobs and options (`src/main.rs` only parses and
+//!   dispatches). From a downstream crate's own test:
 //!
 //! ```no_run
 //! use elicit_check::{Target, check};
