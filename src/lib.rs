@@ -11,7 +11,7 @@
 //! - [`harness`]: runs any stdio MCP server, records every frame, injects raw answers.
 //! - [`evidence`]: what a case leaves behind (frames, stray lines, how the process
 //!   ended): written by the harness, read by oracles, verdicts and reports.
-//! - [`format`]: how messages write counts and durations (the bottom of the tree).
+//! - [`mod@format`]: how messages write counts and durations (the bottom of the tree).
 //! - [`server`]: the reference server, an rmcp handler over the pure core
 //!   ([`server::form`], [`server::reply`], [`server::decision`], [`server::outcome`]).
 //! - [`oracle`], [`compare`]: judgements that share no code with the core.
