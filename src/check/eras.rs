@@ -236,6 +236,7 @@ mod tests {
             },
             CheckError::NoElicitation {
                 tool: "t".into(),
+                asked: "sent no form elicitation/create",
                 reply: "{}".into(),
                 hint: String::new(),
             },

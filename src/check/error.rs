@@ -52,11 +52,15 @@ pub enum CheckError {
     },
     /// The probe call sent no form `elicitation/create`.
     #[error(
-        "tools/call {tool:?} sent no form elicitation/create to a client declaring form elicitation; nothing to check (its reply: {reply}){hint}"
+        "tools/call {tool:?} {asked} to a client declaring form elicitation; nothing to check (its reply: {reply}){hint}"
     )]
     NoElicitation {
         /// The tool.
         tool: String,
+        /// What it did not do, in its era's words: `sent no form
+        /// elicitation/create` (2025-11-25), `returned no InputRequiredResult
+        /// asking for a form` (2026-07-28).
+        asked: &'static str,
         /// Its reply, as compact JSON.
         reply: String,
         /// Empty, or the likely cause on a line of its own: a call without

@@ -16,6 +16,7 @@ use super::case_run::{
 use super::error::CheckError;
 use super::plan::consenting_plan;
 use super::target::Target;
+use crate::harness::era::Protocol;
 use crate::schema::Form;
 use crate::schema::answer::GeneratedAnswer;
 use crate::schema::coverage;
@@ -88,6 +89,7 @@ pub(super) async fn probe(
     if schemas.is_empty() && !run.reading.acted {
         return Err(CheckError::NoElicitation {
             tool: target.tool.clone(),
+            asked: not_asked(target.protocol),
             reply: run.reply.to_string(),
             hint: arguments_hint(target, &run.reply),
         });
@@ -176,6 +178,16 @@ fn acted_readable(target: &Target, run: &CaseRun) -> Result<(), CheckError> {
     })
 }
 
+/// What a tool that asked for nothing did not do, in `protocol`'s words: a
+/// 2025-11-25 server asks with `elicitation/create` inside the call, a
+/// 2026-07-28 one with an `InputRequiredResult` the client answers on the retry.
+fn not_asked(protocol: Protocol) -> &'static str {
+    match protocol {
+        Protocol::V2025_11_25 => "sent no form elicitation/create",
+        Protocol::V2026_07_28 => "returned no InputRequiredResult asking for a form",
+    }
+}
+
 /// A line saying how to give the tool its arguments, when the probe called it
 /// without `--arguments` and it refused the call (`reply` is
 /// `{"result": {.., "isError": true}}` or `{"error": ..}`); empty otherwise.
@@ -195,8 +207,9 @@ fn arguments_hint(target: &Target, reply: &Value) -> String {
 mod tests {
     use serde_json::{Map, json};
 
-    use super::arguments_hint;
+    use super::{arguments_hint, not_asked};
     use crate::check::target::Target;
+    use crate::harness::era::Protocol;
 
     #[test]
     fn a_refused_call_without_arguments_hints_at_arguments_and_nothing_else_does() {
@@ -214,5 +227,17 @@ mod tests {
         }
         assert_eq!(arguments_hint(&bare, &plain), "");
         assert_eq!(arguments_hint(&bare, &json!({})), "");
+    }
+
+    #[test]
+    fn a_tool_that_asks_nothing_is_said_so_in_its_eras_words() {
+        assert_eq!(
+            not_asked(Protocol::V2025_11_25),
+            "sent no form elicitation/create"
+        );
+        assert_eq!(
+            not_asked(Protocol::V2026_07_28),
+            "returned no InputRequiredResult asking for a form"
+        );
     }
 }
