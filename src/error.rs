@@ -107,7 +107,7 @@ pub fn shell_words(command: &[String]) -> String {
 }
 
 /// `stderr` under a banner, or nothing when it is empty (no empty banner).
-fn stderr_banner(stderr: &str) -> String {
+pub(crate) fn stderr_banner(stderr: &str) -> String {
     if stderr.trim().is_empty() {
         String::new()
     } else {

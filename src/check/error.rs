@@ -3,6 +3,8 @@
 //! judge, an acted rule that cannot be read, a failing hook. A broken
 //! property is not an error: it is a verdict in the report.
 
+use crate::error::stderr_banner;
+
 /// Why a check could not be done (exit code 2), as opposed to a failed property.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -119,14 +121,5 @@ fn stray_banner(stray: &str) -> String {
         String::new()
     } else {
         format!("\n--- its stdout lines that are not JSON-RPC ---\n{stray}")
-    }
-}
-
-/// `stderr` under a banner, or nothing when it is empty (no empty banner).
-fn stderr_banner(stderr: &str) -> String {
-    if stderr.trim().is_empty() {
-        String::new()
-    } else {
-        format!("\n--- its stderr (last lines) ---\n{stderr}")
     }
 }

@@ -56,6 +56,7 @@ use serde_json::{Value, json};
 use crate::harness::era::Protocol;
 use crate::oracle::property::Property;
 use crate::schema::answer::{GeneratedAnswer, answer_strategy};
+use crate::strategy::clock_seed;
 use assemble::{Assembly, assemble};
 use case_run::{form_capabilities, record, run_case};
 use plan::{Planned, Smallest, coverage_plans, new_tree, note_failures, note_smallest};
@@ -289,11 +290,4 @@ pub async fn check_with_log(
         tally,
         failures,
     ))
-}
-
-/// A seed from the clock's nanoseconds.
-fn clock_seed() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_nanos() as u64)
 }

@@ -15,6 +15,7 @@ use crate::format::counted;
 use crate::oracle::contract::Judging;
 use crate::report::{self, EvidenceLog};
 use crate::run::settings::Schedule;
+use crate::strategy::clock_seed;
 
 /// Runs the contract cases, then the generated ones; `Ok(false)` when any case
 /// failed. The arguments are checked before the evidence folder is touched, so
@@ -372,11 +373,4 @@ pub(crate) fn throughput(cases: usize, seconds: f64) -> String {
 /// How the cases ran, for the summary line: `fresh-process, -j 2` or `session, -j 1`.
 pub(crate) fn mode_line(schedule: Schedule) -> String {
     format!("{}, -j {}", schedule.mode, schedule.jobs)
-}
-
-/// A seed from the clock's nanoseconds.
-fn clock_seed() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_nanos() as u64)
 }

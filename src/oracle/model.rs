@@ -118,8 +118,8 @@ fn valid_error_object(error: &Value) -> bool {
 /// `{"status":"protocol_error","computed":false,"code":C,"error":M}`; an error
 /// member that is no JSON-RPC error object ([`valid_error_object`]: `{}`,
 /// `null`, `{"code":"x"}`, no `message`) is no answer the server can read:
-/// `invalid_response "malformed elicitation result"` (newcomer finding: the
-/// reference server hung on it).
+/// `invalid_response "malformed elicitation result"`, never a wait for an
+/// answer that already came.
 fn protocol_error(error: &Value) -> Value {
     if !valid_error_object(error) {
         return invalid_response("malformed elicitation result");

@@ -76,3 +76,11 @@ pub fn seeded_runner(seed: u64) -> TestRunner {
         TestRng::from_seed(RngAlgorithm::ChaCha, &seed_bytes),
     )
 }
+
+/// A seed from the clock's nanoseconds: the seed of a run or a check given no
+/// `--seed` (printed, so the run can be repeated).
+pub fn clock_seed() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_nanos() as u64)
+}

@@ -421,8 +421,8 @@ fn a_tool_the_server_does_not_offer_exits_2_naming_the_tools_it_has() {
 }
 
 /// A tool call that never gets a reply is not "a tool that never elicits": the
-/// message says the call got no reply (found by a newcomer run: it used to
-/// report `sent no form elicitation/create ... (its reply: {})`).
+/// message says the call got no reply (`CheckError::NoReply`, exit 2), never
+/// `sent no form elicitation/create ... (its reply: {})`.
 #[test]
 fn a_tool_call_without_reply_exits_2_saying_so() {
     let server = crate::support::calculator(Some("hang-on-call"));

@@ -628,8 +628,8 @@ fn a_stopped_run_keeps_every_case_it_finished_in_parallel_or_in_a_session() {
 }
 
 /// A run stopped while it shrinks its first generated failure keeps its cases
-/// and nothing else: a shrink run is no case (newcomer finding: it was logged
-/// as a case named `minimal`, `interrupted`, and counted in run.json).
+/// and nothing else: a shrink run is no case (no case named `minimal`,
+/// `interrupted`, is logged or counted in run.json).
 #[test]
 fn a_run_stopped_while_shrinking_logs_no_shrink_run_as_a_case() {
     support::require_program("sh", "the wrapped server runs under sh");

@@ -1,7 +1,7 @@
 //! Contract checks on the order of the frames on the wire (a completion, an
 //! elicitation or a reply recorded out of its place) and on a result whose text
-//! is not JSON: checks no other test exercises, each found by a surviving
-//! cargo-mutants mutant (docs/src/dev/mutation-testing.md). Each test takes the genuine
+//! is not JSON: checks no other test exercises, each one the only test that
+//! tells a mutant of them apart (docs/src/dev/mutation-testing.md). Each test takes the genuine
 //! evidence of one contract case over stdio and breaks exactly one thing in it.
 
 use elicit_check::case::Case;
