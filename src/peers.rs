@@ -168,7 +168,8 @@ pub const GROUPS: [(&str, &[(&str, &str)]); 9] = [
 /// What the server did in one failed case, in a few words: its outcome's status
 /// (with `value` or `errors`), `tool error (isError)`, `no answer in time`, or
 /// the first failure; prefixed with `asked anyway` when it sent an
-/// `elicitation/create` it should not have.
+/// `elicitation/create` where the contract asks nothing (`"requested": false`
+/// in the expected outcome).
 fn what_it_did(verdict: &Value) -> String {
     let evidence = &verdict["evidence"];
     let failures: Vec<&str> = verdict["failures"]
@@ -192,9 +193,12 @@ fn what_it_did(verdict: &Value) -> String {
         }
         (None, None) => failures.first().copied().unwrap_or("failed").to_owned(),
     };
-    if failures.iter().any(|failure| {
-        failure.contains(" elicitation/create request") && failure.ends_with(", expected 0")
-    }) {
+    let asked = evidence["wire"].as_array().is_some_and(|wire| {
+        wire.iter().any(|frame| {
+            frame["from"] == "server" && frame["message"]["method"] == "elicitation/create"
+        })
+    });
+    if asked && verdict["expected"]["requested"] == false {
         did = format!("asked anyway, {did}");
     }
     did
@@ -257,15 +261,32 @@ mod tests {
 
     #[test]
     fn an_elicitation_the_case_did_not_expect_reads_asked_anyway() {
+        let elicitation = |id: u64| {
+            json!({"seq": id, "from": "server", "message": {
+                "jsonrpc": "2.0", "id": id, "method": "elicitation/create", "params": {}
+            }})
+        };
         let asked = json!({
-            "evidence": {"error": "the calculate result has isError: true"},
+            "expected": {"status": "unsupported", "computed": false, "requested": false},
+            "evidence": {
+                "error": "the calculate result has isError: true",
+                "wire": [elicitation(0)],
+            },
             "failures": ["1 elicitation/create request, expected 0"],
         });
         assert_eq!(what_it_did(&asked), "asked anyway, tool error (isError)");
         let twice = json!({
-            "evidence": {"outcome": {"status": "calculated", "value": 21}},
+            "expected": {"status": "calculated", "computed": true, "value": 21},
+            "evidence": {
+                "outcome": {"status": "calculated", "value": 21},
+                "wire": [elicitation(0), elicitation(1)],
+            },
             "failures": ["2 elicitation/create requests, expected 1"],
         });
         assert_eq!(what_it_did(&twice), "calculated 21");
+        // A client's frame with that method is not the server asking.
+        let mut echoed = asked.clone();
+        echoed["evidence"]["wire"][0]["from"] = json!("client");
+        assert_eq!(what_it_did(&echoed), "tool error (isError)");
     }
 }

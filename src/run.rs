@@ -29,6 +29,7 @@ use crate::compare;
 use crate::error::Error;
 use crate::harness::{self, Limits};
 use crate::oracle::contract::Judging;
+use crate::oracle::failure::{Failure, GeneratedFailure};
 use crate::oracle::model;
 use crate::report::{
     ANSWER_CASE, EvidenceLog, GENERATED_PREFIX, MINIMAL_CASE, ReplayKind, Verdict, reproduction,
@@ -331,7 +332,7 @@ pub struct MinimalFailure {
     /// The server's outcome for it (`null` when there was none).
     pub outcome: Value,
     /// The checks that failed on it.
-    pub failures: Vec<String>,
+    pub failures: Vec<Failure>,
     /// Stdio runs spent shrinking.
     pub shrink_runs: usize,
     /// Whether shrinking stopped at its budget of runs with simplifications still
@@ -549,15 +550,19 @@ fn add_generated_checks(generated: &GeneratedCase, verdicts: &mut [Verdict]) {
     let model = model::expected_outcome(&generated.case);
     for verdict in verdicts {
         for mismatch in compare::compare(&generated.expected, &model) {
-            verdict.failures.push(format!(
-                "the oracles disagree (model vs reason): {mismatch}"
-            ));
+            verdict
+                .failures
+                .push(Failure::Generated(GeneratedFailure::OraclesDisagree(
+                    mismatch,
+                )));
             verdict.passed = false;
         }
         if !verdict.passed {
             verdict
                 .failures
-                .push(format!("reason: {}", generated.reason));
+                .push(Failure::Generated(GeneratedFailure::Reason(
+                    generated.reason.to_string(),
+                )));
         }
         verdict.settle();
     }
@@ -674,7 +679,7 @@ mod tests {
     fn logged(log: &EvidenceLog, primary: Primary) {
         let mut verdict = Verdict::new(
             Value::Null,
-            vec!["failed".to_owned()],
+            vec![Failure::Harness("failed".to_owned())],
             crate::report::tests::evidence("c", &["server"]),
         );
         verdict.verdict = primary;

@@ -13,168 +13,19 @@
 
 use std::time::Duration;
 
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::case::{Answer, Case};
 use crate::evidence::Evidence;
 use crate::evidence::wire::{Frame, Side};
 use crate::format::{counted, seconds};
-use crate::oracle::contract::NO_OUTCOME;
+use crate::oracle::failure::{
+    Failure, GeneratedFailure, OutcomeFailure, ProcessFailure, WireFailure,
+};
 
-/// The closed list of primary verdicts, in the order [`classify`] tries them
-/// (the hostile-client verdicts among them are picked by
-/// [`crate::oracle::hostile::primary`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Primary {
-    /// Every check held.
-    Passed,
-    /// The server ended or failed before the session started (initialize
-    /// refused, the transport closed, no `calculate` tool).
-    DidNotStart,
-    /// The server stayed up but never answered `initialize` within the startup bound.
-    NoInitializeReply,
-    /// A line on the server's stdout is not a JSON-RPC message.
-    StdoutNotJsonRpc,
-    /// A reply came under an id no request of the client carries (`"0"` for `0`).
-    WrongReplyId,
-    /// No reply to `tools/call` within the call bound.
-    Hung,
-    /// The server ended (exit code or signal) without replying to `tools/call`,
-    /// or with a non-zero exit code after it.
-    Crashed,
-    /// More than one `elicitation/create` within one `tools/call`.
-    ReAsked,
-    /// An `elicitation/create` in a mode the client did not declare.
-    UndeclaredMode,
-    /// An `elicitation/create` sent before the client's
-    /// `notifications/initialized` (hostile-client case `call_before_initialized`;
-    /// MCP 2025-11-25: a server SHOULD NOT send requests other than pings and
-    /// logging before it).
-    ElicitedBeforeInitialized,
-    /// No JSON-RPC error reply with the right code and id to a frame that is no
-    /// request: `-32700` with id null for a line that is not JSON (or not UTF-8),
-    /// `-32600` with its id for a request object without `method` (JSON-RPC 2.0,
-    /// section 5.1; hostile-client cases).
-    NoErrorReply,
-    /// `computed: true` on a decline, a cancel or an error reply.
-    ComputedOnRefusal,
-    /// `computed: true` on an accept the contract computes nothing on: content
-    /// that breaks the form rules (stricter than JSON Schema: `3.0` is no
-    /// integer, keys the requestedSchema does not name are refused), no content,
-    /// a malformed result, or a policy that never computes.
-    ComputedOnInvalid,
-    /// An outcome member of the wrong JSON type with the same meaning
-    /// (`computed: 1` for `true`, `21.0` for `21`, `"21"` for `21`).
-    TypeDrift,
-    /// The server did not exit after its stdin closed and was killed.
-    IgnoredStdinClose,
-    /// A request read before stdin closed got no reply before the server exited
-    /// (hostile-client case `eof_right_after_request`).
-    DroppedRequest,
-    /// The outcome differs from the expected one (none of the above).
-    WrongOutcome,
-    /// The reference model and the generated case's reason disagree (a defect
-    /// of elicit-check's oracles, not of the server).
-    OraclesDisagree,
-    /// Any other contract check failed (wire order, requestedSchema, ids).
-    ContractFailure,
-    /// The run was stopped (Ctrl-C, SIGTERM) while this case was in flight.
-    Interrupted,
-}
+pub mod primary;
 
-impl Primary {
-    /// Every verdict, in classification order.
-    pub const ALL: [Primary; 20] = [
-        Primary::Passed,
-        Primary::DidNotStart,
-        Primary::NoInitializeReply,
-        Primary::StdoutNotJsonRpc,
-        Primary::WrongReplyId,
-        Primary::Hung,
-        Primary::Crashed,
-        Primary::ReAsked,
-        Primary::UndeclaredMode,
-        Primary::ElicitedBeforeInitialized,
-        Primary::NoErrorReply,
-        Primary::ComputedOnRefusal,
-        Primary::ComputedOnInvalid,
-        Primary::TypeDrift,
-        Primary::IgnoredStdinClose,
-        Primary::DroppedRequest,
-        Primary::WrongOutcome,
-        Primary::OraclesDisagree,
-        Primary::ContractFailure,
-        Primary::Interrupted,
-    ];
-
-    /// The stable snake_case name (`crashed`, `stdout_not_json_rpc`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Primary::Passed => "passed",
-            Primary::DidNotStart => "did_not_start",
-            Primary::NoInitializeReply => "no_initialize_reply",
-            Primary::StdoutNotJsonRpc => "stdout_not_json_rpc",
-            Primary::WrongReplyId => "wrong_reply_id",
-            Primary::Hung => "hung",
-            Primary::Crashed => "crashed",
-            Primary::ReAsked => "re_asked",
-            Primary::UndeclaredMode => "undeclared_mode",
-            Primary::ElicitedBeforeInitialized => "elicited_before_initialized",
-            Primary::NoErrorReply => "no_error_reply",
-            Primary::DroppedRequest => "dropped_request",
-            Primary::ComputedOnRefusal => "computed_on_refusal",
-            Primary::ComputedOnInvalid => "computed_on_invalid",
-            Primary::TypeDrift => "type_drift",
-            Primary::IgnoredStdinClose => "ignored_stdin_close",
-            Primary::WrongOutcome => "wrong_outcome",
-            Primary::OraclesDisagree => "oracles_disagree",
-            Primary::ContractFailure => "contract_failure",
-            Primary::Interrupted => "interrupted",
-        }
-    }
-
-    /// Whether the session itself broke (no judgeable call): every outcome,
-    /// reply-count and exit failure is then a consequence, not news.
-    fn session_broke(self) -> bool {
-        matches!(
-            self,
-            Primary::DidNotStart
-                | Primary::NoInitializeReply
-                | Primary::WrongReplyId
-                | Primary::Hung
-                | Primary::Crashed
-                | Primary::Interrupted
-        )
-    }
-}
-
-impl std::fmt::Display for Primary {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// A primary verdict and the one line of evidence that shows it, e.g.
-/// `crashed` / `exit code 3 during tools/call`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Finding {
-    /// The verdict.
-    pub verdict: Primary,
-    /// The evidence, in the protocol's words.
-    pub evidence: String,
-}
-
-impl Finding {
-    /// `verdict` shown by `evidence`.
-    pub fn new(verdict: Primary, evidence: impl Into<String>) -> Finding {
-        Finding {
-            verdict,
-            evidence: evidence.into(),
-        }
-    }
-}
+pub use primary::{Finding, Primary};
 
 /// How the process ended, in the protocol's words: `exit code 3`, `killed by
 /// signal 9 (SIGKILL)`, `no exit code: ended by a signal` (the signal unknown),
@@ -199,8 +50,9 @@ pub fn describe_exit(evidence: &Evidence) -> String {
 }
 
 /// The primary verdict of a case from its evidence, its expected outcome and
-/// the failures its checks found (empty: [`Primary::Passed`]).
-pub fn classify(evidence: &Evidence, expected: &Value, failures: &[String]) -> Finding {
+/// the failures its checks found (empty: [`Primary::Passed`]). Failures are
+/// read by their type, never by their wording.
+pub fn classify(evidence: &Evidence, expected: &Value, failures: &[Failure]) -> Finding {
     if failures.is_empty() {
         return Finding::new(Primary::Passed, "every check held");
     }
@@ -320,14 +172,32 @@ pub fn classify(evidence: &Evidence, expected: &Value, failures: &[String]) -> F
             format!("{} after the call", describe_exit(evidence)),
         );
     }
-    let first = |prefix: &str| failures.iter().find(|failure| failure.starts_with(prefix));
-    if let Some(failure) = first("outcome ").or(first(NO_OUTCOME)) {
-        return Finding::new(Primary::WrongOutcome, failure.clone());
+    if let Some(failure) = failures.iter().find(|failure| is_wrong_outcome(failure)) {
+        return Finding::new(Primary::WrongOutcome, failure.to_string());
     }
-    if let Some(failure) = first("the oracles disagree") {
-        return Finding::new(Primary::OraclesDisagree, failure.clone());
+    if let Some(failure) = failures.iter().find(|failure| {
+        matches!(
+            failure,
+            Failure::Generated(GeneratedFailure::OraclesDisagree(_))
+        )
+    }) {
+        return Finding::new(Primary::OraclesDisagree, failure.to_string());
     }
-    Finding::new(Primary::ContractFailure, failures[0].clone())
+    Finding::new(Primary::ContractFailure, failures[0].to_string())
+}
+
+/// Whether `failure` says the outcome is not the expected one: a member
+/// differs, an expected `errors` location is not named, or there is no
+/// outcome at all.
+fn is_wrong_outcome(failure: &Failure) -> bool {
+    matches!(
+        failure,
+        Failure::Outcome(
+            OutcomeFailure::Mismatch(_)
+                | OutcomeFailure::Unnamed { .. }
+                | OutcomeFailure::NoOutcome
+        )
+    )
 }
 
 /// The `result` of the client's reply to the server's `elicitation/create` in
@@ -602,44 +472,58 @@ fn json_type(value: &Value) -> &'static str {
 /// left out (so a crash's exit code is not said twice); the failure the finding
 /// restates is left out too.
 /// `results.json` keeps them all.
-pub fn secondary<'a>(finding: &Finding, started: bool, failures: &'a [String]) -> Vec<&'a str> {
-    let broke = finding.verdict.session_broke() || !started;
+pub fn secondary<'a>(
+    finding: &Finding,
+    evidence: &Evidence,
+    failures: &'a [Failure],
+) -> Vec<&'a Failure> {
+    let broke = finding.verdict.session_broke() || !evidence.started;
+    let quoted_line = evidence.stray_stdout.first().map(|stray| stray.seq);
     failures
         .iter()
-        .map(String::as_str)
-        .filter(|failure| *failure != finding.evidence)
+        .filter(|failure| failure.to_string() != finding.evidence)
         .filter(|failure| !(broke && is_consequence(failure)))
-        .filter(|failure| match finding.verdict {
-            Primary::IgnoredStdinClose => !failure.starts_with("the server did not exit"),
-            Primary::ReAsked => !failure.ends_with("elicitation/create requests, expected 1"),
+        .filter(|failure| match (finding.verdict, failure) {
+            (Primary::IgnoredStdinClose, Failure::Process(ProcessFailure::NotExited))
+            | (Primary::ReAsked, Failure::Wire(WireFailure::Elicitations { .. })) => false,
             // The stray line the finding already quotes.
-            Primary::StdoutNotJsonRpc => {
-                !(failure.starts_with("non-JSON-RPC line on stdout")
-                    && finding
-                        .evidence
-                        .contains(&failure[failure.find(": ").map_or(0, |i| i + 2)..]))
-            }
+            (
+                Primary::StdoutNotJsonRpc,
+                Failure::Process(ProcessFailure::StrayLine { seq, .. }),
+            ) => quoted_line != Some(*seq),
             _ => true,
         })
         .collect()
 }
 
-/// Failures that follow from a broken session rather than add to it.
-fn is_consequence(failure: &str) -> bool {
-    failure.starts_with("harness: ")
-        || failure == NO_OUTCOME
-        || failure.starts_with("no protocol version negotiated")
-        || failure.ends_with("tools/call requests, expected exactly 1")
-        || (failure.contains(" responses to tools/call id ")
-            && failure.ends_with("expected exactly 1"))
-        || failure.starts_with("exit code ")
-        || failure.starts_with("no exit code")
-        || failure.starts_with("the server did not exit after stdin closed")
-        || failure.ends_with("elicitation/create requests, expected 1")
-        // The hostile-client oracle's (oracle/hostile.rs): a wait that ran out,
-        // and a call of the case's script that got no reply.
-        || failure.starts_with("no reply: ")
-        || failure.contains(": no reply, expected ")
+/// Failures that follow from a broken session rather than add to it: the
+/// harness's own account of it, the missing outcome, the version never
+/// negotiated, the call's missing or extra replies, the exit, the missing
+/// `elicitation/create`, and the hostile-client checks that a session that
+/// hung, crashed or ignored the end of its stdin fails on its way.
+fn is_consequence(failure: &Failure) -> bool {
+    match failure {
+        Failure::Harness(_)
+        | Failure::Outcome(OutcomeFailure::NoOutcome)
+        | Failure::Process(
+            ProcessFailure::Version {
+                negotiated: None, ..
+            }
+            | ProcessFailure::ExitCode(_)
+            | ProcessFailure::Signalled
+            | ProcessFailure::NotExited,
+        )
+        | Failure::Wire(
+            WireFailure::Calls(_)
+            | WireFailure::CallReplies { .. }
+            | WireFailure::Elicitations { want: 1, .. },
+        ) => true,
+        Failure::Hostile(finding) => matches!(
+            finding.verdict,
+            Primary::Hung | Primary::Crashed | Primary::IgnoredStdinClose
+        ),
+        _ => false,
+    }
 }
 
 #[cfg(test)]

@@ -21,7 +21,7 @@ use crate::case::{Answer, Case};
 use crate::compare;
 use crate::evidence::Evidence;
 use crate::evidence::wire::{Frame, Side};
-use crate::format::counted;
+use crate::oracle::failure::{Failure, OutcomeFailure, ProcessFailure, WireFailure};
 use crate::oracle::meaning;
 
 /// The protocol version every session must negotiate.
@@ -91,9 +91,9 @@ impl Judging {
 /// What the checks of one case found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Judgement {
-    /// Every failed check, a sentence naming the JSON path or the frame; the
-    /// primary reason first. Empty means the case passes.
-    pub failures: Vec<String>,
+    /// Every failed check, its message naming the JSON path or the frame;
+    /// the primary reason first. Empty means the case passes.
+    pub failures: Vec<Failure>,
     /// Findings that do not fail the case: keys of the `requestedSchema` outside
     /// the MCP restricted subset (e.g. `additionalProperties`), which a client
     /// may ignore.
@@ -106,9 +106,9 @@ pub struct Judgement {
 }
 
 /// Checks the evidence of `case` against its `expected` outcome exactly, as the
-/// reference server is judged ([`Judging::EXACT`]); returns every failure as a
-/// sentence naming the JSON path or the frame. Empty means pass.
-pub fn check(case: &Case, expected: &Value, evidence: &Evidence) -> Vec<String> {
+/// reference server is judged ([`Judging::EXACT`]); returns every failure, its
+/// message naming the JSON path or the frame. Empty means pass.
+pub fn check(case: &Case, expected: &Value, evidence: &Evidence) -> Vec<Failure> {
     judge(case, expected, evidence, Judging::EXACT).failures
 }
 
@@ -117,12 +117,14 @@ pub fn check(case: &Case, expected: &Value, evidence: &Evidence) -> Vec<String> 
 pub fn judge(case: &Case, expected: &Value, evidence: &Evidence, judging: Judging) -> Judgement {
     let mut judgement = Judgement::default();
     if let Some(error) = &evidence.error {
-        judgement.failures.push(format!("harness: {error}"));
+        judgement.failures.push(Failure::Harness(error.clone()));
     }
     if let Some(outcome) = reported_outcome(evidence, &mut judgement.failures) {
         if judging.exact_messages {
             for mismatch in compare::compare(expected, outcome) {
-                judgement.failures.push(format!("outcome {mismatch}"));
+                judgement
+                    .failures
+                    .push(OutcomeFailure::Mismatch(mismatch).into());
             }
         } else {
             let meaning = meaning::judge(case, expected, outcome);
@@ -138,49 +140,44 @@ pub fn judge(case: &Case, expected: &Value, evidence: &Evidence, judging: Judgin
 /// The outcome the server reported: `structuredContent` when present (its text
 /// content, when JSON, must agree), otherwise the JSON object of `content[0].text`.
 /// Pushes a failure and returns `None` when there is neither.
-fn reported_outcome<'a>(evidence: &'a Evidence, failures: &mut Vec<String>) -> Option<&'a Value> {
+fn reported_outcome<'a>(evidence: &'a Evidence, failures: &mut Vec<Failure>) -> Option<&'a Value> {
     match (&evidence.outcome, &evidence.text_outcome) {
         (Some(structured), Some(text)) => {
             for mismatch in compare::compare(structured, text) {
-                failures.push(format!(
-                    "content[0].text disagrees with structuredContent: {mismatch}"
-                ));
+                failures.push(OutcomeFailure::TextDisagrees(mismatch).into());
             }
             Some(structured)
         }
         (Some(structured), None) => {
-            failures.push("content[0] is not JSON text".into());
+            failures.push(OutcomeFailure::NotJsonText.into());
             Some(structured)
         }
         (None, Some(text)) if text.is_object() => Some(text),
         (None, _) => {
-            failures.push(NO_OUTCOME.into());
+            failures.push(OutcomeFailure::NoOutcome.into());
             None
         }
     }
 }
 
-/// The failure when a result carries no outcome at all.
-pub const NO_OUTCOME: &str = "no outcome: the calculate result has no structuredContent and no JSON object in content[0].text";
-
-fn check_process(evidence: &Evidence, failures: &mut Vec<String>) {
+fn check_process(evidence: &Evidence, failures: &mut Vec<Failure>) {
     match evidence.protocol_version.as_deref() {
-        None => failures.push(format!(
-            "no protocol version negotiated, expected \"{PROTOCOL_VERSION}\""
-        )),
         Some(PROTOCOL_VERSION) => {}
-        Some(other) => failures.push(format!(
-            "negotiated protocol version {}, expected \"{PROTOCOL_VERSION}\"",
-            Value::String(other.to_owned())
-        )),
+        negotiated => failures.push(
+            ProcessFailure::Version {
+                negotiated: negotiated.map(str::to_owned),
+                expected: PROTOCOL_VERSION,
+            }
+            .into(),
+        ),
     }
     if evidence.forced_kill {
-        failures.push("the server did not exit after stdin closed and was killed".into());
+        failures.push(ProcessFailure::NotExited.into());
     } else {
         match evidence.exit_code {
             Some(0) => {}
-            Some(code) => failures.push(format!("exit code {code}, expected 0")),
-            None => failures.push("no exit code: killed by a signal".into()),
+            Some(code) => failures.push(ProcessFailure::ExitCode(code).into()),
+            None => failures.push(ProcessFailure::Signalled.into()),
         }
     }
     stray_line_failures(evidence, failures);
@@ -194,13 +191,15 @@ const STRAY_LINES_NAMED: usize = 5;
 /// "hello"`), for the first [`STRAY_LINES_NAMED`]; then `and 7 more non-JSON-RPC
 /// lines on stdout`, counting the lines kept and those only counted
 /// ([`Evidence::stray_stdout_not_kept`]). Shared by both eras' checks.
-pub(crate) fn stray_line_failures(evidence: &Evidence, failures: &mut Vec<String>) {
+pub(crate) fn stray_line_failures(evidence: &Evidence, failures: &mut Vec<Failure>) {
     for stray in evidence.stray_stdout.iter().take(STRAY_LINES_NAMED) {
-        failures.push(format!(
-            "non-JSON-RPC line on stdout (#{}): {}",
-            stray.seq,
-            Value::String(stray.line.clone())
-        ));
+        failures.push(
+            ProcessFailure::StrayLine {
+                seq: stray.seq,
+                line: stray.line.clone(),
+            }
+            .into(),
+        );
     }
     let more = evidence
         .stray_stdout
@@ -208,10 +207,7 @@ pub(crate) fn stray_line_failures(evidence: &Evidence, failures: &mut Vec<String
         .saturating_sub(STRAY_LINES_NAMED)
         + evidence.stray_stdout_not_kept;
     if more > 0 {
-        failures.push(format!(
-            "and {} on stdout",
-            counted(more, "more non-JSON-RPC line")
-        ));
+        failures.push(ProcessFailure::MoreStrayLines(more).into());
     }
 }
 
@@ -239,9 +235,7 @@ fn check_wire(
     {
         let declared = &init.message["params"]["capabilities"];
         for mismatch in compare::compare(&case.capabilities, declared) {
-            failures.push(format!(
-                "initialize declared other capabilities: {mismatch}"
-            ));
+            failures.push(WireFailure::Capabilities(mismatch).into());
         }
     }
     let calls: Vec<&Frame> = wire
@@ -249,10 +243,7 @@ fn check_wire(
         .filter(|f| is_request(f, Side::Client, "tools/call"))
         .collect();
     let [call] = calls.as_slice() else {
-        failures.push(format!(
-            "{} tools/call requests, expected exactly 1",
-            calls.len()
-        ));
+        failures.push(WireFailure::Calls(calls.len()).into());
         return;
     };
     let call_id = &call.message["id"];
@@ -261,17 +252,24 @@ fn check_wire(
         .filter(|f| is_response_to(f, Side::Server, call_id))
         .collect();
     let [completion] = completions.as_slice() else {
-        failures.push(format!(
-            "{} responses to tools/call id {call_id}, expected exactly 1",
-            completions.len()
-        ));
+        failures.push(
+            WireFailure::CallReplies {
+                id: call_id.clone(),
+                count: completions.len(),
+            }
+            .into(),
+        );
         return;
     };
     if completion.seq < call.seq {
-        failures.push(format!(
-            "tools/call id {call_id} completed (#{}) before it was sent (#{})",
-            completion.seq, call.seq
-        ));
+        failures.push(
+            WireFailure::CompletedBeforeSent {
+                id: call_id.clone(),
+                completed: completion.seq,
+                sent: call.seq,
+            }
+            .into(),
+        );
     }
     let elicitations: Vec<&Frame> = wire
         .iter()
@@ -280,10 +278,13 @@ fn check_wire(
     let requested = expected.get("requested") != Some(&Value::Bool(false));
     let want = usize::from(requested);
     if elicitations.len() != want {
-        failures.push(format!(
-            "{}, expected {want}",
-            counted(elicitations.len(), "elicitation/create request")
-        ));
+        failures.push(
+            WireFailure::Elicitations {
+                count: elicitations.len(),
+                want,
+            }
+            .into(),
+        );
     }
     let span = (call.seq, completion.seq);
     for elicitation in elicitations {
@@ -302,29 +303,38 @@ fn check_elicitation(
     let failures = &mut judgement.failures;
     let id = &request.message["id"];
     if !(call_seq < request.seq && request.seq < completion_seq) {
-        failures.push(format!(
-            "elicitation/create id {id} (#{}) is not between tools/call (#{call_seq}) and its completion (#{completion_seq})",
-            request.seq
-        ));
+        failures.push(
+            WireFailure::ElicitationOutsideCall {
+                id: id.clone(),
+                seq: request.seq,
+                call: call_seq,
+                completion: completion_seq,
+            }
+            .into(),
+        );
     }
     let params = &request.message["params"];
     // Protocol 2025-11-25: `mode` is optional on a form request; absent means form.
     match params.get("mode") {
         None => {}
         Some(Value::String(mode)) if mode == "form" => {}
-        Some(other) => failures.push(format!(
-            "elicitation/create id {id}: mode {other}, expected \"form\" (or no mode)"
-        )),
+        Some(other) => failures.push(
+            WireFailure::Mode {
+                id: id.clone(),
+                mode: other.clone(),
+            }
+            .into(),
+        ),
     }
     let schema = &params["requestedSchema"];
     if judging.exact_messages {
         for mismatch in compare::compare(&contract_schema(), &strip_annotations(schema)) {
-            failures.push(format!("requestedSchema {mismatch}"));
+            failures.push(WireFailure::Schema(mismatch).into());
         }
     } else {
         let (meaning, outside) = schema_meaning(schema);
         for mismatch in compare::compare(&contract_meaning(), &meaning) {
-            failures.push(format!("requestedSchema {mismatch}"));
+            failures.push(WireFailure::Schema(mismatch).into());
         }
         judgement.warnings.extend(outside.into_iter().map(|path| {
             format!(
@@ -338,28 +348,43 @@ fn check_elicitation(
         .filter(|f| is_response_to(f, Side::Client, id))
         .collect();
     let [reply] = replies.as_slice() else {
-        failures.push(format!(
-            "{} replies to elicitation/create id {id}, expected 1",
-            replies.len()
-        ));
+        failures.push(
+            WireFailure::Answers {
+                id: id.clone(),
+                count: replies.len(),
+            }
+            .into(),
+        );
         return;
     };
     if reply.seq < request.seq || reply.seq > completion_seq {
-        failures.push(format!(
-            "reply to elicitation/create id {id} (#{}) is out of order",
-            reply.seq
-        ));
+        failures.push(
+            WireFailure::AnswerOutOfOrder {
+                id: id.clone(),
+                seq: reply.seq,
+            }
+            .into(),
+        );
     }
     let (member, value) = expected_reply(case);
     match reply.message.get(member) {
-        None => failures.push(format!(
-            "reply to elicitation/create id {id} has no {member:?}"
-        )),
+        None => failures.push(
+            WireFailure::AnswerMissing {
+                id: id.clone(),
+                member,
+            }
+            .into(),
+        ),
         Some(sent) => {
             for mismatch in compare::compare(&value, sent) {
-                failures.push(format!(
-                    "reply to elicitation/create id {id}: {member} {mismatch}"
-                ));
+                failures.push(
+                    WireFailure::Answer {
+                        id: id.clone(),
+                        member,
+                        mismatch,
+                    }
+                    .into(),
+                );
             }
         }
     }

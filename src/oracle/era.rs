@@ -20,7 +20,9 @@ use crate::case::{Answer, Case};
 use crate::compare;
 use crate::evidence::Evidence;
 use crate::evidence::wire::{Frame, Side};
-use crate::format::counted;
+use crate::oracle::failure::{
+    Failure, OutcomeFailure, ProcessFailure, RefusalFailure, RoundFailure, WireFailure,
+};
 
 /// The protocol version of this era.
 pub const PROTOCOL_VERSION: &str = "2026-07-28";
@@ -82,7 +84,12 @@ fn contract_schema() -> Value {
 /// a `jsonrpc_error`). `spec_client` is true when the harness behaved as a spec
 /// client (echoed state, answered every request): only then is the wire held
 /// to call → `input_required` → retry → result. Empty means pass.
-pub fn check(case: &Case, expected: &Value, evidence: &Evidence, spec_client: bool) -> Vec<String> {
+pub fn check(
+    case: &Case,
+    expected: &Value,
+    evidence: &Evidence,
+    spec_client: bool,
+) -> Vec<Failure> {
     let mut failures = Vec::new();
     match expected.get(JSONRPC_ERROR) {
         Some(error) => check_refusal(error, evidence, &mut failures),
@@ -93,92 +100,103 @@ pub fn check(case: &Case, expected: &Value, evidence: &Evidence, spec_client: bo
     failures
 }
 
-fn check_refusal(expected: &Value, evidence: &Evidence, failures: &mut Vec<String>) {
+fn check_refusal(expected: &Value, evidence: &Evidence, failures: &mut Vec<Failure>) {
     if let Some(outcome) = &evidence.outcome {
-        failures.push(format!(
-            "expected JSON-RPC error {}, got the tool result {outcome}",
-            expected["code"]
-        ));
+        failures.push(
+            RefusalFailure::GotResult {
+                code: expected["code"].clone(),
+                outcome: outcome.clone(),
+            }
+            .into(),
+        );
     }
     let Some(error) = &evidence.rpc_error else {
-        failures.push(format!(
-            "expected JSON-RPC error {}, got none{}",
-            expected["code"],
-            evidence
-                .error
-                .as_ref()
-                .map_or_else(String::new, |error| format!(" ({error})"))
-        ));
+        failures.push(
+            RefusalFailure::Missing {
+                code: expected["code"].clone(),
+                error: evidence.error.clone(),
+            }
+            .into(),
+        );
         return;
     };
     if error.get("code") != expected.get("code") {
-        failures.push(format!(
-            "JSON-RPC error code {}, expected {}",
-            error["code"], expected["code"]
-        ));
+        failures.push(
+            RefusalFailure::Code {
+                got: error["code"].clone(),
+                want: expected["code"].clone(),
+            }
+            .into(),
+        );
     }
     if let Some(message) = expected.get("message")
         && error.get("message") != Some(message)
     {
-        failures.push(format!(
-            "JSON-RPC error message {}, expected {message}",
-            error["message"]
-        ));
+        failures.push(
+            RefusalFailure::Message {
+                got: error["message"].clone(),
+                want: message.clone(),
+            }
+            .into(),
+        );
     }
     if expected.get("code") == Some(&json!(MISSING_CAPABILITY))
         && error
             .pointer("/data/requiredCapabilities/elicitation")
             .is_none()
     {
-        failures.push(format!(
-            "JSON-RPC error -32021 does not name elicitation in data.requiredCapabilities: data {}",
-            error.get("data").unwrap_or(&Value::Null)
-        ));
+        failures.push(
+            RefusalFailure::UnnamedCapability {
+                data: error.get("data").cloned().unwrap_or(Value::Null),
+            }
+            .into(),
+        );
     }
 }
 
-fn check_outcome(expected: &Value, evidence: &Evidence, failures: &mut Vec<String>) {
+fn check_outcome(expected: &Value, evidence: &Evidence, failures: &mut Vec<Failure>) {
     if let Some(error) = &evidence.error {
-        failures.push(format!("harness: {error}"));
+        failures.push(Failure::Harness(error.clone()));
     }
     match &evidence.outcome {
-        None => failures.push("no structuredContent in the calculate result".into()),
+        None => failures.push(OutcomeFailure::NoStructuredContent.into()),
         Some(outcome) => {
             for mismatch in compare::compare(expected, outcome) {
-                failures.push(format!("outcome {mismatch}"));
+                failures.push(OutcomeFailure::Mismatch(mismatch).into());
             }
         }
     }
     match (&evidence.outcome, &evidence.text_outcome) {
         (Some(structured), Some(text)) => {
             for mismatch in compare::compare(structured, text) {
-                failures.push(format!(
-                    "content[0].text disagrees with structuredContent: {mismatch}"
-                ));
+                failures.push(OutcomeFailure::TextDisagrees(mismatch).into());
             }
         }
-        (Some(_), None) => failures.push("content[0] is not JSON text".into()),
+        (Some(_), None) => failures.push(OutcomeFailure::NotJsonText.into()),
         _ => {}
     }
 }
 
-fn check_process(evidence: &Evidence, failures: &mut Vec<String>) {
+fn check_process(evidence: &Evidence, failures: &mut Vec<Failure>) {
     if evidence.protocol_version.as_deref() != Some(PROTOCOL_VERSION) {
-        failures.push(format!(
-            "protocol {}, expected {PROTOCOL_VERSION}",
-            evidence.protocol_version.as_deref().unwrap_or("none")
-        ));
+        failures.push(
+            ProcessFailure::Version {
+                negotiated: evidence.protocol_version.clone(),
+                expected: PROTOCOL_VERSION,
+            }
+            .into(),
+        );
     }
     if evidence.exit_code != Some(0) {
-        failures.push(format!(
-            "exit code {}, expected 0",
+        failures.push(
             evidence
                 .exit_code
-                .map_or_else(|| "none (signal)".to_owned(), |code| code.to_string())
-        ));
+                .map_or(ProcessFailure::Signalled, ProcessFailure::ExitCode)
+                .into(),
+        );
     }
     if evidence.forced_kill {
-        failures.push("the server did not exit after stdin closed and was killed".into());
+        failures.push(ProcessFailure::NotExited.into());
     }
     super::contract::stray_line_failures(evidence, failures);
 }
@@ -192,14 +210,18 @@ fn check_wire(
     expected: &Value,
     wire: &[Frame],
     spec_client: bool,
-    failures: &mut Vec<String>,
+    failures: &mut Vec<Failure>,
 ) {
     for frame in wire.iter().filter(|frame| frame.from == Side::Server) {
         if let (Some(method), Some(id)) = (method(frame), frame.message.get("id")) {
-            failures.push(format!(
-                "server sent request {method} id {id} (#{}): 2026-07-28 servers must not send requests",
-                frame.seq
-            ));
+            failures.push(
+                RoundFailure::ServerRequest {
+                    method: method.to_owned(),
+                    id: id.clone(),
+                    seq: frame.seq,
+                }
+                .into(),
+            );
         }
     }
     for frame in wire.iter().filter(|frame| frame.from == Side::Client) {
@@ -207,13 +229,15 @@ fn check_wire(
             .message
             .pointer("/params/_meta/io.modelcontextprotocol~1clientCapabilities");
         if declared != Some(&case.capabilities) {
-            failures.push(format!(
-                "{} (#{}) declared capabilities {}, expected {}",
-                method(frame).unwrap_or("message"),
-                frame.seq,
-                declared.unwrap_or(&Value::Null),
-                case.capabilities
-            ));
+            failures.push(
+                RoundFailure::Capabilities {
+                    method: method(frame).map(str::to_owned),
+                    seq: frame.seq,
+                    declared: declared.cloned().unwrap_or(Value::Null),
+                    expected: case.capabilities.clone(),
+                }
+                .into(),
+            );
         }
     }
     let calls: Vec<&Frame> = wire
@@ -233,24 +257,34 @@ fn check_wire(
             .collect();
         match answers.as_slice() {
             [answer] if answer.seq > call.seq => responses.push(*answer),
-            [answer] => failures.push(format!(
-                "tools/call id {id} answered (#{}) before it was sent (#{})",
-                answer.seq, call.seq
-            )),
-            _ => failures.push(format!(
-                "{} responses to tools/call id {id}, expected exactly 1",
-                answers.len()
-            )),
+            [answer] => failures.push(
+                RoundFailure::AnsweredBeforeSent {
+                    id: id.clone(),
+                    answered: answer.seq,
+                    sent: call.seq,
+                }
+                .into(),
+            ),
+            _ => failures.push(
+                WireFailure::CallReplies {
+                    id: id.clone(),
+                    count: answers.len(),
+                }
+                .into(),
+            ),
         }
     }
     for response in &responses {
         if let Some(requests) = response.message.pointer("/result/inputRequests")
             && !form_declared(&case.capabilities)
         {
-            failures.push(format!(
-                "inputRequests sent to a client that declared no form elicitation (#{}): {requests}",
-                response.seq
-            ));
+            failures.push(
+                RoundFailure::Undeclared {
+                    seq: response.seq,
+                    requests: requests.clone(),
+                }
+                .into(),
+            );
         }
     }
     if !spec_client || responses.len() != calls.len() {
@@ -259,15 +293,13 @@ fn check_wire(
     let refused = expected.get(JSONRPC_ERROR).is_some();
     let want = if refused { 1 } else { 2 };
     if calls.len() != want {
-        failures.push(format!(
-            "{}, expected {want} ({})",
-            counted(calls.len(), "tools/call request"),
-            if refused {
-                "the call, refused"
-            } else {
-                "call → input_required → retry → result"
+        failures.push(
+            RoundFailure::Calls {
+                count: calls.len(),
+                refused,
             }
-        ));
+            .into(),
+        );
         return;
     }
     if let [call, retry] = calls.as_slice() {
@@ -282,20 +314,22 @@ fn check_round(
     call: &Frame,
     response: &Frame,
     retry: &Frame,
-    failures: &mut Vec<String>,
+    failures: &mut Vec<Failure>,
 ) {
     let result = &response.message["result"];
     if result.get("resultType") != Some(&json!("input_required")) {
-        failures.push(format!(
-            "tools/call id {} answered resultType {}, expected \"input_required\"",
-            call.message["id"],
-            result.get("resultType").unwrap_or(&Value::Null)
-        ));
+        failures.push(
+            RoundFailure::ResultType {
+                id: call.message["id"].clone(),
+                got: result.get("resultType").cloned().unwrap_or(Value::Null),
+            }
+            .into(),
+        );
         return;
     }
     for key in ["inputResponses", "requestState"] {
         if call.message["params"].get(key).is_some() {
-            failures.push(format!("the first tools/call carries {key}"));
+            failures.push(RoundFailure::FirstCarries(key).into());
         }
     }
     let requests = result
@@ -304,37 +338,49 @@ fn check_round(
         .cloned()
         .unwrap_or_default();
     if requests.len() != 1 {
-        failures.push(format!(
-            "{} inputRequests, expected exactly 1 form elicitation",
-            requests.len()
-        ));
+        failures.push(RoundFailure::InputRequests(requests.len()).into());
     }
     for (key, request) in &requests {
         if request.get("method") != Some(&json!("elicitation/create")) {
-            failures.push(format!(
-                "inputRequests[{key:?}] method {}, expected \"elicitation/create\"",
-                request.get("method").unwrap_or(&Value::Null)
-            ));
+            failures.push(
+                RoundFailure::RequestMethod {
+                    key: key.clone(),
+                    method: request.get("method").cloned().unwrap_or(Value::Null),
+                }
+                .into(),
+            );
         }
         if request.pointer("/params/mode") != Some(&json!("form")) {
-            failures.push(format!("inputRequests[{key:?}] mode is not \"form\""));
+            failures.push(RoundFailure::RequestMode { key: key.clone() }.into());
         }
         let schema = request
             .pointer("/params/requestedSchema")
             .map(strip_annotations)
             .unwrap_or(Value::Null);
         for mismatch in compare::compare(&contract_schema(), &schema) {
-            failures.push(format!("inputRequests[{key:?}] requestedSchema {mismatch}"));
+            failures.push(
+                RoundFailure::RequestSchema {
+                    key: key.clone(),
+                    mismatch,
+                }
+                .into(),
+            );
         }
         let sent = retry.message.pointer(&format!(
             "/params/inputResponses/{}",
             key.replace('~', "~0").replace('/', "~1")
         ));
         match sent {
-            None => failures.push(format!("the retry has no inputResponses[{key:?}]")),
+            None => failures.push(RoundFailure::NoResponse { key: key.clone() }.into()),
             Some(sent) => {
                 for mismatch in compare::compare(&expected_input_response(case), sent) {
-                    failures.push(format!("retry inputResponses[{key:?}] {mismatch}"));
+                    failures.push(
+                        RoundFailure::Response {
+                            key: key.clone(),
+                            mismatch,
+                        }
+                        .into(),
+                    );
                 }
             }
         }
@@ -342,22 +388,17 @@ fn check_round(
     match result.get("requestState") {
         Some(Value::String(state)) => {
             if retry.message.pointer("/params/requestState") != Some(&json!(state)) {
-                failures.push("the retry does not echo requestState byte for byte".into());
+                failures.push(RoundFailure::StateNotEchoed.into());
             }
         }
-        other => failures.push(format!(
-            "input_required carries requestState {}, expected an opaque string",
-            other.unwrap_or(&Value::Null)
-        )),
+        other => failures
+            .push(RoundFailure::StateNotString(other.cloned().unwrap_or(Value::Null)).into()),
     }
     if retry.message["id"] == call.message["id"] {
-        failures.push(format!(
-            "the retry reuses id {}; it must be a new request",
-            call.message["id"]
-        ));
+        failures.push(RoundFailure::ReusedId(call.message["id"].clone()).into());
     }
     if retry.message.pointer("/params/arguments") != call.message.pointer("/params/arguments") {
-        failures.push("the retry changed the call's arguments".into());
+        failures.push(RoundFailure::ArgumentsChanged.into());
     }
 }
 
@@ -389,15 +430,12 @@ pub fn result_of(evidence: &Evidence) -> Value {
     }
 }
 
-/// How the failure of [`eras_differ`] begins (`the eras differ: 2025-11-25
-/// gave ..., 2026-07-28 gave ...`): a reproduction of such a verdict needs both eras.
-pub const ERAS_DIFFER: &str = "the eras differ";
-
 /// Compares one case's results in both eras by the 2026-07-28 table: the
 /// 2026-07-28 result must be what the table makes of the 2025-11-25 outcome
 /// (`-32021` for a client without form, the identical outcome JSON otherwise).
-/// `None` when they agree; otherwise one sentence naming both results.
-pub fn eras_differ(case: &Case, legacy: &Evidence, modern: &Evidence) -> Option<String> {
+/// `None` when they agree; otherwise [`Failure::ErasDiffer`] with both results
+/// (a reproduction of such a verdict needs both eras).
+pub fn eras_differ(case: &Case, legacy: &Evidence, modern: &Evidence) -> Option<Failure> {
     let legacy_outcome = legacy.outcome.clone().unwrap_or(Value::Null);
     let want = expected(case, &legacy_outcome);
     let got = result_of(modern);
@@ -405,6 +443,8 @@ pub fn eras_differ(case: &Case, legacy: &Evidence, modern: &Evidence) -> Option<
         Some(error) => got.pointer("/jsonrpc_error/code") == error.get("code"),
         None => compare::compare(&want, &got).is_empty(),
     };
-    (!agree)
-        .then(|| format!("{ERAS_DIFFER}: 2025-11-25 gave {legacy_outcome}, 2026-07-28 gave {got}"))
+    (!agree).then(|| Failure::ErasDiffer {
+        legacy: legacy_outcome,
+        modern: got,
+    })
 }

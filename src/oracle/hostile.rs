@@ -11,16 +11,17 @@ use serde_json::Value;
 
 use crate::evidence::wire::{Frame, Side};
 use crate::harness::hostile::{HostileCase, Played};
-use crate::verdict::{Finding, Primary};
+use crate::oracle::failure::Failure;
+use crate::verdict::primary::{Finding, Primary};
 
 /// The failures of one played case, in [`findings`] order; empty when it passed.
 ///
 /// `exact`: also judge the free-text `error` of `invalid_response` word for word
 /// (the reference server; a third-party server is judged by meaning).
-pub fn judge(case: HostileCase, played: &Played, exact: bool) -> Vec<String> {
+pub fn judge(case: HostileCase, played: &Played, exact: bool) -> Vec<Failure> {
     findings(case, played, exact)
         .into_iter()
-        .map(|finding| finding.evidence)
+        .map(Failure::Hostile)
         .collect()
 }
 

@@ -27,15 +27,16 @@
 use serde_json::{Value, json};
 
 use crate::case::{Answer, Case};
-use crate::compare;
+use crate::compare::{self, Mismatch};
+use crate::oracle::failure::{Failure, OutcomeFailure};
 
 /// What judging one outcome by meaning found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Meaning {
-    /// Every difference of meaning, a sentence naming the JSON path
+    /// Every difference of meaning, its message naming the JSON path
     /// (`outcome $.status: "calculated" != "declined"`). Empty means the outcome
     /// holds.
-    pub failures: Vec<String>,
+    pub failures: Vec<Failure>,
     /// Differences of detail the rules tolerated, worth a reader's eye but not a
     /// failure (rule 3's extra locations; rule 2's other status).
     pub notes: Vec<String>,
@@ -96,18 +97,24 @@ pub fn judge(case: &Case, expected: &Value, outcome: &Value) -> Meaning {
 
 /// The first difference between two outcomes beyond `computed`, as
 /// `outcome $.path: detail`; `None` when they agree.
-fn differs_in_detail(expected: &Value, outcome: &Value) -> Option<String> {
-    outcome_mismatches(expected, outcome)
+fn differs_in_detail(expected: &Value, outcome: &Value) -> Option<Failure> {
+    compare::compare(expected, outcome)
         .into_iter()
-        .find(|mismatch| !mismatch.starts_with("outcome $.computed"))
+        .find(|mismatch| mismatch.path != "$.computed")
+        .map(outcome_mismatch)
 }
 
 /// `compare` of two outcomes, each mismatch as `outcome $.path: detail`.
-fn outcome_mismatches(expected: &Value, outcome: &Value) -> Vec<String> {
+fn outcome_mismatches(expected: &Value, outcome: &Value) -> Vec<Failure> {
     compare::compare(expected, outcome)
         .into_iter()
-        .map(|mismatch| format!("outcome {mismatch}"))
+        .map(outcome_mismatch)
         .collect()
+}
+
+/// A difference of outcomes as a failure.
+fn outcome_mismatch(mismatch: Mismatch) -> Failure {
+    OutcomeFailure::Mismatch(mismatch).into()
 }
 
 /// The `status` member, when it is a string.
@@ -202,11 +209,13 @@ fn errors_name_every_field(want: &[Value], got: &[Value], meaning: &mut Meaning)
             }
         }
         if !named {
-            meaning.failures.push(format!(
-                "outcome $.errors: no location at or under {} (reported {})",
-                Value::Array(location.clone()),
-                Value::Array(got.to_vec())
-            ));
+            meaning.failures.push(
+                OutcomeFailure::Unnamed {
+                    location: Value::Array(location.clone()),
+                    reported: Value::Array(got.to_vec()),
+                }
+                .into(),
+            );
         }
     }
     let extra: Vec<Value> = got
@@ -365,7 +374,7 @@ mod tests {
             &refused,
         );
         assert_eq!(
-            meaning.failures.first().map(String::as_str),
+            meaning.failures.first().map(ToString::to_string).as_deref(),
             Some(r#"outcome $.status: "invalid_content" != "declined""#)
         );
         // The raw echo of a valid answer must stay an echo.

@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::case_names::{GENERATED_PREFIX, MINIMAL_CASE};
 use super::replay::{Replay, ReplayKind};
 use crate::evidence::Evidence;
+use crate::oracle::failure::Failure;
 use crate::verdict::{self, Primary};
 
 /// The verdict of one case: its evidence, what was expected, and every failure.
@@ -28,8 +29,9 @@ pub struct Verdict {
     pub primary: String,
     /// The expected outcome (hand-written, or from the oracle for generated cases).
     pub expected: Value,
-    /// Every failed check, each naming its JSON path or frame.
-    pub failures: Vec<String>,
+    /// Every failed check, typed by rule family; `results.json` keeps each as
+    /// its message, naming its JSON path or frame.
+    pub failures: Vec<Failure>,
     /// Findings that do not fail the case: e.g. a
     /// `requestedSchema` key outside the MCP restricted subset. Kept apart from
     /// `failures`; `passed` ignores them.
@@ -64,7 +66,7 @@ pub const GROUP_LEFT_RUNNING: &str = "a process of the server's process group wa
 impl Verdict {
     /// A verdict from checks already run, classified ([`Verdict::settle`]);
     /// with the [`GROUP_LEFT_RUNNING`] warning when the evidence says so.
-    pub fn new(expected: Value, failures: Vec<String>, evidence: Evidence) -> Self {
+    pub fn new(expected: Value, failures: Vec<Failure>, evidence: Evidence) -> Self {
         let warnings = if evidence.group_left_running {
             vec![GROUP_LEFT_RUNNING.to_owned()]
         } else {
@@ -106,7 +108,7 @@ impl Verdict {
     pub fn interrupted(evidence: Evidence, signal: &str, replay: Replay, seed: u64) -> Self {
         let mut verdict = Verdict::new(
             Value::Null,
-            vec![format!("{signal} while the case was in flight")],
+            vec![Failure::Interrupted(signal.to_owned())],
             evidence,
         );
         verdict.verdict = Primary::Interrupted;
@@ -190,7 +192,7 @@ fn eras_differed(verdict: &Verdict) -> bool {
     verdict
         .failures
         .iter()
-        .any(|failure| failure.starts_with(crate::oracle::era::ERAS_DIFFER))
+        .any(|failure| matches!(failure, Failure::ErasDiffer { .. }))
 }
 
 /// Whether the case ran in protocol 2026-07-28: negotiated so, or opened with
@@ -278,13 +280,18 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::compare::Mismatch;
+    use crate::oracle::failure::OutcomeFailure;
     use crate::report::tests::evidence;
 
     /// A failed verdict of case `name` of `command`, reproduced as `replay` says.
     fn failed(name: &str, command: &[&str], replay: Replay) -> Verdict {
         let mut verdict = Verdict::new(
             json!({"status": "declined", "computed": false}),
-            vec!["outcome $.computed: true != false".to_owned()],
+            vec![Failure::Outcome(OutcomeFailure::Mismatch(Mismatch {
+                path: "$.computed".to_owned(),
+                detail: "true != false".to_owned(),
+            }))],
             evidence(name, command),
         );
         verdict.replay = replay;
@@ -430,7 +437,10 @@ mod tests {
         );
         verdict.failures.insert(
             0,
-            "the eras differ: 2025-11-25 gave null, 2026-07-28 gave null".to_owned(),
+            Failure::ErasDiffer {
+                legacy: Value::Null,
+                modern: Value::Null,
+            },
         );
         verdict.settle();
         assert_eq!(
@@ -465,11 +475,10 @@ mod tests {
             Some("elicit-check run --case generated_0003@2026-07-28 --seed 7 -- server")
         );
         // It failed because the eras differ: both eras again.
-        verdict.failures.push(
-            "the eras differ: 2025-11-25 gave {\"status\":\"declined\",\"computed\":false}, \
-             2026-07-28 gave null"
-                .to_owned(),
-        );
+        verdict.failures.push(Failure::ErasDiffer {
+            legacy: json!({"status": "declined", "computed": false}),
+            modern: Value::Null,
+        });
         verdict.settle();
         assert_eq!(
             verdict.reproduce.as_deref(),

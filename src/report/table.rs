@@ -87,8 +87,8 @@ pub fn write_row(out: &mut impl Write, verdict: &Verdict) -> std::io::Result<()>
             verdict: verdict.verdict,
             evidence: verdict.primary.clone(),
         };
-        for failure in verdict::secondary(&finding, verdict.evidence.started, &verdict.failures) {
-            writeln!(out, "    {case}: {}", shorten(failure))?;
+        for failure in verdict::secondary(&finding, &verdict.evidence, &verdict.failures) {
+            writeln!(out, "    {case}: {}", shorten(&failure.to_string()))?;
         }
     }
     if !verdict.passed {

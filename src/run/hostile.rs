@@ -14,6 +14,7 @@ use crate::error::Error;
 use crate::harness::Evidence;
 use crate::harness::evidence::RMCP_VERSION;
 use crate::harness::hostile::{CAPABILITIES, HostileCase, Played};
+use crate::oracle::failure::Failure;
 use crate::oracle::hostile;
 use crate::report::{EvidenceLog, Replay, ReplayKind, Verdict, reproduction};
 
@@ -126,7 +127,7 @@ pub fn verdict(
 ) -> Verdict {
     let findings = hostile::findings(case, &played, exact);
     let finding = hostile::primary(&played, &findings);
-    let failures = findings.into_iter().map(|found| found.evidence).collect();
+    let failures = findings.into_iter().map(Failure::Hostile).collect();
     let evidence = evidence(case, command, played, shutdown_grace_secs);
     let mut verdict = Verdict::new(Value::from(hostile::expected(case)), failures, evidence);
     verdict.verdict = finding.verdict;

@@ -12,6 +12,7 @@ use crate::harness::mrtr::{self, Retry};
 use crate::harness::{self, Evidence};
 use crate::oracle::contract;
 use crate::oracle::era;
+use crate::oracle::failure::Failure;
 use crate::report::Verdict;
 
 use super::settings::Settings;
@@ -63,10 +64,7 @@ pub(crate) fn verdict_from(
         }
         (None, _) => Verdict::new(
             Value::Null,
-            vec![format!(
-                "no expected outcome for case {}",
-                Value::String(case.name.clone())
-            )],
+            vec![Failure::NoExpectedOutcome(case.name.clone())],
             evidence,
         ),
     };

@@ -7,6 +7,7 @@ use serde_json::json;
 
 use super::*;
 use crate::case::{Answer, Case};
+use crate::compare::Mismatch;
 use crate::harness::evidence::RMCP_VERSION;
 use crate::harness::proxy::StrayLine;
 
@@ -61,8 +62,26 @@ fn clean(answer: Value) -> Evidence {
     }
 }
 
+/// A difference at `path` (`$.value`) said as `detail` (`22 != 21`).
+fn mismatch(path: &str, detail: &str) -> Mismatch {
+    Mismatch {
+        path: path.to_owned(),
+        detail: detail.to_owned(),
+    }
+}
+
+/// A failure that names no verdict of its own (a `requestedSchema` key).
+fn schema_failure() -> Failure {
+    Failure::Wire(WireFailure::Schema(mismatch("$.x", "unexpected key")))
+}
+
+/// A hostile-client check tagged `verdict`.
+fn hostile(verdict: Primary, evidence: &str) -> Failure {
+    Failure::Hostile(Finding::new(verdict, evidence))
+}
+
 fn failing(evidence: &Evidence, expected: Value) -> Finding {
-    classify(evidence, &expected, &["a check failed".to_owned()])
+    classify(evidence, &expected, &[schema_failure()])
 }
 
 const CALCULATED: fn() -> Value = || json!({"status": "calculated", "computed": true, "value": 21});
@@ -199,10 +218,13 @@ fn a_call_result_without_an_outcome_and_no_transport_error_is_wrong_outcome() {
     // outcome. Not a crash: nothing failed on the transport.
     let mut evidence = clean(json!({"action": "accept"}));
     evidence.outcome = None;
-    let failures = vec![NO_OUTCOME.to_owned()];
+    let failures = vec![Failure::Outcome(OutcomeFailure::NoOutcome)];
     assert_eq!(
         classify(&evidence, &CALCULATED(), &failures),
-        Finding::new(Primary::WrongOutcome, NO_OUTCOME)
+        Finding::new(
+            Primary::WrongOutcome,
+            "no outcome: the calculate result has no structuredContent and no JSON object in content[0].text"
+        )
     );
     evidence.error = Some("the calculate result is not JSON".into());
     assert_eq!(
@@ -407,7 +429,9 @@ fn a_float_or_string_for_an_integer_is_type_drift_and_another_number_is_not() {
     let finding = classify(
         &evidence,
         &CALCULATED(),
-        &["outcome $.value: 22 != 21".into()],
+        &[Failure::Outcome(OutcomeFailure::Mismatch(mismatch(
+            "$.value", "22 != 21",
+        )))],
     );
     assert_eq!(
         finding,
@@ -504,16 +528,57 @@ fn a_reply_id_of_a_request_is_right_and_any_other_is_wrong() {
 #[test]
 fn oracle_disagreement_and_missing_outcome_have_their_own_names() {
     let evidence = clean(json!({"action": "accept"}));
-    let disagree = vec!["the oracles disagree (model vs reason): $.x".to_owned()];
+    let disagree = vec![
+        schema_failure(),
+        Failure::Generated(GeneratedFailure::OraclesDisagree(mismatch("$.x", "1 != 2"))),
+    ];
     assert_eq!(
-        classify(&evidence, &CALCULATED(), &disagree).verdict,
-        Primary::OraclesDisagree
+        classify(&evidence, &CALCULATED(), &disagree),
+        Finding::new(
+            Primary::OraclesDisagree,
+            "the oracles disagree (model vs reason): $.x: 1 != 2"
+        )
     );
-    let missing = vec!["other".to_owned(), NO_OUTCOME.to_owned()];
+    // The reason under a failed generated case names no verdict.
+    let reason = vec![Failure::Generated(GeneratedFailure::Reason("r".into()))];
     assert_eq!(
-        classify(&evidence, &CALCULATED(), &missing),
-        Finding::new(Primary::WrongOutcome, NO_OUTCOME)
+        classify(&evidence, &CALCULATED(), &reason),
+        Finding::new(Primary::ContractFailure, "reason: r")
     );
+    let missing = vec![
+        schema_failure(),
+        Failure::Outcome(OutcomeFailure::NoOutcome),
+    ];
+    assert_eq!(
+        classify(&evidence, &CALCULATED(), &missing).verdict,
+        Primary::WrongOutcome
+    );
+    // Judging by meaning: an expected errors location not named.
+    let unnamed = vec![
+        schema_failure(),
+        Failure::Outcome(OutcomeFailure::Unnamed {
+            location: json!(["units"]),
+            reported: json!([]),
+        }),
+    ];
+    assert_eq!(
+        classify(&evidence, &CALCULATED(), &unnamed),
+        Finding::new(
+            Primary::WrongOutcome,
+            "outcome $.errors: no location at or under [\"units\"] (reported [])"
+        )
+    );
+    // Other outcome failures are the contract's, not a wrong outcome.
+    for other in [
+        OutcomeFailure::NoStructuredContent,
+        OutcomeFailure::NotJsonText,
+        OutcomeFailure::TextDisagrees(mismatch("$.value", "22 != 21")),
+    ] {
+        assert_eq!(
+            classify(&evidence, &CALCULATED(), &[Failure::Outcome(other)]).verdict,
+            Primary::ContractFailure
+        );
+    }
 }
 
 /// The checks name the first five stray lines and count the rest, kept or
@@ -523,7 +588,7 @@ fn five_stray_lines_are_named_and_the_rest_counted() {
     let mut evidence = clean(json!({"action": "accept"}));
     let mut failures = Vec::new();
     crate::oracle::contract::stray_line_failures(&evidence, &mut failures);
-    assert_eq!(failures, Vec::<String>::new());
+    assert_eq!(failures, Vec::<Failure>::new());
     evidence.stray_stdout = (0..7)
         .map(|seq| StrayLine {
             seq,
@@ -608,67 +673,123 @@ fn names_are_stable_distinct_and_serialized_as_written() {
 
 #[test]
 fn consequences_of_a_broken_session_are_left_out_and_news_is_kept() {
-    let failures: Vec<String> = [
-        "harness: tools/call did not finish within 1 s",
-        NO_OUTCOME,
-        "no protocol version negotiated, expected \"2025-11-25\"",
-        "0 tools/call requests, expected exactly 1",
-        "0 responses to tools/call id 2, expected exactly 1",
-        "exit code 3, expected 0",
-        "no exit code: killed by a signal",
-        "the server did not exit after stdin closed and was killed",
-        "0 elicitation/create requests, expected 1",
-        "no reply: stdout closed before the awaited frame (after 1 frame)",
-        "tools/call id 2 after the next call: no reply, expected status \"calculated\"",
-        "requestedSchema $.x: unexpected key",
+    let id = || json!(2);
+    let failures: Vec<Failure> = vec![
+        Failure::Harness("tools/call did not finish within 1 s".into()),
+        Failure::Outcome(OutcomeFailure::NoOutcome),
+        Failure::Process(ProcessFailure::Version {
+            negotiated: None,
+            expected: "2025-11-25",
+        }),
+        Failure::Wire(WireFailure::Calls(0)),
+        Failure::Wire(WireFailure::CallReplies { id: id(), count: 0 }),
+        Failure::Process(ProcessFailure::ExitCode(3)),
+        Failure::Process(ProcessFailure::Signalled),
+        Failure::Process(ProcessFailure::NotExited),
+        Failure::Wire(WireFailure::Elicitations { count: 0, want: 1 }),
+        hostile(
+            Primary::Hung,
+            "no reply: stdout closed before the awaited frame (after 1 frame)",
+        ),
+        hostile(
+            Primary::Crashed,
+            "killed by signal 9 (SIGKILL), expected exit code 0",
+        ),
+        hostile(
+            Primary::IgnoredStdinClose,
+            "no exit after stdin closed: killed after the shutdown grace",
+        ),
+        schema_failure(),
+        // Another version than the era's is news: the server answered.
+        Failure::Process(ProcessFailure::Version {
+            negotiated: Some("2024-11-05".into()),
+            expected: "2025-11-25",
+        }),
+        // Asking where the contract asks nothing is news.
+        Failure::Wire(WireFailure::Elicitations { count: 1, want: 0 }),
         // Two replies to one call is news even when the session then hung.
-        "tools/call id 1: 2 replies, expected exactly 1",
-    ]
-    .map(str::to_owned)
-    .to_vec();
+        hostile(
+            Primary::ContractFailure,
+            "tools/call id 1: 2 replies, expected exactly 1",
+        ),
+    ];
     let news = [
         "requestedSchema $.x: unexpected key",
+        "negotiated protocol version \"2024-11-05\", expected \"2025-11-25\"",
+        "1 elicitation/create request, expected 0",
         "tools/call id 1: 2 replies, expected exactly 1",
     ];
+    let evidence = clean(json!({"action": "accept"}));
     let hung = Finding::new(Primary::Hung, "no reply to tools/call within 1 s");
-    assert_eq!(secondary(&hung, true, &failures), news);
+    assert_eq!(secondary(&hung, &evidence, &failures), news);
     let crashed = Finding::new(Primary::Crashed, "exit code 3 after the call");
-    assert_eq!(secondary(&crashed, true, &failures), news);
-    let wrong = Finding::new(Primary::WrongOutcome, NO_OUTCOME);
-    assert_eq!(secondary(&wrong, true, &failures).len(), failures.len() - 1);
-    let killed = Finding::new(Primary::IgnoredStdinClose, "x");
-    assert!(
-        !secondary(&killed, true, &failures)
-            .contains(&"the server did not exit after stdin closed and was killed")
+    assert_eq!(secondary(&crashed, &evidence, &failures), news);
+    // A finding that leaves the session whole keeps every failure but the one
+    // it restates.
+    let wrong = Finding::new(
+        Primary::WrongOutcome,
+        "no outcome: the calculate result has no structuredContent and no JSON object in content[0].text",
     );
+    let kept = secondary(&wrong, &evidence, &failures);
+    assert_eq!(kept.len(), failures.len() - 1);
+    assert!(!kept.contains(&&failures[1]));
+    let killed = Finding::new(Primary::IgnoredStdinClose, "x");
+    let kept = secondary(&killed, &evidence, &failures);
+    assert_eq!(kept.len(), failures.len() - 1);
+    assert!(!kept.contains(&&Failure::Process(ProcessFailure::NotExited)));
     let asked = Finding::new(Primary::ReAsked, "x");
-    let twice = vec!["2 elicitation/create requests, expected 1".to_owned()];
-    assert!(secondary(&asked, true, &twice).is_empty());
+    let twice = vec![
+        Failure::Wire(WireFailure::Elicitations { count: 2, want: 1 }),
+        schema_failure(),
+    ];
+    assert_eq!(
+        secondary(&asked, &evidence, &twice),
+        ["requestedSchema $.x: unexpected key"]
+    );
     let stray = Finding::new(
         Primary::StdoutNotJsonRpc,
         "stdout line #1 is not a JSON-RPC message: \"hello\"",
     );
-    let lines = vec![
-        "non-JSON-RPC line on stdout (#1): \"hello\"".to_owned(),
-        "non-JSON-RPC line on stdout (#5): \"bye\"".to_owned(),
+    let mut noisy_evidence = evidence.clone();
+    noisy_evidence.stray_stdout = vec![
+        StrayLine {
+            seq: 1,
+            line: "hello".into(),
+            bytes: 5,
+        },
+        StrayLine {
+            seq: 5,
+            line: "bye".into(),
+            bytes: 3,
+        },
     ];
+    let lines: Vec<Failure> = noisy_evidence
+        .stray_stdout
+        .iter()
+        .map(|stray| {
+            Failure::Process(ProcessFailure::StrayLine {
+                seq: stray.seq,
+                line: stray.line.clone(),
+            })
+        })
+        .collect();
     assert_eq!(
-        secondary(&stray, true, &lines),
+        secondary(&stray, &noisy_evidence, &lines),
         ["non-JSON-RPC line on stdout (#5): \"bye\""]
     );
     // Noise before `initialize` was answered: the session never started, so
     // the missing outcome and call counts are consequences; news stays.
     let mut noisy = lines.clone();
     noisy.extend(failures.iter().cloned());
+    noisy_evidence.started = false;
+    let mut expected = vec!["non-JSON-RPC line on stdout (#5): \"bye\""];
+    expected.extend(news);
+    assert_eq!(secondary(&stray, &noisy_evidence, &noisy), expected);
+    noisy_evidence.started = true;
     assert_eq!(
-        secondary(&stray, false, &noisy),
-        [
-            "non-JSON-RPC line on stdout (#5): \"bye\"",
-            "requestedSchema $.x: unexpected key",
-            "tools/call id 1: 2 replies, expected exactly 1",
-        ]
+        secondary(&stray, &noisy_evidence, &noisy).len(),
+        noisy.len() - 1
     );
-    assert_eq!(secondary(&stray, true, &noisy).len(), noisy.len() - 1);
 }
 
 #[test]
@@ -688,4 +809,155 @@ fn exits_and_bounds_are_said_in_the_protocols_words() {
         "no reply to tools/call within 2 s"
     );
     assert!(Primary::Hung.session_broke() && !Primary::TypeDrift.session_broke());
+}
+
+/// One evidence of the reword corpus: a clean session bent by `bend`, judged
+/// by the contract's oracle (as `run` judges it), with `extra` failures added
+/// (as a generated case or the hostile oracle adds them).
+struct Bent {
+    evidence: Evidence,
+    failures: Vec<Failure>,
+    verdict: Primary,
+}
+
+fn bent(bend: impl FnOnce(&mut Evidence), extra: Vec<Failure>, verdict: Primary) -> Bent {
+    let mut evidence = clean(json!({"action": "accept", "content": {"units": 3, "unit_value": 7}}));
+    bend(&mut evidence);
+    let expected = CALCULATED();
+    let case = evidence.input.clone();
+    let mut failures = crate::oracle::contract::check(&case, &expected, &evidence);
+    failures.extend(extra);
+    Bent {
+        evidence,
+        failures,
+        verdict,
+    }
+}
+
+/// The faults of `tests/run/fault_verdicts.rs` and more, bent by hand: each
+/// with the primary verdict its failures and evidence show.
+fn reword_corpus() -> Vec<Bent> {
+    let hung = |evidence: &mut Evidence| {
+        evidence.wire.truncate(3);
+        evidence.outcome = None;
+        evidence.error = Some("tools/call did not finish within 10 s".into());
+    };
+    vec![
+        bent(|_| {}, Vec::new(), Primary::ContractFailure),
+        bent(
+            |evidence| {
+                evidence.outcome =
+                    Some(json!({"status": "calculated", "computed": true, "value": 22}))
+            },
+            Vec::new(),
+            Primary::WrongOutcome,
+        ),
+        bent(
+            |evidence| evidence.outcome = None,
+            Vec::new(),
+            Primary::WrongOutcome,
+        ),
+        bent(hung, Vec::new(), Primary::Hung),
+        bent(
+            |evidence| {
+                hung(evidence);
+                evidence.error = Some("tools/call failed: connection closed".into());
+                evidence.exit_code = Some(3);
+            },
+            Vec::new(),
+            Primary::Crashed,
+        ),
+        bent(
+            |evidence| evidence.exit_code = Some(3),
+            Vec::new(),
+            Primary::Crashed,
+        ),
+        bent(
+            |evidence| {
+                evidence.wire.clear();
+                evidence.outcome = None;
+                evidence.started = false;
+                evidence.protocol_version = None;
+                evidence.error = Some("initialize failed: connection closed".into());
+            },
+            Vec::new(),
+            Primary::DidNotStart,
+        ),
+        bent(
+            |evidence| {
+                evidence.stray_stdout = (1..8)
+                    .map(|seq| StrayLine {
+                        seq,
+                        line: format!("line {seq}"),
+                        bytes: 6,
+                    })
+                    .collect();
+            },
+            Vec::new(),
+            Primary::StdoutNotJsonRpc,
+        ),
+        bent(
+            |evidence| {
+                evidence.forced_kill = true;
+                evidence.exit_code = None;
+            },
+            Vec::new(),
+            Primary::IgnoredStdinClose,
+        ),
+        bent(
+            |evidence| {
+                let again = evidence.wire[1].clone();
+                evidence.wire.insert(2, again);
+            },
+            Vec::new(),
+            Primary::ReAsked,
+        ),
+        bent(
+            |_| {},
+            vec![
+                Failure::Generated(GeneratedFailure::OraclesDisagree(mismatch(
+                    "$.value", "1 != 2",
+                ))),
+                Failure::Generated(GeneratedFailure::Reason("a valid accept".into())),
+            ],
+            Primary::OraclesDisagree,
+        ),
+        bent(
+            hung,
+            vec![hostile(
+                Primary::Hung,
+                "no reply: waited 10 s for tools/call id 2",
+            )],
+            Primary::Hung,
+        ),
+    ]
+}
+
+/// No failure is classified by its wording: with every message written
+/// backwards, each case of the corpus keeps its primary verdict and the same
+/// failures under it.
+#[test]
+fn rewording_every_failure_changes_no_verdict() {
+    use crate::oracle::failure::reword;
+    let corpus = reword_corpus();
+    let verdicts: Vec<Primary> = corpus.iter().map(|bent| bent.verdict).collect();
+    assert!(verdicts.len() >= 12 && corpus.iter().all(|bent| !bent.failures.is_empty()));
+    for bent in &corpus {
+        let judge = || {
+            let finding = classify(&bent.evidence, &CALCULATED(), &bent.failures);
+            let kept = secondary(&finding, &bent.evidence, &bent.failures);
+            (
+                finding.verdict,
+                kept.into_iter().cloned().collect::<Vec<Failure>>(),
+            )
+        };
+        let (verdict, kept) = judge();
+        assert_eq!(verdict, bent.verdict, "{:?}", bent.failures);
+        let (reworded, kept_reworded) = reword::reworded(judge);
+        assert_eq!(reworded, verdict, "reworded: {:?}", bent.failures);
+        assert_eq!(kept_reworded, kept, "reworded: {:?}", bent.failures);
+        // The rewording did change every message.
+        let plain = bent.failures[0].to_string();
+        assert_ne!(reword::reworded(|| bent.failures[0].to_string()), plain);
+    }
 }

@@ -42,7 +42,7 @@ fn play_and_keep(
                         .play(&command, Limits::default())
                         .await
                         .expect("the server starts");
-                    (case, judge(case, &played, exact), played)
+                    (case, judge(case, &played, exact).iter().map(ToString::to_string).collect(), played)
                 })
             })
             .collect();

@@ -32,6 +32,9 @@ fn failures(server: &[String], case: &Case, expected: &Value) -> Vec<String> {
         .block_on(harness::run_case(server, case, Limits::default(), None))
         .expect("the server starts");
     contract::check(case, expected, &evidence)
+        .iter()
+        .map(ToString::to_string)
+        .collect()
 }
 
 /// `text` passes on the reference server and on the conformant Python peer, and

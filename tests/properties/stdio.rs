@@ -38,7 +38,10 @@ proptest! {
         let oracles = compare::compare(&generated.expected, &model);
         prop_assert!(oracles.is_empty(), "the oracles disagree: {oracles:?}{}", explain(&generated, &model));
         let outcome = evidence.outcome.clone().unwrap_or(Value::Null);
-        let failures = contract::check(&generated.case, &generated.expected, &evidence);
+        let failures: Vec<String> = contract::check(&generated.case, &generated.expected, &evidence)
+            .iter()
+            .map(ToString::to_string)
+            .collect();
         prop_assert!(failures.is_empty(), "{}{}", failures.join("\n"), explain(&generated, &outcome));
     }
 

@@ -21,6 +21,19 @@ fn run_mrtr(case: &elicit_check::case::Case, retry: Retry, ttl: Option<u64>) -> 
         .expect("the reference server starts")
 }
 
+/// The 2026-07-28 checks' failures, as the messages a user reads.
+fn era_failures(
+    case: &elicit_check::case::Case,
+    expected: &Value,
+    evidence: &Evidence,
+    spec_client: bool,
+) -> Vec<String> {
+    era::check(case, expected, evidence, spec_client)
+        .iter()
+        .map(ToString::to_string)
+        .collect()
+}
+
 fn assert_passes(name: &str, failures: &[String], evidence: &Evidence) {
     assert!(
         failures.is_empty(),
@@ -37,7 +50,7 @@ fn contract_case(name: &str) {
     let evidence = run_mrtr(&case, Retry::Echo, None);
     assert_passes(
         name,
-        &era::check(&case, &expected, &evidence, true),
+        &era_failures(&case, &expected, &evidence, true),
         &evidence,
     );
     assert_eq!(evidence.protocol_version.as_deref(), Some("2026-07-28"));
@@ -107,7 +120,7 @@ fn era_case(name: &str) -> Evidence {
     let spec_client = fixture.retry == Retry::Echo && fixture.request_state_ttl.is_none();
     assert_passes(
         name,
-        &era::check(&fixture.case, &expected, &evidence, spec_client),
+        &era_failures(&fixture.case, &expected, &evidence, spec_client),
         &evidence,
     );
     evidence
@@ -207,7 +220,7 @@ fn accept_valid() -> (elicit_check::case::Case, Value, Evidence) {
 }
 
 fn first_failure(case: &elicit_check::case::Case, expected: &Value, evidence: &Evidence) -> String {
-    era::check(case, expected, evidence, true)
+    era_failures(case, expected, evidence, true)
         .into_iter()
         .next()
         .unwrap_or_else(|| "no failure".to_owned())
@@ -216,7 +229,7 @@ fn first_failure(case: &elicit_check::case::Case, expected: &Value, evidence: &E
 #[test]
 fn the_era_checks_reject_a_changed_outcome_a_server_request_and_a_lost_echo() {
     let (case, expected, evidence) = accept_valid();
-    assert!(era::check(&case, &expected, &evidence, true).is_empty());
+    assert!(era_failures(&case, &expected, &evidence, true).is_empty());
 
     let mut computed_as_int = evidence.clone();
     computed_as_int.outcome = Some(json!({"status": "calculated", "computed": 1, "value": 21}));
@@ -267,7 +280,19 @@ fn the_era_checks_reject_a_changed_outcome_a_server_request_and_a_lost_echo() {
     old_protocol.protocol_version = Some("2025-11-25".into());
     assert_eq!(
         first_failure(&case, &expected, &old_protocol),
-        "protocol 2025-11-25, expected 2026-07-28"
+        "negotiated protocol version \"2025-11-25\", expected \"2026-07-28\""
+    );
+    let mut no_protocol = evidence.clone();
+    no_protocol.protocol_version = None;
+    assert_eq!(
+        first_failure(&case, &expected, &no_protocol),
+        "no protocol version negotiated, expected \"2026-07-28\""
+    );
+    let mut signalled = evidence.clone();
+    signalled.exit_code = None;
+    assert_eq!(
+        first_failure(&case, &expected, &signalled),
+        "no exit code: killed by a signal"
     );
 }
 
@@ -285,7 +310,7 @@ fn a_call_never_retried_is_one_tools_call_request_in_the_singular() {
     // The retry and its reply gone: one call answered input_required, no retry.
     once.wire
         .retain(|frame| frame.message.get("id") != Some(&retry));
-    let failures = era::check(&case, &expected, &once, true);
+    let failures = era_failures(&case, &expected, &once, true);
     assert!(
         failures.contains(
             &"1 tools/call request, expected 2 (call → input_required → retry → result)".to_owned()
@@ -299,7 +324,7 @@ fn the_era_checks_reject_a_missing_capability_answered_any_other_way() {
     let (case, legacy) = support::contract_case("unsupported_guarded");
     let expected = era::expected(&case, &legacy);
     let evidence = run_mrtr(&case, Retry::Echo, None);
-    assert!(era::check(&case, &expected, &evidence, true).is_empty());
+    assert!(era_failures(&case, &expected, &evidence, true).is_empty());
 
     let mut as_2025 = evidence.clone();
     as_2025.rpc_error = None;
@@ -332,7 +357,7 @@ fn the_era_checks_reject_a_missing_capability_answered_any_other_way() {
         .rfind(|frame| frame.message.get("error").is_some())
         .expect("the refusal");
     response.message = json!({"jsonrpc": "2.0", "id": response.message["id"], "result": {"resultType": "input_required", "inputRequests": {"form": {}}, "requestState": "s"}});
-    let failures = era::check(&case, &expected, &asked, true);
+    let failures = era_failures(&case, &expected, &asked, true);
     assert!(
         failures.iter().any(|failure| failure
             .starts_with("inputRequests sent to a client that declared no form elicitation")),
@@ -350,7 +375,9 @@ fn both_eras_are_compared_by_the_table_and_a_difference_is_named() {
     let mut computes = modern.clone();
     computes.outcome = Some(json!({"status": "calculated", "computed": true, "value": 21}));
     assert_eq!(
-        era::eras_differ(&case, &legacy, &computes).as_deref(),
+        era::eras_differ(&case, &legacy, &computes)
+            .map(|failure| failure.to_string())
+            .as_deref(),
         Some(
             "the eras differ: 2025-11-25 gave {\"status\":\"declined\",\"computed\":false}, 2026-07-28 gave {\"status\":\"calculated\",\"computed\":true,\"value\":21}"
         )
@@ -364,7 +391,9 @@ fn both_eras_are_compared_by_the_table_and_a_difference_is_named() {
     as_2025.rpc_error = None;
     as_2025.outcome = legacy.outcome.clone();
     assert_eq!(
-        era::eras_differ(&unsupported, &legacy, &as_2025).as_deref(),
+        era::eras_differ(&unsupported, &legacy, &as_2025)
+            .map(|failure| failure.to_string())
+            .as_deref(),
         Some(
             "the eras differ: 2025-11-25 gave {\"status\":\"unsupported\",\"computed\":false,\"requested\":false}, 2026-07-28 gave {\"status\":\"unsupported\",\"computed\":false,\"requested\":false}"
         )
@@ -427,7 +456,7 @@ fn the_era_checks_reject_a_text_outcome_that_disagrees_and_a_process_that_misbeh
     let mut reused_id = evidence.clone();
     reused_id.wire[6].message["id"] = json!(2);
     reused_id.wire[7].message["id"] = json!(2);
-    let failures = era::check(&case, &expected, &reused_id, true);
+    let failures = era_failures(&case, &expected, &reused_id, true);
     assert!(
         failures.contains(&"2 responses to tools/call id 2, expected exactly 1".to_owned()),
         "{failures:?}"
@@ -439,7 +468,7 @@ fn the_era_checks_reject_a_call_answered_before_it_was_sent() {
     let (case, expected, evidence) = accept_valid();
     let mut reordered = evidence.clone();
     reordered.wire[7].seq = 1;
-    let failures = era::check(&case, &expected, &reordered, true);
+    let failures = era_failures(&case, &expected, &reordered, true);
     assert_eq!(
         failures,
         ["tools/call id 3 answered (#1) before it was sent (#6)"]
@@ -468,5 +497,5 @@ fn a_json_rpc_error_answer_has_no_channel_on_2026_07_28_and_reads_as_malformed()
         json!({"code": -32603, "message": "boom"})
     );
     let evidence = run_mrtr(&case, Retry::Echo, None);
-    assert!(era::check(&case, &era::expected(&case, &legacy), &evidence, true).is_empty());
+    assert!(era_failures(&case, &era::expected(&case, &legacy), &evidence, true).is_empty());
 }

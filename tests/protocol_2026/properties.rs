@@ -44,7 +44,7 @@ proptest! {
         let expected = era::expected(case, &generated.expected);
         let failures = era::check(case, &expected, &modern, true);
         let shown = modern.outcome.clone().or_else(|| modern.rpc_error.clone()).unwrap_or(Value::Null);
-        prop_assert!(failures.is_empty(), "2026-07-28: {}{}", failures.join("\n"), explain(&generated, &shown));
+        prop_assert!(failures.is_empty(), "2026-07-28: {}{}", failures.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"), explain(&generated, &shown));
         let identical = declares_form(&case.capabilities) && !matches!(case.answer, Some(Answer::Error(_)));
         if identical {
             let legacy_outcome = legacy.outcome.clone().unwrap_or(Value::Null);

@@ -815,7 +815,7 @@ fn a_session_counts_the_stray_lines_its_cases_printed() {
         assert!(
             failures
                 .iter()
-                .any(|failure| failure.ends_with(r#": "calculating...""#)),
+                .any(|failure| failure.to_string().ends_with(r#": "calculating...""#)),
             "{failures:?}"
         );
         assert_eq!(session.stray_line_count(), 1);

@@ -111,7 +111,10 @@ async fn run_one(command: &[String], case: Case, expected: Value, mutation: Wire
     let evidence = harness::run_case(command, &case, limits, Some(tap))
         .await
         .expect("the reference server starts");
-    let failures = contract::check(&case, &expected, &evidence);
+    let failures = contract::check(&case, &expected, &evidence)
+        .iter()
+        .map(ToString::to_string)
+        .collect();
     Run {
         case: case.name,
         mutation,

@@ -44,7 +44,7 @@ fn an_elicitation_before_initialized_fails_and_one_after_it_passes() {
     ]);
     let failures = judge(HostileCase::CallBeforeInitialized, &early, true);
     assert_eq!(failures.len(), 1, "{failures:?}");
-    assert!(failures[0].starts_with("elicitation/create (frame #3) sent before the client's notifications/initialized (frame #4)"));
+    assert!(failures[0].to_string().starts_with("elicitation/create (frame #3) sent before the client's notifications/initialized (frame #4)"));
     let refused = result(1, json!({"status":"unsupported","computed":false}));
     let mut late = played(vec![
         frame(0, Side::Client, initialize),

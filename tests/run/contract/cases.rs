@@ -17,7 +17,11 @@ fn over_stdio(name: &str) {
     assert!(
         failures.is_empty(),
         "case {name} failed:\n  {}\nwire: {}",
-        failures.join("\n  "),
+        failures
+            .iter()
+            .map(ToString::to_string)
+            .collect::<Vec<_>>()
+            .join("\n  "),
         serde_json::to_string_pretty(&evidence.wire).unwrap_or_default()
     );
     // The check above covers these; they are repeated so the contract reads here too.

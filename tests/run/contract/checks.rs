@@ -28,6 +28,9 @@ fn genuine(name: &str) -> (Case, Value, Evidence) {
 
 fn exact(case: &Case, expected: &Value, evidence: &Evidence) -> Vec<String> {
     contract::check(case, expected, evidence)
+        .iter()
+        .map(ToString::to_string)
+        .collect()
 }
 
 fn by_meaning(case: &Case, expected: &Value, evidence: &Evidence) -> Judgement {
@@ -237,7 +240,9 @@ fn a_result_without_any_outcome_fails_with_one_clear_reason() {
     evidence.text_outcome = Some(json!("calculated"));
     assert_eq!(
         by_meaning(&case, &expected, &evidence).failures,
-        strings(&[contract::NO_OUTCOME])
+        strings(&[
+            "no outcome: the calculate result has no structuredContent and no JSON object in content[0].text"
+        ])
     );
     evidence.text_outcome = None;
     assert_eq!(
