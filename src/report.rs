@@ -10,7 +10,7 @@
 //!   ([`GENERATED_PREFIX`], [`MINIMAL_CASE`], [`ANSWER_CASE`]);
 //! - `table.rs`: the table for people ([`write_header`], [`write_row`],
 //!   [`write_failed_generated`], [`summary`]);
-//! - `tally.rs`: what a run keeps of each finished case ([`Tally`]) and its
+//! - `tally.rs`: what a run keeps of each finished case ([`CaseTally`]) and its
 //!   counts;
 //! - `run_document.rs`: the documents for tools ([`CaseLine`], [`RunEnd`],
 //!   [`run_document`]);
@@ -41,7 +41,7 @@ pub use table::{
     MAX_FAILED_GENERATED_SHOWN, MAX_FAILURE_CHARS, STDERR_LINES, last_lines, summary,
     write_failed_generated, write_header, write_row,
 };
-pub use tally::{Tally, tally_summary, verdict_counts};
+pub use tally::{CaseTally, tally_summary, verdict_counts};
 
 /// Fixtures shared by the report's tests and the run's.
 #[cfg(test)]

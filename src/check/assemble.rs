@@ -6,7 +6,7 @@
 use serde_json::{Map, Value};
 
 use super::case_run::{Step, last_lines};
-use super::outcome::{CheckReport, Failure, PropertyReport, Verdict};
+use super::outcome::{CheckReport, PropertyFailure, PropertyReport, PropertyVerdict};
 use super::reproduction::{base_command, join_command};
 use super::tally::{self, Tally};
 use super::target::Target;
@@ -44,7 +44,7 @@ pub(super) fn assemble(
     target: &Target,
     run: Assembly<'_>,
     tally: Tally,
-    mut failures: Vec<(Property, Failure)>,
+    mut failures: Vec<(Property, PropertyFailure)>,
 ) -> CheckReport {
     let forms: Vec<Form> = run.steps.iter().map(|step| step.form.clone()).collect();
     let consent_fields: Vec<ConsentField> = consent::consent_fields(&forms, &tally.valid);
@@ -136,11 +136,11 @@ pub(super) fn assemble(
                     .map(|(_, note)| note.clone()),
             );
             let verdict = if failure.is_some() {
-                Verdict::Fails
+                PropertyVerdict::Fails
             } else if cases == 0 {
-                Verdict::Untested
+                PropertyVerdict::Untested
             } else {
-                Verdict::Holds
+                PropertyVerdict::Holds
             };
             PropertyReport {
                 property: property.number(),
@@ -153,7 +153,9 @@ pub(super) fn assemble(
             }
         })
         .collect();
-    let passed = properties.iter().all(|p| p.verdict != Verdict::Fails);
+    let passed = properties
+        .iter()
+        .all(|p| p.verdict != PropertyVerdict::Fails);
     let mut schema_warnings = Vec::new();
     let mut coverage_fields = Vec::new();
     for (index, step) in run.steps.iter().enumerate() {
@@ -202,7 +204,7 @@ fn untested(property: Property, warnings: Vec<String>) -> PropertyReport {
         property: property.number(),
         statement: property.statement(),
         cases: 0,
-        verdict: Verdict::Untested,
+        verdict: PropertyVerdict::Untested,
         warnings,
         failure: None,
         findings: Vec::new(),
@@ -211,12 +213,12 @@ fn untested(property: Property, warnings: Vec<String>) -> PropertyReport {
 
 /// Property 3's failure: the tool acted on none of its valid calls; shown on
 /// the first one it refused, with what it answered.
-fn never_acted(target: &Target, tally: &Tally, bases: &[Map<String, Value>]) -> Failure {
+fn never_acted(target: &Target, tally: &Tally, bases: &[Map<String, Value>]) -> PropertyFailure {
     let first = tally.refused.first();
     let answer = first.map_or_else(|| accept(&bases[0]), |refused| refused.answer.clone());
     let mut replay = base_command(target);
     replay.extend(["--answer".to_owned(), answer.to_string()]);
-    Failure {
+    PropertyFailure {
         reason: format!(
             "acted on none of the {} whose every answer was a valid accept (consenting ones included)",
             counted(tally.valid.len(), "call")

@@ -69,7 +69,7 @@ use tally::Tally;
 pub use assemble::MAX_REFUSED_LISTED;
 pub use case_run::{CaseRecord, CaseRun};
 pub use error::CheckError;
-pub use outcome::{CheckReport, Failure, PropertyReport, Verdict};
+pub use outcome::{CheckReport, PropertyFailure, PropertyReport, PropertyVerdict};
 pub use target::{DEFAULT_CASES, MAX_SHRINK_RUNS, Target};
 
 /// Runs the check, blocking on a runtime of its own (for a downstream `#[test]`).
@@ -113,7 +113,7 @@ pub async fn check_with_log(
     let probed = probe(target, log).await?;
     let steps = Arc::clone(&probed.steps);
     let mut tally = Tally::default();
-    let mut failures: Vec<(Property, Failure)> = Vec::new();
+    let mut failures: Vec<(Property, PropertyFailure)> = Vec::new();
     // The probe's calls (valid accepts, a decline) count like any case.
     for run in &probed.runs {
         tally.add(run.summary(), &[]);

@@ -1,18 +1,18 @@
 //! What a check reports: per property ([`PropertyReport`], properties 1 to 8)
-//! a [`Verdict`], the calls it applied to, its warnings and its minimal
-//! [`Failure`] with the commands that reproduce it; and the whole
+//! a [`PropertyVerdict`], the calls it applied to, its warnings and its minimal
+//! [`PropertyFailure`] with the commands that reproduce it; and the whole
 //! [`CheckReport`] the table, JSON and JUnit renderings read.
 
 use serde::Serialize;
 use serde_json::Value;
 
-use super::tally::Finding;
+use super::tally::ClassFinding;
 use crate::evidence::wire::{Frame, StrayLine};
 
 /// A property's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Verdict {
+pub enum PropertyVerdict {
     /// It held on every case it applied to (warnings aside).
     Holds,
     /// A case broke it.
@@ -21,20 +21,20 @@ pub enum Verdict {
     Untested,
 }
 
-impl Verdict {
+impl PropertyVerdict {
     /// The word printed in the table.
     pub fn word(self) -> &'static str {
         match self {
-            Verdict::Holds => "holds",
-            Verdict::Fails => "FAILS",
-            Verdict::Untested => "untested",
+            PropertyVerdict::Holds => "holds",
+            PropertyVerdict::Fails => "FAILS",
+            PropertyVerdict::Untested => "untested",
         }
     }
 }
 
 /// A property's minimal failure.
 #[derive(Debug, Clone, Serialize)]
-pub struct Failure {
+pub struct PropertyFailure {
     /// The one primary reason, on the minimal case.
     pub reason: String,
     /// The generated case it came from (none for replays and capability sessions).
@@ -71,14 +71,14 @@ pub struct PropertyReport {
     /// Calls it applied to.
     pub cases: usize,
     /// Its verdict.
-    pub verdict: Verdict,
+    pub verdict: PropertyVerdict,
     /// Warnings (never failures unless `--strict`).
     pub warnings: Vec<String>,
     /// The minimal failure, when it fails.
-    pub failure: Option<Failure>,
+    pub failure: Option<PropertyFailure>,
     /// Properties 1 and 2: every answer class the tool acted on, with how
     /// often and its smallest answer, in the order they were met.
-    pub findings: Vec<Finding>,
+    pub findings: Vec<ClassFinding>,
 }
 
 /// The result of a check.

@@ -10,7 +10,7 @@ use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{Map, Value};
 
 use super::case_run::{CaseRun, Step};
-use super::outcome::Failure;
+use super::outcome::PropertyFailure;
 use super::shrink::failure_of;
 use super::target::Target;
 use crate::oracle::property::Property;
@@ -68,7 +68,7 @@ pub(super) fn note_smallest(
 /// Keeps a failure (unshrunk) of every property `run` breaks that has none yet.
 pub(super) fn note_failures(
     target: &Target,
-    failures: &mut Vec<(Property, Failure)>,
+    failures: &mut Vec<(Property, PropertyFailure)>,
     run: &CaseRun,
     seed: u64,
 ) {

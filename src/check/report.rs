@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::check::eras::ErasReport;
-use crate::check::outcome::{CheckReport, Failure, Verdict};
+use crate::check::outcome::{CheckReport, PropertyFailure, PropertyVerdict};
 use crate::format::counted;
 use crate::transcript;
 
@@ -79,7 +79,7 @@ pub fn table(report: &CheckReport) -> String {
     let failed: Vec<String> = report
         .properties
         .iter()
-        .filter(|p| p.verdict == Verdict::Fails)
+        .filter(|p| p.verdict == PropertyVerdict::Fails)
         .map(|p| p.property.to_string())
         .collect();
     if failed.is_empty() {
@@ -91,7 +91,7 @@ pub fn table(report: &CheckReport) -> String {
 }
 
 /// A failure's lines under its property.
-fn write_failure(out: &mut String, failure: &Failure) {
+fn write_failure(out: &mut String, failure: &PropertyFailure) {
     let _ = writeln!(out, "     reason: {}", failure.reason);
     let answers: Vec<String> = failure.answers.iter().map(ToString::to_string).collect();
     let runs = match failure.shrink_runs {
@@ -230,7 +230,7 @@ fn suite(report: &CheckReport, suffix: &str) -> TestSuite {
                 status.set_description(text);
                 status
             }
-            (None, Verdict::Untested) => {
+            (None, PropertyVerdict::Untested) => {
                 let mut status = TestCaseStatus::skipped();
                 status.set_message("no case applied to this property");
                 status

@@ -1,7 +1,7 @@
 //! Shrinking a property's failure: proptest's shrinking loop over stdio, one
 //! fresh server process per candidate, at most [`Target::max_shrink_runs`]
 //! runs, keeping the smallest case that still breaks the property; and the
-//! [`Failure`] a run gives, with its reproduction lines.
+//! [`PropertyFailure`] a run gives, with its reproduction lines.
 
 use std::sync::Arc;
 
@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::case_run::{CaseRecord, CaseRun, Step, form_capabilities, last_lines, record, run_case};
 use super::error::CheckError;
-use super::outcome::Failure;
+use super::outcome::PropertyFailure;
 use super::reproduction::{base_command, join_command};
 use super::target::Target;
 use crate::oracle::property::{Class, Property};
@@ -25,7 +25,7 @@ pub(super) async fn shrink(
     seed: u64,
     index: usize,
     log: &mut dyn FnMut(CaseRecord),
-) -> Result<Failure, CheckError> {
+) -> Result<PropertyFailure, CheckError> {
     let failing = |run: &CaseRun| {
         run.violations(target)
             .into_iter()
@@ -81,7 +81,7 @@ pub(super) fn failure_of(
     shrink_runs: usize,
     shrink_stopped_early: bool,
     seed: u64,
-) -> Failure {
+) -> PropertyFailure {
     let answers: Vec<Value> = run
         .sent
         .iter()
@@ -93,7 +93,7 @@ pub(super) fn failure_of(
         replay.push("--answer".to_owned());
         replay.push(answer.to_string());
     }
-    Failure {
+    PropertyFailure {
         reason,
         case_index,
         built_as: run.sent.iter().map(|sent| sent.built_as.clone()).collect(),

@@ -17,7 +17,7 @@ pub const MAX_LENIENT_LISTED: usize = 5;
 /// One answer class a property failed on: `acted` of `of` calls that sent an
 /// answer built this way acted, and the smallest such answer.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Finding {
+pub struct ClassFinding {
     /// How the answer was built, e.g. ``accept: "NaN" for number `amount` ``.
     pub answer_class: String,
     /// Calls with such an answer that acted.
@@ -72,7 +72,7 @@ pub struct Tally {
     pub not_exercised: Vec<(Property, String)>,
     /// Per property 1, 2 and 8, each answer class (or retry form) met, in
     /// first-seen order.
-    findings: Vec<(Property, Finding)>,
+    findings: Vec<(Property, ClassFinding)>,
 }
 
 /// What one call sent and how it ended, as the tally reads it.
@@ -181,7 +181,7 @@ impl Tally {
         let at = at.unwrap_or_else(|| {
             self.findings.push((
                 property,
-                Finding {
+                ClassFinding {
                     answer_class: answer.built_as.clone(),
                     acted: 0,
                     of: 0,
@@ -203,7 +203,7 @@ impl Tally {
     }
 
     /// The answer classes `property` was found acting on, in first-seen order.
-    pub fn findings(&self, property: Property) -> Vec<Finding> {
+    pub fn findings(&self, property: Property) -> Vec<ClassFinding> {
         self.findings
             .iter()
             .filter(|(known, finding)| *known == property && finding.acted > 0)
@@ -217,7 +217,7 @@ impl Tally {
         self.state_retries += 1;
         self.findings.push((
             Property::StateVerified,
-            Finding {
+            ClassFinding {
                 answer_class: form.to_owned(),
                 acted: usize::from(acted),
                 of: 1,
@@ -285,7 +285,7 @@ mod tests {
         add(&mut tally, &[with_content], true);
         assert_eq!(
             tally.findings(Property::NoActOnInvalid),
-            vec![Finding {
+            vec![ClassFinding {
                 answer_class: nan.into(),
                 acted: 2,
                 of: 3,
@@ -295,7 +295,7 @@ mod tests {
         // `decline` never acted: not a finding; the one with content is.
         assert_eq!(
             tally.findings(Property::NoActOnRefusal),
-            vec![Finding {
+            vec![ClassFinding {
                 answer_class: "decline with content".into(),
                 acted: 1,
                 of: 1,

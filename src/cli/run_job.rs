@@ -148,7 +148,8 @@ pub async fn run(args: RunArgs) -> anyhow::Result<bool> {
         writeln!(closing, "{warning}")?;
     }
     closing.push_str(&failed_generated(&log, &tallies));
-    let generated: Vec<report::Tally> = tallies.iter().filter(|t| t.generated).cloned().collect();
+    let generated: Vec<report::CaseTally> =
+        tallies.iter().filter(|t| t.generated).cloned().collect();
     if !generated.is_empty() {
         writeln!(closing, "generated: {}", report::tally_summary(&generated))?;
     }
@@ -263,7 +264,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<bool> {
 /// The closing lines that show the failed generated cases (they have no table
 /// row): read back from `results.jsonl` only when one failed
 /// ([`report::write_failed_generated`]).
-fn failed_generated(log: &EvidenceLog, tallies: &[report::Tally]) -> String {
+fn failed_generated(log: &EvidenceLog, tallies: &[report::CaseTally]) -> String {
     if !tallies.iter().any(|tally| tally.generated && !tally.passed) {
         return String::new();
     }

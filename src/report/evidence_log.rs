@@ -12,7 +12,7 @@ use serde_json::Value;
 
 use super::case_verdict::Verdict;
 use super::run_document::{CaseLine, Record, RunEnd, with_status};
-use super::tally::Tally;
+use super::tally::CaseTally;
 use crate::error::Error;
 use crate::verdict::Primary;
 
@@ -36,7 +36,7 @@ pub const CHECKPOINT_COST_FACTOR: u32 = 20;
 ///   [`CHECKPOINT_INTERVAL`]) and at [`EvidenceLog::finish`], so it is never
 ///   empty or half-written, even when the run is interrupted.
 ///
-/// Only a [`Tally`] per case stays in memory. An earlier run's files in the same
+/// Only a [`CaseTally`] per case stays in memory. An earlier run's files in the same
 /// folder are replaced, so create the log only after the run's arguments are
 /// known to be valid.
 #[derive(Debug)]
@@ -48,7 +48,7 @@ pub struct EvidenceLog {
 #[derive(Debug)]
 struct LogState {
     lines: std::fs::File,
-    tallies: Vec<Tally>,
+    tallies: Vec<CaseTally>,
     last_checkpoint: Option<Instant>,
     checkpoint_cost: Duration,
     /// Cases started but not logged yet, by (phase, case number): their name
@@ -210,7 +210,7 @@ impl EvidenceLog {
     }
 
     /// Records one verdict: appended to `results.jsonl` at once, and to
-    /// `results.json` at the next checkpoint; only its [`Tally`] is kept.
+    /// `results.json` at the next checkpoint; only its [`CaseTally`] is kept.
     ///
     /// # Errors
     /// [`Error::Io`] when a file cannot be written.
@@ -227,7 +227,7 @@ impl EvidenceLog {
                 }),
             }
         }
-        state.tallies.push(Tally {
+        state.tallies.push(CaseTally {
             case: verdict.case,
             passed: verdict.passed,
             verdict: verdict.verdict,
@@ -263,8 +263,8 @@ impl EvidenceLog {
         self.state().warnings.clone()
     }
 
-    /// The [`Tally`] of every case recorded so far, in order.
-    pub fn tallies(&self) -> Vec<Tally> {
+    /// The [`CaseTally`] of every case recorded so far, in order.
+    pub fn tallies(&self) -> Vec<CaseTally> {
         self.state().tallies.clone()
     }
 

@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use super::case_verdict::{Verdict, reproduction};
 use super::run_document::CaseLine;
-use super::tally::Tally;
+use super::tally::CaseTally;
 use crate::verdict;
 
 /// Most stderr lines printed under a failed case.
@@ -133,13 +133,13 @@ pub const MAX_FAILED_GENERATED_SHOWN: usize = 10;
 /// has first and last, its primary verdict with its evidence and its
 /// reproduction command; then `... and N more failed generated cases: see
 /// results.json`. `tallies` and `cases` are the run's cases in order (a
-/// [`Tally`] says which are generated).
+/// [`CaseTally`] says which are generated).
 ///
 /// # Errors
 /// The writer's I/O error.
 pub fn write_failed_generated(
     out: &mut impl Write,
-    tallies: &[Tally],
+    tallies: &[CaseTally],
     cases: &[CaseLine],
 ) -> std::io::Result<()> {
     let failed: Vec<&CaseLine> = tallies
@@ -191,7 +191,7 @@ mod tests {
 
     #[test]
     fn failed_generated_cases_are_shown_as_under_a_row_at_most_ten() {
-        let tally = |case: &str, passed: bool, generated: bool| Tally {
+        let tally = |case: &str, passed: bool, generated: bool| CaseTally {
             case: case.to_owned(),
             passed,
             verdict: if passed {
@@ -225,7 +225,7 @@ mod tests {
             tallies.push(tally(&name, false, true));
             lines.push(line(&name, false));
         }
-        let shown = |tallies: &[Tally], lines: &[CaseLine]| {
+        let shown = |tallies: &[CaseTally], lines: &[CaseLine]| {
             let mut out = Vec::new();
             write_failed_generated(&mut out, tallies, lines).expect("written");
             String::from_utf8(out).expect("UTF-8")

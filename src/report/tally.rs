@@ -1,4 +1,4 @@
-//! What a run keeps in memory of each finished case ([`Tally`]), and the
+//! What a run keeps in memory of each finished case ([`CaseTally`]), and the
 //! counts made of it: the closing `N passed, N failed` line and `run.json`'s
 //! failed cases per primary verdict.
 
@@ -11,7 +11,7 @@ use crate::verdict::Primary;
 /// line and `run.json` (the evidence itself is on disk only, so a run's
 /// memory stays flat whatever `--cases` is).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Tally {
+pub struct CaseTally {
     /// The case's name.
     pub case: String,
     /// Whether it passed.
@@ -23,14 +23,14 @@ pub struct Tally {
 }
 
 /// `N passed, N failed` of `tallies` (the plain closing line CI reads).
-pub fn tally_summary(tallies: &[Tally]) -> String {
+pub fn tally_summary(tallies: &[CaseTally]) -> String {
     let passed = tallies.iter().filter(|tally| tally.passed).count();
     format!("{passed} passed, {} failed", tallies.len() - passed)
 }
 
 /// The number of failed cases per primary verdict, in [`Primary::ALL`] order
 /// (`{"crashed": 3, "hung": 2}`), for `run.json`.
-pub fn verdict_counts(tallies: &[Tally]) -> Value {
+pub fn verdict_counts(tallies: &[CaseTally]) -> Value {
     let mut counts = serde_json::Map::new();
     for verdict in Primary::ALL {
         let count = tallies

@@ -94,7 +94,7 @@ impl Gate {
 
 /// What to do with one client line.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Verdict {
+pub enum Disposition {
     /// Pass this text to rmcp.
     Pass(String),
     /// Do not pass it; write this JSON-RPC error reply to stdout.
@@ -117,9 +117,9 @@ fn reply_id(message: &Value) -> Value {
 }
 
 /// Decides one client line (without its newline) and updates `gate`.
-pub fn classify(line: &[u8], gate: &mut Gate) -> Verdict {
+pub fn classify(line: &[u8], gate: &mut Gate) -> Disposition {
     let Ok(text) = std::str::from_utf8(line) else {
-        return Verdict::Answer(error_reply(
+        return Disposition::Answer(error_reply(
             Value::Null,
             PARSE_ERROR,
             "Parse error: the line is not UTF-8",
@@ -127,7 +127,7 @@ pub fn classify(line: &[u8], gate: &mut Gate) -> Verdict {
     };
     let Ok(message) = serde_json::from_str::<Value>(text) else {
         return unreadable_reply(text, gate).unwrap_or_else(|| {
-            Verdict::Answer(error_reply(
+            Disposition::Answer(error_reply(
                 Value::Null,
                 PARSE_ERROR,
                 "Parse error: the line is not JSON",
@@ -135,7 +135,7 @@ pub fn classify(line: &[u8], gate: &mut Gate) -> Verdict {
         });
     };
     let Some(object) = message.as_object() else {
-        return Verdict::Answer(error_reply(
+        return Disposition::Answer(error_reply(
             Value::Null,
             INVALID_REQUEST,
             "Invalid Request: not a JSON-RPC object",
@@ -147,24 +147,24 @@ pub fn classify(line: &[u8], gate: &mut Gate) -> Verdict {
                 if method == "initialize" && gate.phase == Phase::Fresh {
                     gate.phase = Phase::AwaitingInitialized;
                 } else if gate.phase == Phase::AwaitingInitialized && method != "ping" {
-                    return Verdict::Answer(error_reply(
+                    return Disposition::Answer(error_reply(
                         reply_id(&message),
                         INVALID_REQUEST,
                         &format!("Invalid Request: {method} before notifications/initialized"),
                     ));
                 }
                 gate.in_flight.push(id.clone());
-                Verdict::Pass(text.to_owned())
+                Disposition::Pass(text.to_owned())
             }
             None => {
                 if method == "notifications/initialized" && gate.phase == Phase::AwaitingInitialized
                 {
                     gate.phase = Phase::Ready;
                 }
-                Verdict::Pass(text.to_owned())
+                Disposition::Pass(text.to_owned())
             }
         },
-        Some(_) => Verdict::Answer(error_reply(
+        Some(_) => Disposition::Answer(error_reply(
             reply_id(&message),
             INVALID_REQUEST,
             "Invalid Request: method is not a string",
@@ -176,24 +176,24 @@ pub fn classify(line: &[u8], gate: &mut Gate) -> Verdict {
                     gate.pending.remove(at);
                     if serde_json::from_str::<UniqueNames>(text).is_err() {
                         tracing::warn!(%id, "reply with duplicate member names: read as malformed");
-                        return Verdict::Pass(malformed_reply(&id));
+                        return Disposition::Pass(malformed_reply(&id));
                     }
                     if object
                         .get("error")
                         .is_some_and(|error| !is_error_object(error))
                     {
                         tracing::warn!(%id, "reply whose error is no JSON-RPC error object: read as malformed");
-                        return Verdict::Pass(malformed_reply(&id));
+                        return Disposition::Pass(malformed_reply(&id));
                     }
-                    Verdict::Pass(reply::without_extra_members(text).unwrap_or(text.to_owned()))
+                    Disposition::Pass(reply::without_extra_members(text).unwrap_or(text.to_owned()))
                 }
-                None => Verdict::Drop(format!(
+                None => Disposition::Drop(format!(
                     "reply under id {id} answers no pending request (ids pending: {}); ignored",
                     Value::from(gate.pending.clone())
                 )),
             }
         }
-        None => Verdict::Answer(error_reply(
+        None => Disposition::Answer(error_reply(
             reply_id(&message),
             INVALID_REQUEST,
             "Invalid Request: no method",
@@ -238,7 +238,7 @@ fn malformed_reply(id: &Value) -> String {
 /// level reads: when it is a reply to a pending request, that request gets a
 /// malformed reply (nothing is computed and the call does not stall); a reply
 /// to nothing is dropped; anything else is `None` (a parse error).
-fn unreadable_reply(text: &str, gate: &mut Gate) -> Option<Verdict> {
+fn unreadable_reply(text: &str, gate: &mut Gate) -> Option<Disposition> {
     let members: HashMap<String, Box<RawValue>> = serde_json::from_str(text).ok()?;
     let is_reply = !members.contains_key("method")
         && (members.contains_key("result") || members.contains_key("error"));
@@ -250,13 +250,13 @@ fn unreadable_reply(text: &str, gate: &mut Gate) -> Option<Verdict> {
         .and_then(|id| serde_json::from_str(id.get()).ok())
         .unwrap_or(Value::Null);
     let Some(at) = gate.pending.iter().position(|pending| *pending == id) else {
-        return Some(Verdict::Drop(format!(
+        return Some(Disposition::Drop(format!(
             "unreadable reply under id {id} answers no pending request; ignored"
         )));
     };
     gate.pending.remove(at);
     tracing::warn!(%id, "reply too deep or with a number beyond f64: read as malformed");
-    Some(Verdict::Pass(malformed_reply(&id)))
+    Some(Disposition::Pass(malformed_reply(&id)))
 }
 
 /// Reads client lines from `from`, passes the admitted ones to rmcp (`to`),
@@ -280,18 +280,18 @@ pub async fn filter_inbound(
         }
         let verdict = classify(&line, &mut lock(&gate));
         match verdict {
-            Verdict::Pass(mut text) => {
+            Disposition::Pass(mut text) => {
                 // One write per line, so rmcp's reader wakes once for it.
                 text.push('\n');
                 if to.write_all(text.as_bytes()).await.is_err() {
                     break;
                 }
             }
-            Verdict::Answer(reply) => {
+            Disposition::Answer(reply) => {
                 tracing::warn!(%reply, "client line refused");
                 let _ = errors.send(reply);
             }
-            Verdict::Drop(why) => tracing::warn!("{why}"),
+            Disposition::Drop(why) => tracing::warn!("{why}"),
         }
     }
     let _ = to.shutdown().await;
@@ -363,12 +363,12 @@ mod tests {
     use super::*;
 
     fn passed(line: &str, gate: &mut Gate) -> bool {
-        matches!(classify(line.as_bytes(), gate), Verdict::Pass(_))
+        matches!(classify(line.as_bytes(), gate), Disposition::Pass(_))
     }
 
     fn answered(line: &[u8], gate: &mut Gate) -> Value {
         match classify(line, gate) {
-            Verdict::Answer(reply) => reply,
+            Disposition::Answer(reply) => reply,
             other => panic!("expected an error reply, got {other:?}"),
         }
     }
@@ -465,7 +465,7 @@ mod tests {
             let line =
                 format!(r#"{{"jsonrpc":"2.0","id":{wrong},"result":{{"action":"accept"}}}}"#);
             assert!(
-                matches!(classify(line.as_bytes(), &mut gate), Verdict::Drop(_)),
+                matches!(classify(line.as_bytes(), &mut gate), Disposition::Drop(_)),
                 "{wrong}"
             );
         }
@@ -503,7 +503,7 @@ mod tests {
             gate.note_outbound(&json!({"id":0,"method":"elicitation/create"}));
             assert_eq!(
                 classify(answer.as_bytes(), &mut gate),
-                Verdict::Pass(
+                Disposition::Pass(
                     r#"{"jsonrpc":"2.0","id":0,"result":{"action":"unreadable reply"}}"#.to_owned()
                 ),
                 "{}",
@@ -513,7 +513,7 @@ mod tests {
             // The same line again answers nothing any more; a request that deep is a parse error.
             assert!(matches!(
                 classify(answer.as_bytes(), &mut gate),
-                Verdict::Drop(_)
+                Disposition::Drop(_)
             ));
         }
         let deep_request = format!(
@@ -541,7 +541,7 @@ mod tests {
         let nested = r#"{"id":0,"result":{"action":"accept","content":{"a":[{"x":1},{"x":2}],"b":null,"c":true,"d":-1,"e":1.5}}}"#;
         assert_eq!(
             classify(nested.as_bytes(), &mut gate),
-            Verdict::Pass(nested.to_owned())
+            Disposition::Pass(nested.to_owned())
         );
     }
 
@@ -554,7 +554,7 @@ mod tests {
                 br#"{"id":1,"result":{"action":"decline","roots":[]}}"#,
                 &mut gate
             ),
-            Verdict::Pass(r#"{"id":1,"result":{"action":"decline"}}"#.to_owned())
+            Disposition::Pass(r#"{"id":1,"result":{"action":"decline"}}"#.to_owned())
         );
     }
 

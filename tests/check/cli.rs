@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::process::{Command, Output};
 
-use elicit_check::check::{self, CheckReport, Target, Verdict};
+use elicit_check::check::{self, CheckReport, PropertyVerdict, Target};
 use serde_json::{Value, json};
 
 use crate::support::{Scratch, reference_server};
@@ -67,7 +67,7 @@ fn cli(args: &[&str]) -> Output {
         .expect("elicit-check runs")
 }
 
-fn verdicts(report: &CheckReport) -> Vec<Verdict> {
+fn verdicts(report: &CheckReport) -> Vec<PropertyVerdict> {
     report.properties.iter().map(|p| p.verdict).collect()
 }
 
@@ -182,9 +182,9 @@ fn careful_form_servers_pass_every_property() {
             "{form}: {}",
             elicit_check::check::report::table(&report)
         );
-        let mut expected = vec![Verdict::Holds; 7];
+        let mut expected = vec![PropertyVerdict::Holds; 7];
         // requestState exists in 2026-07-28 only; the library's Target runs 2025-11-25.
-        expected.push(Verdict::Untested);
+        expected.push(PropertyVerdict::Untested);
         assert_eq!(verdicts(&report), expected, "{form}");
         let acts = report.property(3).expect("property 3");
         assert!(acts.warnings.is_empty(), "{form}: {:?}", acts.warnings);
@@ -206,7 +206,7 @@ fn naive_form_servers_fail_property_1_or_2_with_a_shrunk_answer_of_at_most_three
         let failing: Vec<u8> = report
             .properties
             .iter()
-            .filter(|p| p.verdict == Verdict::Fails)
+            .filter(|p| p.verdict == PropertyVerdict::Fails)
             .map(|p| p.property)
             .collect();
         assert!(
@@ -264,7 +264,7 @@ fn a_shrink_stopped_at_its_budget_says_so_and_a_finished_one_does_not() {
         "--case-index runs no coverage case"
     );
     let table = elicit_check::check::report::table(&stopped);
-    let failures: Vec<&check::Failure> = stopped
+    let failures: Vec<&check::PropertyFailure> = stopped
         .properties
         .iter()
         .filter_map(|p| p.failure.as_ref())
@@ -390,7 +390,7 @@ fn bool_int_drift_and_stdout_noise_fail_properties_6_and_5_over_stdio() {
         let failing: Vec<u8> = report
             .properties
             .iter()
-            .filter(|p| p.verdict == Verdict::Fails)
+            .filter(|p| p.verdict == PropertyVerdict::Fails)
             .map(|p| p.property)
             .collect();
         assert_eq!(failing, vec![property], "{bug}");
@@ -752,7 +752,7 @@ fn each_request_of_a_multi_step_form_is_answered_from_its_own_schema() {
         let failing: Vec<u8> = report
             .properties
             .iter()
-            .filter(|p| p.verdict == Verdict::Fails)
+            .filter(|p| p.verdict == PropertyVerdict::Fails)
             .map(|p| p.property)
             .collect();
         assert_eq!(
@@ -788,7 +788,7 @@ fn a_server_that_never_acts_fails_property_3_and_lists_the_valid_accepts_it_refu
     let failing: Vec<u8> = report
         .properties
         .iter()
-        .filter(|p| p.verdict == Verdict::Fails)
+        .filter(|p| p.verdict == PropertyVerdict::Fails)
         .map(|p| p.property)
         .collect();
     assert_eq!(failing, vec![3]);

@@ -11,7 +11,7 @@
 
 use std::path::{Path, PathBuf};
 
-use elicit_check::check::{self, CheckReport, Target, Verdict};
+use elicit_check::check::{self, CheckReport, PropertyVerdict, Target};
 use serde_json::json;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -243,7 +243,10 @@ fn a_replay_of_a_non_consenting_accept_never_fails_property_3() {
         vec![json!({"action": "accept", "content": {"confirm": false, "reason": "tidy up"}})];
     let report = gate(target, 1);
     assert!(report.passed, "{}", check::report::table(&report));
-    assert_ne!(report.property(3).expect("3").verdict, Verdict::Fails);
+    assert_ne!(
+        report.property(3).expect("3").verdict,
+        PropertyVerdict::Fails
+    );
 }
 
 #[test]
@@ -600,7 +603,7 @@ fn in_2026_07_28_each_planted_defect_fails_its_property_and_the_era_is_in_the_re
     let state = stateless.property(8).expect("property 8");
     assert_eq!(
         (state.verdict, state.cases),
-        (Verdict::Untested, 0),
+        (PropertyVerdict::Untested, 0),
         "{}",
         check::report::table(&stateless)
     );
@@ -640,7 +643,7 @@ fn the_reference_server_passes_every_property_in_2026_07_28() {
         report
             .properties
             .iter()
-            .all(|property| property.verdict == Verdict::Holds),
+            .all(|property| property.verdict == PropertyVerdict::Holds),
         "{}",
         check::report::table(&report)
     );

@@ -267,7 +267,7 @@ pub fn failing(report: &elicit_check::check::CheckReport) -> Vec<u8> {
     report
         .properties
         .iter()
-        .filter(|property| property.verdict == elicit_check::check::Verdict::Fails)
+        .filter(|property| property.verdict == elicit_check::check::PropertyVerdict::Fails)
         .map(|property| property.property)
         .collect()
 }
