@@ -23,13 +23,19 @@
 //!    the first failure of each property in a random case is shrunk over stdio,
 //!    as proptest would (a coverage failure is minimal already);
 //! 5. **capabilities**: two more sessions declaring no elicitation and URL only
-//!    (property 4).
+//!    (property 4);
+//! 6. **retries** (2026-07-28): the retry forms of properties 7 and 8.
+//!
+//! Each phase runs its calls, then hands them, in order, to the judge
+//! (`judge`: violations, tally, the failure of each property, what to shrink);
+//! only session mode asks the judge which properties are already shown.
 //!
 //! One concept per file: [`Target`] (`target`), [`CheckError`] (`error`), the
 //! report's types (`outcome`), running one case (`case_run`), the probe
-//! (`probe`), planning the cases (`plan`), session mode (`session`),
-//! shrinking (`shrink`), reproduction lines (`reproduction`) and assembling
-//! the report (`assemble`); this file is the job that runs them in order.
+//! (`probe`), planning the cases (`plan`), session mode (`session`), judging
+//! the calls (`judge`), shrinking (`shrink`), reproduction lines
+//! (`reproduction`) and assembling the report (`assemble`); this file is the
+//! job that runs them in order.
 
 mod assemble;
 mod case_run;
@@ -37,6 +43,7 @@ pub mod config;
 pub mod eras;
 mod error;
 pub mod hooks;
+mod judge;
 mod outcome;
 mod plan;
 mod probe;
@@ -50,21 +57,19 @@ mod target;
 
 use std::sync::Arc;
 
-use proptest::strategy::{BoxedStrategy, ValueTree};
-use serde_json::{Value, json};
+use proptest::strategy::BoxedStrategy;
+use serde_json::json;
 
 use crate::harness::era::Protocol;
-use crate::oracle::property::Property;
 use crate::schema::answer::{GeneratedAnswer, answer_strategy};
 use crate::strategy::clock_seed;
 use assemble::{Assembly, assemble};
-use case_run::{form_capabilities, record, run_case};
-use plan::{Planned, Smallest, coverage_plans, new_tree, note_failures, note_smallest};
+use case_run::{form_capabilities, run_case};
+use judge::Judge;
+use plan::new_tree;
 use probe::probe;
-use reproduction::{base_command, join_command};
 use session::{fresh_runs, session_runs};
-use shrink::{failure_of, shrink};
-use tally::Tally;
+use shrink::shrink;
 
 pub use assemble::MAX_REFUSED_LISTED;
 pub use case_run::{CaseRecord, CaseRun};
@@ -112,12 +117,10 @@ pub async fn check_with_log(
     let seed = target.seed.unwrap_or_else(clock_seed);
     let probed = probe(target, log).await?;
     let steps = Arc::clone(&probed.steps);
-    let mut tally = Tally::default();
-    let mut failures: Vec<(Property, PropertyFailure)> = Vec::new();
+    let mut judge = Judge::new(target, seed);
     // The probe's calls (valid accepts, a decline) count like any case.
     for run in &probed.runs {
-        tally.add(run.summary(), &[]);
-        note_failures(target, &mut failures, run, seed);
+        judge.probe_call(run);
     }
 
     let replaying = !target.replay.is_empty() || target.case_index.is_some();
@@ -129,49 +132,19 @@ pub async fn check_with_log(
             .iter()
             .map(|step| answer_strategy(&step.form))
             .collect();
-        let mut planned = Vec::new();
-        if target.case_index.is_none() {
-            planned = coverage_plans(&steps, &probed.bases);
-            coverage_cases = planned.len();
-        }
-        let indices: Vec<usize> = match target.case_index {
-            Some(index) => vec![index],
-            None => (0..target.cases).collect(),
-        };
-        planned.extend(indices.into_iter().map(|index| Planned {
-            label: format!("case {index}"),
-            plan: new_tree(&strategy, seed, index).current(),
-            random: Some(index),
-        }));
+        let planned = plan::cases(target, &steps, &probed.bases, &strategy, seed);
+        coverage_cases = planned.iter().filter(|case| case.random.is_none()).count();
         let plans: Vec<Vec<GeneratedAnswer>> =
             planned.iter().map(|planned| planned.plan.clone()).collect();
         let runs = if target.session {
-            let mut confirmed: Vec<Property> = failures.iter().map(|(known, _)| *known).collect();
-            session_runs(target, &steps, &plans, &mut confirmed).await?
+            session_runs(target, &steps, &plans, &mut judge.confirmed()).await?
         } else {
             fresh_runs(target, &steps, plans.iter().map(Vec::as_slice)).await?
         };
-        // Per property a random case broke (and no coverage case did): the
-        // case with the smallest answers, shrunk after the stream.
-        let mut to_shrink: Vec<Smallest> = Vec::new();
         for (planned, run) in planned.iter().zip(runs) {
-            let violations = run.violations(target);
-            tally.add(run.summary(), &planned.plan);
-            log(record(planned.label.clone(), &run, &violations));
-            for (property, reason) in violations {
-                if failures.iter().any(|(known, _)| *known == property) {
-                    continue;
-                }
-                match planned.random {
-                    Some(index) => note_smallest(&mut to_shrink, property, index, &planned.plan),
-                    None => failures.push((
-                        property,
-                        failure_of(target, reason, &run, None, 0, false, seed),
-                    )),
-                }
-            }
+            judge.case(planned, &run, log);
         }
-        for smallest in to_shrink {
+        for smallest in judge.take_to_shrink() {
             let mut tree = new_tree(&strategy, seed, smallest.index);
             let failure = shrink(
                 target,
@@ -183,22 +156,12 @@ pub async fn check_with_log(
                 log,
             )
             .await?;
-            failures.push((smallest.property, failure));
+            judge.shrunk(smallest.property, failure);
         }
     } else {
-        let plan: Vec<GeneratedAnswer> = target
-            .replay
-            .iter()
-            .map(|answer| GeneratedAnswer {
-                answer: answer.clone(),
-                built_as: "the answer given with --answer".to_owned(),
-            })
-            .collect();
+        let plan = plan::replay(target);
         let run = run_case(target, &steps, &plan, &form_capabilities()).await?;
-        let violations = run.violations(target);
-        tally.add(run.summary(), &plan);
-        log(record("replay".to_owned(), &run, &violations));
-        note_failures(target, &mut failures, &run, seed);
+        judge.replay(&plan, &run, log);
     }
 
     // Property 4: sessions declaring no elicitation, and URL only, at once.
@@ -208,19 +171,10 @@ pub async fn check_with_log(
         run_case(target, &steps, &[], &declared[1])
     );
     for (capabilities, run) in declared.iter().zip([none?, url?]) {
-        let violations = run.violations(target);
-        tally.add(run.summary(), &[]);
-        tally.capability_sessions += 1;
-        log(record(
-            format!("capabilities {capabilities}"),
-            &run,
-            &violations,
-        ));
-        note_failures(target, &mut failures, &run, seed);
+        judge.capability_session(capabilities, &run, log);
     }
 
     // Properties 8 and 7 on 2026-07-28: the retries a client can get wrong.
-    let mut retry_calls = 0;
     if target.protocol == Protocol::V2026_07_28 && !steps.is_empty() && !replaying {
         use futures::{StreamExt, TryStreamExt};
         let forms = retry::forms();
@@ -230,49 +184,7 @@ pub async fn check_with_log(
             .try_collect()
             .await?;
         for (form, outcome) in forms.into_iter().zip(outcomes) {
-            let run = match outcome {
-                retry::Outcome::Ran(run) => run,
-                retry::Outcome::NotExercised(why) => {
-                    tally.not_exercised.push((
-                        form.property(),
-                        format!("{}: not sent ({why})", form.describe()),
-                    ));
-                    continue;
-                }
-            };
-            let mut violations = run.violations(target);
-            if form.property() == Property::StateVerified {
-                // Only what the state did is judged here (a decline is in the
-                // answers on purpose): the wire, and acting.
-                violations.retain(|(property, _)| *property == Property::CleanWire);
-                let answer = run
-                    .sent
-                    .last()
-                    .map_or(Value::Null, |sent| sent.answer.clone());
-                tally.state_retry(form.describe(), run.reading.acted, answer);
-                if run.reading.acted {
-                    violations.push((
-                        Property::StateVerified,
-                        format!("acted on {}", form.describe()),
-                    ));
-                }
-            } else {
-                tally.add(run.summary(), &[]);
-                retry_calls += 1;
-            }
-            log(record(
-                format!("retry: {}", form.describe()),
-                &run,
-                &violations,
-            ));
-            for (property, reason) in violations {
-                if !failures.iter().any(|(known, _)| *known == property) {
-                    let mut failure = failure_of(target, reason, &run, None, 0, false, seed);
-                    // The forms run on every check: the check itself repeats them.
-                    failure.reproduce = join_command(&base_command(target), &target.command);
-                    failures.push((property, failure));
-                }
-            }
+            judge.retry(form, outcome, log);
         }
     }
 
@@ -284,10 +196,10 @@ pub async fn check_with_log(
             bases: &probed.bases,
             coverage_cases,
             probe_calls: probed.runs.len(),
-            retry_calls,
+            retry_calls: judge.retry_calls,
             replaying,
         },
-        tally,
-        failures,
+        judge.tally,
+        judge.failures,
     ))
 }

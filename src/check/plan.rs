@@ -1,19 +1,14 @@
 //! Planning the cases: the coverage phase's calls (one per coverage answer,
 //! the same for every seed), the random case `I` of seed `S` (one RNG per
-//! case, so `--seed S --case-index I` repeats it alone), the consenting valid
-//! accepts the probe and the retries send, and which failures to keep: an
-//! unshrunk failure per property, or per property the random case with the
-//! smallest answers, to shrink after the stream.
+//! case, so `--seed S --case-index I` repeats it alone), the answers of
+//! `--answer`, and the consenting valid accepts the probe and the retries send.
 
 use proptest::strategy::{BoxedStrategy, Strategy, ValueTree};
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use serde_json::{Map, Value};
 
-use super::case_run::{CaseRun, Step};
-use super::outcome::PropertyFailure;
-use super::shrink::failure_of;
+use super::case_run::Step;
 use super::target::Target;
-use crate::oracle::property::Property;
 use crate::schema::answer::GeneratedAnswer;
 use crate::schema::coverage::{self, accept};
 
@@ -25,61 +20,6 @@ pub(super) struct Planned {
     pub(super) plan: Vec<GeneratedAnswer>,
     /// The random case's index (none for a coverage case).
     pub(super) random: Option<usize>,
-}
-
-/// The random case to shrink a property's failure from: the smallest seen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Smallest {
-    /// The property it broke.
-    pub(super) property: Property,
-    /// The random case's index.
-    pub(super) index: usize,
-    /// The length of its answers as compact JSON.
-    pub(super) size: usize,
-}
-
-/// Notes that random case `index`, whose answers are `plan`, broke `property`:
-/// kept when it is the first case to, or its answers are shorter (as compact
-/// JSON) than the kept case's; on a tie the earlier case stays.
-pub(super) fn note_smallest(
-    to_shrink: &mut Vec<Smallest>,
-    property: Property,
-    index: usize,
-    plan: &[GeneratedAnswer],
-) {
-    let size = plan
-        .iter()
-        .map(|planned| planned.answer.to_string().len())
-        .sum();
-    match to_shrink.iter_mut().find(|kept| kept.property == property) {
-        Some(kept) if size < kept.size => {
-            kept.index = index;
-            kept.size = size;
-        }
-        Some(_) => {}
-        None => to_shrink.push(Smallest {
-            property,
-            index,
-            size,
-        }),
-    }
-}
-
-/// Keeps a failure (unshrunk) of every property `run` breaks that has none yet.
-pub(super) fn note_failures(
-    target: &Target,
-    failures: &mut Vec<(Property, PropertyFailure)>,
-    run: &CaseRun,
-    seed: u64,
-) {
-    for (property, reason) in run.violations(target) {
-        if !failures.iter().any(|(known, _)| *known == property) {
-            failures.push((
-                property,
-                failure_of(target, reason, run, None, 0, false, seed),
-            ));
-        }
-    }
 }
 
 /// The coverage phase's calls: for each request in turn, each of its coverage
@@ -104,6 +44,44 @@ pub(super) fn coverage_plans(steps: &[Step], bases: &[Map<String, Value>]) -> Ve
         }
     }
     planned
+}
+
+/// The calls of the coverage phase (none with `--case-index`), then the
+/// random cases (`--cases` of them, or the one of `--case-index`), answering
+/// `steps` by `strategy`.
+pub(super) fn cases(
+    target: &Target,
+    steps: &[Step],
+    bases: &[Map<String, Value>],
+    strategy: &Vec<BoxedStrategy<GeneratedAnswer>>,
+    seed: u64,
+) -> Vec<Planned> {
+    let mut planned = Vec::new();
+    if target.case_index.is_none() {
+        planned = coverage_plans(steps, bases);
+    }
+    let indices: Vec<usize> = match target.case_index {
+        Some(index) => vec![index],
+        None => (0..target.cases).collect(),
+    };
+    planned.extend(indices.into_iter().map(|index| Planned {
+        label: format!("case {index}"),
+        plan: new_tree(strategy, seed, index).current(),
+        random: Some(index),
+    }));
+    planned
+}
+
+/// The answers of `--answer`, one per request, sent as given.
+pub(super) fn replay(target: &Target) -> Vec<GeneratedAnswer> {
+    target
+        .replay
+        .iter()
+        .map(|answer| GeneratedAnswer {
+            answer: answer.clone(),
+            built_as: "the answer given with --answer".to_owned(),
+        })
+        .collect()
 }
 
 /// The case strategy's tree for case `index` of `seed` (one RNG per case, so a
@@ -137,46 +115,4 @@ pub(super) fn consenting_plan(contents: &[Map<String, Value>]) -> Vec<GeneratedA
             built_as: coverage::VALID.to_owned(),
         })
         .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use serde_json::json;
-
-    fn plan(answer: Value) -> Vec<GeneratedAnswer> {
-        vec![GeneratedAnswer {
-            answer,
-            built_as: String::new(),
-        }]
-    }
-
-    #[test]
-    fn a_property_is_shrunk_from_its_smallest_failing_random_case() {
-        let mut kept = Vec::new();
-        let long = plan(json!({"action": "accept", "content": {"n": "12345"}}));
-        let short = plan(json!({"action": "accept", "content": {"n": "1"}}));
-        note_smallest(&mut kept, Property::NoActOnInvalid, 4, &long);
-        note_smallest(&mut kept, Property::NoActOnRefusal, 5, &long);
-        note_smallest(&mut kept, Property::NoActOnInvalid, 9, &short);
-        // A tie keeps the earlier case; a longer one never replaces it.
-        note_smallest(&mut kept, Property::NoActOnInvalid, 11, &short);
-        note_smallest(&mut kept, Property::NoActOnInvalid, 12, &long);
-        let size = |plan: &[GeneratedAnswer]| plan[0].answer.to_string().len();
-        assert_eq!(
-            kept,
-            vec![
-                Smallest {
-                    property: Property::NoActOnInvalid,
-                    index: 9,
-                    size: size(&short)
-                },
-                Smallest {
-                    property: Property::NoActOnRefusal,
-                    index: 5,
-                    size: size(&long)
-                },
-            ]
-        );
-    }
 }

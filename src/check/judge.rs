@@ -1,0 +1,279 @@
+//! The properties' judgement of the calls a check collected, phase by phase:
+//! each call's violations ([`crate::oracle::property::violations`]), the
+//! tally the property lines read, the first failure of each property, and per
+//! property the random case with the smallest answers, to shrink once the
+//! cases have run (as proptest would; a coverage failure is minimal already).
+//!
+//! The job (`super`) runs the calls and hands each finished one here, in
+//! order; nothing here starts a server.
+
+use serde_json::Value;
+
+use super::case_run::{CaseRecord, CaseRun, record};
+use super::outcome::PropertyFailure;
+use super::plan::Planned;
+use super::reproduction::{base_command, join_command};
+use super::retry;
+use super::shrink::failure_of;
+use super::tally::Tally;
+use super::target::Target;
+use crate::oracle::property::Property;
+use crate::schema::answer::GeneratedAnswer;
+
+/// The random case to shrink a property's failure from: the smallest seen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Smallest {
+    /// The property it broke.
+    pub(super) property: Property,
+    /// The random case's index.
+    pub(super) index: usize,
+    /// The length of its answers as compact JSON.
+    pub(super) size: usize,
+}
+
+/// The judgement so far of one check's calls.
+pub(super) struct Judge<'t> {
+    target: &'t Target,
+    seed: u64,
+    /// What the property lines count.
+    pub(super) tally: Tally,
+    /// The first failure of each property, in the order they were found.
+    pub(super) failures: Vec<(Property, PropertyFailure)>,
+    /// Per property a random case broke (and no earlier call did): the case
+    /// with the smallest answers.
+    to_shrink: Vec<Smallest>,
+    /// Retry forms of property 7 judged (2026-07-28).
+    pub(super) retry_calls: usize,
+}
+
+impl<'t> Judge<'t> {
+    /// No call judged yet, for `target`'s check under `seed`.
+    pub(super) fn new(target: &'t Target, seed: u64) -> Self {
+        Judge {
+            target,
+            seed,
+            tally: Tally::default(),
+            failures: Vec::new(),
+            to_shrink: Vec::new(),
+            retry_calls: 0,
+        }
+    }
+
+    /// The properties a call has broken so far (session mode re-runs a case
+    /// fresh only for a property not among them).
+    pub(super) fn confirmed(&self) -> Vec<Property> {
+        self.failures.iter().map(|(known, _)| *known).collect()
+    }
+
+    /// A call of the probe: counted like any case.
+    pub(super) fn probe_call(&mut self, run: &CaseRun) {
+        self.tally.add(run.summary(), &[]);
+        self.note_failures(run);
+    }
+
+    /// A coverage or random case (`planned`) and its run: a coverage case's
+    /// failure is kept as it is, a random case's is noted to shrink.
+    pub(super) fn case(
+        &mut self,
+        planned: &Planned,
+        run: &CaseRun,
+        log: &mut dyn FnMut(CaseRecord),
+    ) {
+        let violations = run.violations(self.target);
+        self.tally.add(run.summary(), &planned.plan);
+        log(record(planned.label.clone(), run, &violations));
+        for (property, reason) in violations {
+            if self.known(property) {
+                continue;
+            }
+            match planned.random {
+                Some(index) => note_smallest(&mut self.to_shrink, property, index, &planned.plan),
+                None => self.failures.push((
+                    property,
+                    failure_of(self.target, reason, run, None, 0, false, self.seed),
+                )),
+            }
+        }
+    }
+
+    /// The random cases to shrink, one per property, in the order the
+    /// properties broke; each shrunk failure comes back through [`Judge::shrunk`].
+    pub(super) fn take_to_shrink(&mut self) -> Vec<Smallest> {
+        std::mem::take(&mut self.to_shrink)
+    }
+
+    /// A property's failure, shrunk.
+    pub(super) fn shrunk(&mut self, property: Property, failure: PropertyFailure) {
+        self.failures.push((property, failure));
+    }
+
+    /// The one case of `--answer` (its answers `plan`).
+    pub(super) fn replay(
+        &mut self,
+        plan: &[GeneratedAnswer],
+        run: &CaseRun,
+        log: &mut dyn FnMut(CaseRecord),
+    ) {
+        let violations = run.violations(self.target);
+        self.tally.add(run.summary(), plan);
+        log(record("replay".to_owned(), run, &violations));
+        self.note_failures(run);
+    }
+
+    /// A session declaring `capabilities` other than form (property 4).
+    pub(super) fn capability_session(
+        &mut self,
+        capabilities: &Value,
+        run: &CaseRun,
+        log: &mut dyn FnMut(CaseRecord),
+    ) {
+        let violations = run.violations(self.target);
+        self.tally.add(run.summary(), &[]);
+        self.tally.capability_sessions += 1;
+        log(record(
+            format!("capabilities {capabilities}"),
+            run,
+            &violations,
+        ));
+        self.note_failures(run);
+    }
+
+    /// A retry `form` of properties 7 and 8 (2026-07-28) and how it went.
+    pub(super) fn retry(
+        &mut self,
+        form: retry::Form,
+        outcome: retry::Outcome,
+        log: &mut dyn FnMut(CaseRecord),
+    ) {
+        let run = match outcome {
+            retry::Outcome::Ran(run) => run,
+            retry::Outcome::NotExercised(why) => {
+                self.tally.not_exercised.push((
+                    form.property(),
+                    format!("{}: not sent ({why})", form.describe()),
+                ));
+                return;
+            }
+        };
+        let mut violations = run.violations(self.target);
+        if form.property() == Property::StateVerified {
+            // Only what the state did is judged here (a decline is in the
+            // answers on purpose): the wire, and acting.
+            violations.retain(|(property, _)| *property == Property::CleanWire);
+            let answer = run
+                .sent
+                .last()
+                .map_or(Value::Null, |sent| sent.answer.clone());
+            self.tally
+                .state_retry(form.describe(), run.reading.acted, answer);
+            if run.reading.acted {
+                violations.push((
+                    Property::StateVerified,
+                    format!("acted on {}", form.describe()),
+                ));
+            }
+        } else {
+            self.tally.add(run.summary(), &[]);
+            self.retry_calls += 1;
+        }
+        log(record(
+            format!("retry: {}", form.describe()),
+            &run,
+            &violations,
+        ));
+        for (property, reason) in violations {
+            if !self.known(property) {
+                let mut failure = failure_of(self.target, reason, &run, None, 0, false, self.seed);
+                // The forms run on every check: the check itself repeats them.
+                failure.reproduce = join_command(&base_command(self.target), &self.target.command);
+                self.failures.push((property, failure));
+            }
+        }
+    }
+
+    /// Whether `property` has a failure already.
+    fn known(&self, property: Property) -> bool {
+        self.failures.iter().any(|(known, _)| *known == property)
+    }
+
+    /// Keeps a failure (unshrunk) of every property `run` breaks that has none yet.
+    fn note_failures(&mut self, run: &CaseRun) {
+        for (property, reason) in run.violations(self.target) {
+            if !self.known(property) {
+                self.failures.push((
+                    property,
+                    failure_of(self.target, reason, run, None, 0, false, self.seed),
+                ));
+            }
+        }
+    }
+}
+
+/// Notes that random case `index`, whose answers are `plan`, broke `property`:
+/// kept when it is the first case to, or its answers are shorter (as compact
+/// JSON) than the kept case's; on a tie the earlier case stays.
+pub(super) fn note_smallest(
+    to_shrink: &mut Vec<Smallest>,
+    property: Property,
+    index: usize,
+    plan: &[GeneratedAnswer],
+) {
+    let size = plan
+        .iter()
+        .map(|planned| planned.answer.to_string().len())
+        .sum();
+    match to_shrink.iter_mut().find(|kept| kept.property == property) {
+        Some(kept) if size < kept.size => {
+            kept.index = index;
+            kept.size = size;
+        }
+        Some(_) => {}
+        None => to_shrink.push(Smallest {
+            property,
+            index,
+            size,
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn plan(answer: Value) -> Vec<GeneratedAnswer> {
+        vec![GeneratedAnswer {
+            answer,
+            built_as: String::new(),
+        }]
+    }
+
+    #[test]
+    fn a_property_is_shrunk_from_its_smallest_failing_random_case() {
+        let mut kept = Vec::new();
+        let long = plan(json!({"action": "accept", "content": {"n": "12345"}}));
+        let short = plan(json!({"action": "accept", "content": {"n": "1"}}));
+        note_smallest(&mut kept, Property::NoActOnInvalid, 4, &long);
+        note_smallest(&mut kept, Property::NoActOnRefusal, 5, &long);
+        note_smallest(&mut kept, Property::NoActOnInvalid, 9, &short);
+        // A tie keeps the earlier case; a longer one never replaces it.
+        note_smallest(&mut kept, Property::NoActOnInvalid, 11, &short);
+        note_smallest(&mut kept, Property::NoActOnInvalid, 12, &long);
+        let size = |plan: &[GeneratedAnswer]| plan[0].answer.to_string().len();
+        assert_eq!(
+            kept,
+            vec![
+                Smallest {
+                    property: Property::NoActOnInvalid,
+                    index: 9,
+                    size: size(&short)
+                },
+                Smallest {
+                    property: Property::NoActOnRefusal,
+                    index: 5,
+                    size: size(&long)
+                },
+            ]
+        );
+    }
+}
