@@ -360,3 +360,32 @@ fn one_elicitation_to_a_client_without_form_is_counted_in_the_singular() {
         "{failures:?}"
     );
 }
+
+#[test]
+fn a_reply_recorded_before_its_tools_call_fails_naming_both_frames() {
+    let (case, expected, mut evidence) = genuine("unsupported_guarded");
+    let call = evidence
+        .wire
+        .iter()
+        .find(|frame| frame.from == Side::Client && frame.message["method"] == "tools/call")
+        .expect("the call is on the wire")
+        .clone();
+    let reply = evidence
+        .wire
+        .iter_mut()
+        .find(|frame| {
+            frame.from == Side::Server
+                && frame.message.get("method").is_none()
+                && frame.message["id"] == call.message["id"]
+        })
+        .expect("the call's reply is on the wire");
+    reply.seq = call.seq - 1;
+    let message = format!(
+        "tools/call id {} completed (#{}) before it was sent (#{})",
+        call.message["id"],
+        call.seq - 1,
+        call.seq
+    );
+    assert_eq!(exact(&case, &expected, &evidence), [message.clone()]);
+    assert_eq!(by_meaning(&case, &expected, &evidence).failures, [message]);
+}
