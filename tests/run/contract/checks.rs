@@ -386,6 +386,35 @@ fn a_reply_recorded_before_its_tools_call_fails_naming_both_frames() {
         call.seq - 1,
         call.seq
     );
-    assert_eq!(exact(&case, &expected, &evidence), [message.clone()]);
+    assert_eq!(exact(&case, &expected, &evidence), vec![message.clone()]);
+    assert_eq!(by_meaning(&case, &expected, &evidence).failures, [message]);
+}
+
+#[test]
+fn an_answer_recorded_after_the_calls_completion_is_out_of_order() {
+    let (case, expected, mut evidence) = genuine("accept_valid");
+    let request_id = evidence
+        .wire
+        .iter()
+        .find(|frame| frame.from == Side::Server && frame.message["method"] == "elicitation/create")
+        .expect("accept_valid elicits")
+        .message["id"]
+        .clone();
+    let after_completion = evidence.wire.last().expect("the completion").seq + 1;
+    let answer = evidence
+        .wire
+        .iter_mut()
+        .find(|frame| {
+            frame.from == Side::Client
+                && frame.message.get("method").is_none()
+                && frame.message["id"] == request_id
+        })
+        .expect("the client answered the elicitation");
+    // The answer's place alone moves: it now follows the tools/call result.
+    answer.seq = after_completion;
+    let message = format!(
+        "reply to elicitation/create id {request_id} (#{after_completion}) is out of order"
+    );
+    assert_eq!(exact(&case, &expected, &evidence), vec![message.clone()]);
     assert_eq!(by_meaning(&case, &expected, &evidence).failures, [message]);
 }
