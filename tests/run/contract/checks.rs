@@ -418,3 +418,31 @@ fn an_answer_recorded_after_the_calls_completion_is_out_of_order() {
     assert_eq!(exact(&case, &expected, &evidence), vec![message.clone()]);
     assert_eq!(by_meaning(&case, &expected, &evidence).failures, [message]);
 }
+
+#[test]
+fn an_answer_recorded_before_its_elicitation_request_is_out_of_order() {
+    let (case, expected, mut evidence) = genuine("accept_valid");
+    let request = evidence
+        .wire
+        .iter()
+        .find(|frame| frame.from == Side::Server && frame.message["method"] == "elicitation/create")
+        .expect("accept_valid elicits")
+        .clone();
+    let request_id = request.message["id"].clone();
+    let answer = evidence
+        .wire
+        .iter_mut()
+        .find(|frame| {
+            frame.from == Side::Client
+                && frame.message.get("method").is_none()
+                && frame.message["id"] == request_id
+        })
+        .expect("the client answered the elicitation");
+    // The answer's place alone moves: it now precedes the request it answers.
+    let before_request = request.seq - 1;
+    answer.seq = before_request;
+    let message =
+        format!("reply to elicitation/create id {request_id} (#{before_request}) is out of order");
+    assert_eq!(exact(&case, &expected, &evidence), vec![message.clone()]);
+    assert_eq!(by_meaning(&case, &expected, &evidence).failures, [message]);
+}
