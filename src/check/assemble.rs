@@ -176,6 +176,7 @@ pub(super) fn assemble(
     CheckReport {
         elicit_check_version: env!("CARGO_PKG_VERSION"),
         server_command: target.command.clone(),
+        url: target.transport.url().map(str::to_owned),
         tool: target.tool.clone(),
         acted: target.acted.to_string(),
         seed: run.seed,

@@ -15,6 +15,7 @@ use super::hooks;
 use super::tally::CallSummary;
 use super::target::Target;
 use crate::case::Answer;
+use crate::evidence::http::HttpRecord;
 use crate::harness::client::{FORM_NOT_DECLARED, URL_NOT_DECLARED};
 use crate::harness::era::Protocol;
 use crate::harness::proxy::{Frame, Responder, StrayLine};
@@ -49,6 +50,8 @@ pub struct CaseRun {
     pub reply: Value,
     /// The whole wire.
     pub wire: Vec<Frame>,
+    /// The HTTP steps that carried it (Streamable HTTP; empty over stdio).
+    pub http: Vec<HttpRecord>,
     /// Stray stdout lines.
     pub stray: Vec<StrayLine>,
     /// Whether the server was killed after stdin closed.
@@ -115,6 +118,9 @@ pub struct CaseRecord {
     pub violations: Vec<String>,
     /// The whole wire.
     pub wire: Vec<Frame>,
+    /// The HTTP steps that carried it, in the wire's order (Streamable HTTP only).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub http: Vec<HttpRecord>,
     /// Stray stdout lines.
     pub stray_stdout: Vec<StrayLine>,
     /// The server's stderr.
@@ -133,6 +139,7 @@ pub(super) fn record(case: String, run: &CaseRun, violations: &[(Property, Strin
             .map(|(property, reason)| format!("{property}: {reason}"))
             .collect(),
         wire: run.wire.clone(),
+        http: run.http.clone(),
         stray_stdout: run.stray.clone(),
         stderr: run.stderr.clone(),
     }
@@ -153,6 +160,7 @@ pub(super) async fn open(
             Session::open_in(
                 &target.command,
                 &target.environment,
+                &target.transport,
                 capabilities,
                 target.limits,
                 None,
@@ -163,6 +171,7 @@ pub(super) async fn open(
             Session::open_discover(
                 &target.command,
                 &target.environment,
+                &target.transport,
                 capabilities,
                 target.limits,
             )
@@ -395,8 +404,10 @@ pub(super) async fn finish_run(
         reading,
         reply: reply_of(call),
         wire: finished.recording.wire,
+        http: finished.recording.http,
         stray: finished.recording.stray_stdout,
-        forced_kill: finished.exit.forced_kill,
+        // Over HTTP the harness stops the server: no exit on stdin close to judge.
+        forced_kill: finished.exit.forced_kill && !finished.stopped_by_harness,
         call_failure: finished.startup_error.or_else(|| call.failure.clone()),
         capabilities: capabilities.clone(),
         stderr: finished.exit.stderr,

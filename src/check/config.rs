@@ -5,6 +5,7 @@
 //! ```toml
 //! [[target]]
 //! command = ["python3", "server.py"]   # or give it after `--`
+//! # url = "http://127.0.0.1:{port}/mcp" # Streamable HTTP instead of stdio (--url)
 //! tool = "book"
 //! arguments = { city = "Lisbon" }      # the tool's arguments (optional)
 //! acted = "/booked"                     # or "/dry_run=false", acted_text = "REGEX",
@@ -43,6 +44,9 @@ pub struct TargetConfig {
     /// The server command: program, then arguments.
     #[serde(default)]
     pub command: Vec<String>,
+    /// The Streamable HTTP endpoint (`--url`), `{port}` standing for the port
+    /// of a server started from `command`.
+    pub url: Option<String>,
     /// The tool to call.
     pub tool: String,
     /// The tool's `arguments` object.

@@ -89,8 +89,12 @@ pub struct EraCheck {
 pub struct ErasReport {
     /// This crate's version.
     pub elicit_check_version: &'static str,
-    /// The server command.
+    /// The server command (empty: a running server at `url`).
     pub server_command: Vec<String>,
+    /// The Streamable HTTP endpoint, as given (`{port}` standing for the
+    /// port of each server started); absent over stdio.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
     /// The tool called.
     pub tool: String,
     /// What `--protocol` asked for: `auto`, `both`, or one era.
@@ -184,6 +188,7 @@ pub async fn check_eras(
     Ok(ErasReport {
         elicit_check_version: env!("CARGO_PKG_VERSION"),
         server_command: target.command.clone(),
+        url: target.transport.url().map(str::to_owned),
         tool: target.tool.clone(),
         protocol: eras.to_string(),
         passed: checked

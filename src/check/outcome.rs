@@ -86,8 +86,12 @@ pub struct PropertyReport {
 pub struct CheckReport {
     /// This crate's version.
     pub elicit_check_version: &'static str,
-    /// The server command.
+    /// The server command (empty: a running server at `url`).
     pub server_command: Vec<String>,
+    /// The Streamable HTTP endpoint, as given (`{port}` standing for the
+    /// port of each server started); absent over stdio.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
     /// The tool called.
     pub tool: String,
     /// The acted rule, as its option (`--acted /computed`).

@@ -22,6 +22,9 @@ pub(super) fn base_command(target: &Target) -> Vec<String> {
         command.push(Value::Object(arguments.clone()).to_string());
     }
     command.extend(target.acted.words());
+    if let Some(url) = target.transport.url() {
+        command.extend(["--url".to_owned(), url.to_owned()]);
+    }
     if target.strict {
         command.push("--strict".to_owned());
     }
@@ -42,8 +45,12 @@ pub(super) fn base_command(target: &Target) -> Vec<String> {
     command
 }
 
-/// `ARGS -- SERVER`, shell-quoted (`--` itself needs no quotes).
+/// `ARGS -- SERVER`, shell-quoted (`--` itself needs no quotes); `ARGS`
+/// alone when there is no server command (a running HTTP server).
 pub(super) fn join_command(args: &[String], server: &[String]) -> String {
+    if server.is_empty() {
+        return crate::error::shell_words(args);
+    }
     format!(
         "{} -- {}",
         crate::error::shell_words(args),

@@ -138,6 +138,8 @@ async fn call_in_session(
     wire.extend(during.wire);
     let mut stray = open.handshake.stray_stdout.clone();
     stray.extend(during.stray_stdout);
+    let mut http = open.handshake.http.clone();
+    http.extend(during.http);
     let reading = property::read_acted(&target.acted, call.result.as_ref(), call.error.as_ref());
     let reading = acted_after(target, reading).await?;
     let sent = lock(&sent).clone();
@@ -146,6 +148,7 @@ async fn call_in_session(
         reading,
         reply: reply_of(&call),
         wire,
+        http,
         stray,
         forced_kill: false,
         call_failure: call.failure,

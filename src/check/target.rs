@@ -7,9 +7,9 @@
 use regex::Regex;
 use serde_json::{Map, Value};
 
-use crate::harness::Limits;
 use crate::harness::child::Environment;
 use crate::harness::era::Protocol;
+use crate::harness::{Limits, Transport};
 use crate::oracle::property::ActedRule;
 
 /// Cases per check when `--cases` is not given.
@@ -26,8 +26,12 @@ pub const MAX_SHRINK_RUNS: usize = 32;
 /// `Target::stdio(["python3", "server.py"]).tool("book").acted_pointer("/booked")`.
 #[derive(Debug, Clone)]
 pub struct Target {
-    /// The server command: program, then arguments.
+    /// The server command: program, then arguments (over HTTP, empty when
+    /// the server is already running at the URL).
     pub command: Vec<String>,
+    /// How the server is reached: stdio (the default) or Streamable HTTP at
+    /// a URL (`--url`).
+    pub transport: Transport,
     /// The tool to call.
     pub tool: String,
     /// The tool's `arguments` object (none: the key is left out).
@@ -88,6 +92,7 @@ impl Target {
     {
         Target {
             command: command.into_iter().map(Into::into).collect(),
+            transport: Transport::Stdio,
             tool: String::new(),
             arguments: None,
             acted: ActedRule::NotError,
@@ -106,6 +111,12 @@ impl Target {
             protocol: Protocol::V2025_11_25,
             jobs: 1,
         }
+    }
+
+    /// The transport (see the field `transport`).
+    pub fn transport(mut self, transport: Transport) -> Target {
+        self.transport = transport;
+        self
     }
 
     /// The protocol era (see the field `protocol`).

@@ -36,9 +36,9 @@ pub enum Command {
     Serve(ServeArgs),
     /// Run the contract cases against a server (default: the built-in reference server).
     Run(RunArgs),
-    /// Check any stdio MCP server's tool from the requestedSchema it sends: does it
-    /// act on anything but a valid, consenting accept?
-    Check(CheckArgs),
+    /// Check any MCP server's tool (stdio or Streamable HTTP) from the
+    /// requestedSchema it sends: does it act on anything but a valid, consenting accept?
+    Check(Box<CheckArgs>),
 }
 
 /// The options of `elicit-check check`.
@@ -138,6 +138,14 @@ pub struct CheckArgs {
     /// A TOML file of [[target]]s (docs/src/config.md); options given here override it.
     #[arg(long, value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
+    /// Speak Streamable HTTP to the MCP endpoint at this URL instead of stdio.
+    /// With a server command after `--`, one server is started per session and
+    /// `{port}` in the URL, the command and --env values becomes a free local
+    /// port (e.g. `--url 'http://127.0.0.1:{port}/mcp' -- env PORT={port} node
+    /// server.js`); without one, the server is already running and each
+    /// session is its own Mcp-Session-Id (docs/src/http.md).
+    #[arg(long, value_name = "URL")]
+    pub(crate) url: Option<String>,
     #[command(flatten)]
     pub(crate) limits: LimitArgs,
     /// The server command, after `--` (e.g. `-- python3 server.py`).

@@ -37,11 +37,21 @@ fn check_target(
     } else {
         args.server.clone()
     };
-    if command.is_empty() {
-        anyhow::bail!("no server command: give it after `--` (e.g. `-- python3 server.py`)");
-    }
+    let url = args
+        .url
+        .clone()
+        .or_else(|| config.as_ref().and_then(|c| c.url.clone()));
+    let transport = match &url {
+        Some(url) => crate::harness::Transport::http(url, !command.is_empty())?,
+        None if command.is_empty() => anyhow::bail!(
+            "no server command: give it after `--` (e.g. `-- python3 server.py`), or --url URL for a running Streamable HTTP server"
+        ),
+        None => crate::harness::Transport::Stdio,
+    };
     // As `run` does: a program that cannot start is refused before anything runs.
-    check_program(&command[0])?;
+    if let Some(program) = command.first() {
+        check_program(program)?;
+    }
     if let Some(dir) = &args.output {
         output_is_a_folder(dir)?;
     }
@@ -53,7 +63,7 @@ fn check_target(
         .clone()
         .or_else(|| config.as_ref().map(|c| c.tool.clone()))
         .context("no tool: give --tool NAME")?;
-    let mut target = Target::stdio(command).tool(tool);
+    let mut target = Target::stdio(command).transport(transport).tool(tool);
     let arguments = match &args.arguments {
         Some(text) => match serde_json::from_str(text) {
             Ok(serde_json::Value::Object(arguments)) => Some(arguments),
@@ -207,10 +217,14 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
         ),
         (answers, _) => format!("one case replaying {}", counted(answers, "answer")),
     };
+    let server = match (target.transport.url(), target.command.as_slice()) {
+        (None, command) => crate::error::shell_words(command),
+        (Some(url), []) => format!("the server at {url}"),
+        (Some(url), command) => format!("{} at {url}", crate::error::shell_words(command)),
+    };
     eprintln!(
-        "elicit-check: checking tool {:?} of {} (protocol {}; {what}; {})",
+        "elicit-check: checking tool {:?} of {server} (protocol {}; {what}; {})",
         target.tool,
-        crate::error::shell_words(&target.command),
         match eras {
             crate::check::eras::Eras::Auto => "auto: every era the server answers".to_owned(),
             other => other.to_string(),
@@ -275,6 +289,7 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
                 let failed = json!({
                     "passed": false,
                     "server_command": target.command,
+                    "url": target.transport.url(),
                     "tool": target.tool,
                     "error": error.to_string(),
                 });

@@ -1,7 +1,7 @@
 //! How a server process ended, as its evidence records it.
 
 /// How the server ended.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Exit {
     /// The exit code; `None` when a signal ended it.
     pub code: Option<i32>,

@@ -13,6 +13,7 @@ use serde_json::Value;
 use crate::case::Case;
 
 pub mod exit;
+pub mod http;
 pub mod wire;
 
 use wire::{Event, Frame, StrayLine};
@@ -50,6 +51,11 @@ pub struct Finished {
     pub startup_error: Option<String>,
     /// The shutdown grace period the session allowed before killing the server.
     pub shutdown_grace: Duration,
+    /// Whether the harness stopped the server itself rather than waiting for
+    /// it to exit: over Streamable HTTP a server outlives its sessions by
+    /// design, so it is sent SIGTERM (or was never started by the harness),
+    /// and its exit says nothing about the session.
+    pub stopped_by_harness: bool,
 }
 
 /// Evidence of one case run in one server process. JSON keys are the field names.

@@ -5,6 +5,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
+use super::http::HttpRecord;
+
 /// Which peer wrote a frame.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -85,6 +87,10 @@ pub struct Recording {
     pub stray_stdout_not_kept: usize,
     /// Timed events (the only place timings live, so `wire` is deterministic).
     pub timeline: Vec<Event>,
+    /// The HTTP steps that carried the frames (Streamable HTTP only; empty
+    /// over stdio).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub http: Vec<HttpRecord>,
 }
 
 impl Recording {
@@ -105,4 +111,6 @@ pub struct Mark {
     pub stray_stdout: usize,
     /// Timeline events recorded so far.
     pub timeline: usize,
+    /// HTTP steps recorded so far.
+    pub http: usize,
 }

@@ -144,6 +144,18 @@ impl ServerProcess {
         self.end(grace).await.exit
     }
 
+    /// Stops a server that does not end on its own (one serving HTTP): SIGTERM
+    /// to its process group, then as [`ServerProcess::end`] (SIGKILL after
+    /// `grace`). A server that obeys SIGTERM ends with `signal: Some(15)`
+    /// (or the exit code its handler chose) and no forced kill.
+    pub async fn terminate(self, grace: Duration) -> Ended {
+        if let Some(group) = self.group() {
+            // "No such process" is the group already gone.
+            let _ = killpg(group, Signal::SIGTERM);
+        }
+        self.end(grace).await
+    }
+
     /// [`ServerProcess::shutdown`], also giving the signal that ended the
     /// server ([`Ended::signal`]; `std::os::unix::process::ExitStatusExt`).
     pub async fn end(mut self, grace: Duration) -> Ended {

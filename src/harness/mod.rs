@@ -1,9 +1,10 @@
-//! The harness: runs any MCP server as a real stdio child process, talks to it
-//! with an rmcp client through a recording proxy, and answers elicitations with
-//! raw JSON.
+//! The harness: runs any MCP server as a real child process (or reaches one
+//! already running over HTTP), talks to it with an rmcp client through a
+//! recording proxy, and answers elicitations with raw JSON.
 //!
 //! ```text
 //! rmcp client (CaseClient) ⇄ duplex ⇄ proxy (record, inject answer, tap) ⇄ child stdin/stdout
+//!                                                                      ⇄ http bridge ⇄ POST/GET/DELETE (Streamable HTTP)
 //! ```
 //! Every await has a bound ([`Limits`]); a session that hangs ends with an error
 //! in its evidence, never with a hung test.
@@ -13,15 +14,18 @@ pub mod client;
 pub mod era;
 pub use crate::evidence;
 pub mod hostile;
+pub mod http;
 pub mod in_flight;
+pub mod limits;
 pub mod mrtr;
 pub mod mutation;
 pub mod proxy;
 pub mod rounds;
 pub mod tamper;
+pub mod transport;
 
 use std::sync::atomic::Ordering;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
@@ -33,32 +37,12 @@ use crate::case::{Case, WireAnswer};
 use crate::error::Error;
 pub use crate::evidence::{Call, Evidence, Finished};
 pub use in_flight::{IN_FLIGHT, InFlight};
+pub use limits::Limits;
 use proxy::{Frame, ProxyState, ServerTap};
+pub use transport::Transport;
 
 /// The tool every session calls.
 pub const TOOL_NAME: &str = "calculate";
-
-/// Time bounds of one session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// From spawn to a finished `initialize` and `tools/list`.
-    pub startup: Duration,
-    /// One `tools/call`, elicitation included.
-    pub call: Duration,
-    /// After stdin closes, how long the server may take to exit before it is killed.
-    pub shutdown: Duration,
-}
-
-impl Default for Limits {
-    /// 10 s startup, 10 s per call, 5 s shutdown grace (the defaults of `run`'s options).
-    fn default() -> Self {
-        Limits {
-            startup: Duration::from_secs(10),
-            call: Duration::from_secs(10),
-            shutdown: Duration::from_secs(5),
-        }
-    }
-}
 
 /// What one [`Session::call_tool`] produced, as it crossed the wire.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -77,8 +61,12 @@ pub struct ToolCall {
 pub struct Session {
     client: Option<RunningService<RoleClient, client::CaseClient>>,
     state: ProxyState,
-    process: child::ServerProcess,
+    /// The server process, when the harness started one (none: an HTTP
+    /// server that was already running).
+    process: Option<child::ServerProcess>,
     pumps: [JoinHandle<()>; 2],
+    /// The Streamable HTTP bridge (none over stdio).
+    bridge: Option<JoinHandle<()>>,
     callbacks: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     limits: Limits,
     startup_error: Option<String>,
@@ -126,6 +114,7 @@ impl Session {
         Session::open_in(
             command,
             &child::Environment::default(),
+            &Transport::Stdio,
             capabilities,
             limits,
             tap,
@@ -134,26 +123,41 @@ impl Session {
     }
 
     /// [`Session::open`] with the server started in `environment` (`check --env`,
-    /// `--cwd`).
+    /// `--cwd`) and reached over `transport`.
     ///
     /// # Errors
     /// As [`Session::open`].
     pub async fn open_in(
         command: &[String],
         environment: &child::Environment,
+        transport: &Transport,
         capabilities: &Value,
         limits: Limits,
         tap: Option<ServerTap>,
     ) -> Result<Session, Error> {
-        let (mut session, client_io, handler) =
-            Session::spawn_unconnected(command, environment, capabilities, limits, tap, None, "")?;
+        let (mut session, client_io, handler) = Session::spawn_unconnected(
+            command,
+            environment,
+            transport,
+            capabilities,
+            limits,
+            tap,
+            None,
+            "",
+        )?;
         match tokio::time::timeout(limits.startup, handler.serve(client_io)).await {
             Ok(Ok(client)) => session.client = Some(client),
-            Ok(Err(error)) => session.startup_error = Some(format!("initialize failed: {error}")),
+            Ok(Err(error)) => {
+                session.startup_error = Some(format!(
+                    "initialize failed: {error}{}",
+                    session.state.http_failure()
+                ));
+            }
             Err(_) => {
                 session.startup_error = Some(format!(
-                    "initialize did not finish within {}",
-                    crate::format::seconds(limits.startup)
+                    "initialize did not finish within {}{}",
+                    crate::format::seconds(limits.startup),
+                    session.state.http_failure()
                 ));
             }
         }
@@ -162,16 +166,22 @@ impl Session {
 
     /// Spawns `command` behind a recording proxy, with no client connected yet:
     /// the session (no client, no startup error), the client's end of the proxy,
-    /// and the client handler declaring `capabilities`. `tap` rewrites server
-    /// frames (wire mutants); `hook` replaces the client→server rewriting
-    /// (protocol 2026-07-28); `label` follows the pid in the timeline's spawn event.
+    /// and the client handler declaring `capabilities`. Over
+    /// [`Transport::Http`] the proxy's lines go through the HTTP bridge
+    /// ([`http`]); `command` is then started on a free port (`{port}`), or,
+    /// when empty, the server is already running at the URL. `tap` rewrites
+    /// server frames (wire mutants); `hook` replaces the client→server
+    /// rewriting (protocol 2026-07-28); `label` follows the pid in the
+    /// timeline's spawn event.
     ///
     /// # Errors
-    /// [`Error::Spawn`] when the process cannot start.
+    /// [`Error::Spawn`] when the process cannot start (or no local port can be
+    /// bound for it).
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn spawn_unconnected(
         command: &[String],
         environment: &child::Environment,
+        transport: &Transport,
         capabilities: &Value,
         limits: Limits,
         tap: Option<ServerTap>,
@@ -179,30 +189,64 @@ impl Session {
         label: &str,
     ) -> Result<(Session, tokio::io::DuplexStream, client::CaseClient), Error> {
         let started = Instant::now();
-        let (process, stdin, stdout) = child::spawn_in(command, environment)?;
         let state = ProxyState::new(capabilities.clone(), started);
         if let Some(hook) = hook {
             state.set_client_hook(hook);
         }
-        state.event(format!("spawned pid {}{label}", process.pid.unwrap_or(0)));
         let (client_io, proxy_io) = tokio::io::duplex(1 << 20);
         let (proxy_read, proxy_write) = tokio::io::split(proxy_io);
-        let pumps = [
-            tokio::spawn(proxy::client_to_server(state.clone(), proxy_read, stdin)),
-            tokio::spawn(proxy::server_to_client(
-                state.clone(),
-                stdout,
-                proxy_write,
-                tap,
-            )),
-        ];
+        let (process, pumps, bridge) = match transport {
+            Transport::Stdio => {
+                let (process, stdin, stdout) = child::spawn_in(command, environment)?;
+                state.event(format!("spawned pid {}{label}", process.pid.unwrap_or(0)));
+                let pumps = [
+                    tokio::spawn(proxy::client_to_server(state.clone(), proxy_read, stdin)),
+                    tokio::spawn(proxy::server_to_client(
+                        state.clone(),
+                        stdout,
+                        proxy_write,
+                        tap,
+                    )),
+                ];
+                (Some(process), pumps, None)
+            }
+            Transport::Http { url } => {
+                let (url, process, stdin) = http_server(command, environment, url, &state, label)?;
+                let (bridge_in, to_bridge) = tokio::io::duplex(1 << 20);
+                let (from_bridge, bridge_out) = tokio::io::duplex(1 << 20);
+                let pumps = [
+                    tokio::spawn(proxy::client_to_server(
+                        state.clone(),
+                        proxy_read,
+                        to_bridge,
+                    )),
+                    tokio::spawn(proxy::server_to_client(
+                        state.clone(),
+                        from_bridge,
+                        proxy_write,
+                        tap,
+                    )),
+                ];
+                let bridge = tokio::spawn(http::bridge(
+                    url,
+                    state.clone(),
+                    limits,
+                    bridge_in,
+                    bridge_out,
+                    stdin,
+                ));
+                (process, pumps, Some(bridge))
+            }
+        };
         let handler = client::CaseClient::new(capabilities.clone());
-        let in_flight = in_flight::Registration::new(&state, process.pid);
+        let pid = process.as_ref().and_then(|process| process.pid);
+        let in_flight = in_flight::Registration::new(&state, pid);
         let session = Session {
             client: None,
             state,
             process,
             pumps,
+            bridge,
             callbacks: handler.callbacks(),
             limits,
             startup_error: None,
@@ -351,7 +395,7 @@ impl Session {
         // In flight while its call runs: a stopped run keeps it as interrupted.
         let in_flight = in_flight::Registration::for_case(
             &self.state,
-            self.process.pid,
+            self.pid(),
             case.clone(),
             command.to_vec(),
         );
@@ -365,6 +409,7 @@ impl Session {
         recording.stray_stdout.extend(during.stray_stdout);
         recording.stray_stdout_not_kept += during.stray_stdout_not_kept;
         recording.timeline.extend(during.timeline);
+        recording.http.extend(during.http);
         let finished = Finished {
             recording,
             exit: child::Exit {
@@ -375,9 +420,10 @@ impl Session {
             },
             callbacks: self.callbacks.load(Ordering::SeqCst) - callbacks,
             protocol_version: self.protocol_version(),
-            pid: self.process.pid,
+            pid: self.pid(),
             startup_error: self.startup_error.clone(),
             shutdown_grace: self.limits.shutdown,
+            stopped_by_harness: false,
         };
         Evidence::new(case, command, finished, call)
     }
@@ -408,7 +454,7 @@ impl Session {
     /// The server's process id (also its process group's), while it runs:
     /// what a benchmark reads `/proc/PID/status` of (the server's peak RSS).
     pub fn pid(&self) -> Option<u32> {
-        self.process.pid
+        self.process.as_ref().and_then(|process| process.pid)
     }
 
     /// Why the session could not start, if it could not.
@@ -471,9 +517,10 @@ impl Session {
         if let Some(client) = self.client.take() {
             let _ = tokio::time::timeout(self.limits.shutdown, client.cancel()).await;
         }
-        let pid = self.process.pid;
+        let pid = self.pid();
         let [mut to_server, mut to_client] = self.pumps;
-        // The client side is gone; the pump closes the server's stdin when it sees that.
+        // The client side is gone; the pump closes the server's stdin (or the
+        // HTTP bridge's input) when it sees that.
         if tokio::time::timeout(self.limits.shutdown, &mut to_server)
             .await
             .is_err()
@@ -482,7 +529,29 @@ impl Session {
             self.state
                 .event("client pump did not end; server stdin dropped");
         }
-        let child::Ended { exit, signal } = self.process.end(self.limits.shutdown).await;
+        // Over HTTP the bridge ends the session (DELETE) before the server is
+        // stopped, and the server is stopped rather than awaited: a server
+        // on a port outlives its sessions by design.
+        let http = self.bridge.is_some();
+        if let Some(mut bridge) = self.bridge.take()
+            && tokio::time::timeout(self.limits.shutdown, &mut bridge)
+                .await
+                .is_err()
+        {
+            bridge.abort();
+            self.state.event("HTTP session did not end; bridge closed");
+        }
+        let (exit, signal) = match self.process.take() {
+            Some(process) if http => {
+                let child::Ended { exit, signal } = process.terminate(self.limits.shutdown).await;
+                (exit, signal)
+            }
+            Some(process) => {
+                let child::Ended { exit, signal } = process.end(self.limits.shutdown).await;
+                (exit, signal)
+            }
+            None => (evidence::exit::Exit::default(), None),
+        };
         if tokio::time::timeout(self.limits.shutdown, &mut to_client)
             .await
             .is_err()
@@ -490,15 +559,17 @@ impl Session {
             to_client.abort();
             self.state.event("server stdout still open after exit");
         }
-        self.state
-            .event(match (exit.code, exit.forced_kill, signal) {
-                (Some(code), false, _) => format!("exited with code {code}"),
-                (None, false, Some(signal)) => {
-                    format!("killed by {}", child::describe_signal(signal))
-                }
-                (None, false, None) => "ended by a signal".to_owned(),
-                (_, true, _) => "killed after the shutdown grace period".to_owned(),
-            });
+        if pid.is_some() {
+            self.state
+                .event(match (exit.code, exit.forced_kill, signal) {
+                    (Some(code), false, _) => format!("exited with code {code}"),
+                    (None, false, Some(signal)) => {
+                        format!("killed by {}", child::describe_signal(signal))
+                    }
+                    (None, false, None) => "ended by a signal".to_owned(),
+                    (_, true, _) => "killed after the shutdown grace period".to_owned(),
+                });
+        }
         if exit.group_left_running {
             self.state.event(
                 "processes of the server's group were still running after it exited; killed",
@@ -515,18 +586,93 @@ impl Session {
             pid,
             startup_error: self.startup_error,
             shutdown_grace: self.limits.shutdown,
+            stopped_by_harness: http,
         };
         (finished, signal)
     }
 }
 
+/// The URL to reach and the process behind it for an HTTP session: with a
+/// `command`, it is started with `{port}` replaced by a free local port in
+/// the URL, its arguments and its environment's values (its stdout lines go
+/// to the timeline, its stdin is held open for the bridge); without one, the
+/// URL as given and no process.
+fn http_server(
+    command: &[String],
+    environment: &child::Environment,
+    url: &str,
+    state: &ProxyState,
+    label: &str,
+) -> Result<
+    (
+        reqwest::Url,
+        Option<child::ServerProcess>,
+        Option<tokio::process::ChildStdin>,
+    ),
+    Error,
+> {
+    let spawn_error = |source| Error::Spawn {
+        command: command.to_vec(),
+        source,
+    };
+    let bad_url =
+        |why: String| spawn_error(std::io::Error::new(std::io::ErrorKind::InvalidInput, why));
+    if command.is_empty() {
+        let url = reqwest::Url::parse(url).map_err(|error| bad_url(format!("{url}: {error}")))?;
+        state.event(format!("connecting to {url}{label}"));
+        return Ok((url, None, None));
+    }
+    let port = transport::free_port().map_err(spawn_error)?;
+    let command: Vec<String> = command
+        .iter()
+        .map(|word| transport::with_port(word, port))
+        .collect();
+    let environment = child::Environment {
+        vars: environment
+            .vars
+            .iter()
+            .map(|(key, value)| (key.clone(), transport::with_port(value, port)))
+            .collect(),
+        cwd: environment.cwd.clone(),
+    };
+    let url = transport::with_port(url, port);
+    let url = reqwest::Url::parse(&url).map_err(|error| bad_url(format!("{url}: {error}")))?;
+    let (process, stdin, stdout) = child::spawn_in(&command, &environment)?;
+    state.event(format!(
+        "spawned pid {}{label}, serving {url}",
+        process.pid.unwrap_or(0)
+    ));
+    tokio::spawn(log_stdout(state.clone(), stdout));
+    Ok((url, Some(process), Some(stdin)))
+}
+
+/// Most stdout lines of an HTTP server kept in the timeline.
+const MAX_LOGGED_STDOUT_LINES: usize = 100;
+
+/// An HTTP server's stdout is its log, not the protocol: its first lines go
+/// to the timeline (`server stdout: ...`, at most 1 KiB each), the rest is read
+/// and dropped so the server never blocks on a full pipe.
+async fn log_stdout(state: ProxyState, stdout: tokio::process::ChildStdout) {
+    use tokio::io::AsyncBufReadExt;
+    let mut lines = tokio::io::BufReader::new(stdout).split(b'\n');
+    let mut logged = 0;
+    while let Ok(Some(line)) = lines.next_segment().await {
+        if logged < MAX_LOGGED_STDOUT_LINES {
+            logged += 1;
+            let text = String::from_utf8_lossy(&line[..line.len().min(1024)]).into_owned();
+            state.event(format!("server stdout: {}", text.trim_end()));
+        }
+    }
+}
+
 impl Finished {
     /// Whether the process ended as the contract wants: exit code 0 after its
-    /// stdin closed, not killed, nothing of its group left running, and no
+    /// stdin closed (over HTTP, where the harness stops the server: ending
+    /// when asked), not killed, nothing of its group left running, and no
     /// stray stdout line after the first `stray_lines_seen` (lines a session's
     /// cases did not already show).
     pub fn ended_cleanly(&self, stray_lines_seen: usize) -> bool {
-        self.exit.code == Some(0)
+        (self.exit.code == Some(0) || self.stopped_by_harness)
             && !self.exit.forced_kill
             && !self.exit.group_left_running
             && self.recording.stray_lines_seen() <= stray_lines_seen

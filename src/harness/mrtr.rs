@@ -209,6 +209,7 @@ async fn start(command: &[String], case: &Case, limits: Limits) -> Result<Sessio
     let (mut session, client_io, handler) = Session::spawn_unconnected(
         command,
         &super::child::Environment::default(),
+        &super::Transport::Stdio,
         &case.capabilities,
         limits,
         None,

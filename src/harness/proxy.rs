@@ -15,6 +15,7 @@ use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
 use crate::case::{Answer, WireAnswer};
+use crate::evidence::http::{HttpRecord, HttpStep};
 
 /// Longest line the proxy reads, as rmcp's stdio transport (16 MiB).
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -162,6 +163,7 @@ impl ProxyState {
             wire: shared.recording.wire.len(),
             stray_stdout: shared.recording.stray_lines_seen(),
             timeline: shared.recording.timeline.len(),
+            http: shared.recording.http.len(),
         }
     }
 
@@ -186,6 +188,7 @@ impl ProxyState {
                 .get(from.timeline..)
                 .unwrap_or_default()
                 .to_vec(),
+            http: recording.http.get(from.http..).unwrap_or_default().to_vec(),
         }
     }
 
@@ -212,6 +215,50 @@ impl ProxyState {
             message,
             text,
         });
+    }
+
+    /// Records one HTTP step of `exchange` (Streamable HTTP) in the session's order.
+    pub fn record_http(&self, exchange: u32, step: HttpStep) {
+        let mut shared = self.lock();
+        let seq = shared.next_seq;
+        shared.next_seq += 1;
+        shared.recording.http.push(HttpRecord {
+            seq,
+            exchange,
+            step,
+        });
+    }
+
+    /// Over HTTP, the last step that stopped a request short (no response, or
+    /// an error status), as a clause for a startup error:
+    /// `; HTTP: POST /mcp got status 404`; empty when there is none.
+    pub fn http_failure(&self) -> String {
+        let shared = self.lock();
+        let http = &shared.recording.http;
+        http.iter()
+            .rev()
+            .find_map(|record| {
+                let request = || {
+                    http.iter().find_map(|earlier| match &earlier.step {
+                        HttpStep::Request { method, path, .. }
+                            if earlier.exchange == record.exchange =>
+                        {
+                            Some(format!("{method} {path}"))
+                        }
+                        _ => None,
+                    })
+                };
+                match &record.step {
+                    HttpStep::Failed { error } => {
+                        Some(format!("; HTTP: {} got no response: {error}", request()?))
+                    }
+                    HttpStep::Response { status, .. } if !(200..300).contains(status) => {
+                        Some(format!("; HTTP: {} got status {status}", request()?))
+                    }
+                    _ => None,
+                }
+            })
+            .unwrap_or_default()
     }
 
     /// Records one raw line the harness writes to the server's stdin itself
@@ -365,7 +412,7 @@ pub fn is_jsonrpc(message: &Value) -> bool {
 
 /// Reads one line (without the newline); `None` at end of stream. Lines longer
 /// than [`MAX_LINE_BYTES`] are cut there (the rest is read and dropped).
-async fn read_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> Option<String> {
+pub(crate) async fn read_line<R: AsyncRead + Unpin>(reader: &mut BufReader<R>) -> Option<String> {
     let mut buffer = Vec::new();
     loop {
         let available = match reader.fill_buf().await {

@@ -41,6 +41,7 @@ impl Session {
     pub async fn open_discover(
         command: &[String],
         environment: &Environment,
+        transport: &super::Transport,
         capabilities: &Value,
         limits: Limits,
     ) -> Result<Session, Error> {
@@ -48,6 +49,7 @@ impl Session {
         let (mut session, client_io, handler) = Session::spawn_unconnected(
             command,
             environment,
+            transport,
             capabilities,
             limits,
             None,
@@ -78,12 +80,16 @@ impl Session {
         {
             Ok(Ok(client)) => self.client = Some(client),
             Ok(Err(error)) => {
-                self.startup_error = Some(format!("server/discover failed: {error}"));
+                self.startup_error = Some(format!(
+                    "server/discover failed: {error}{}",
+                    self.state.http_failure()
+                ));
             }
             Err(_) => {
                 self.startup_error = Some(format!(
-                    "server/discover did not finish within {}",
-                    crate::format::seconds(limits.startup)
+                    "server/discover did not finish within {}{}",
+                    crate::format::seconds(limits.startup),
+                    self.state.http_failure()
                 ));
             }
         }

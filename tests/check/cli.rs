@@ -20,7 +20,7 @@ const FORMS: [(&str, &str); 4] = [
     ("boolean", "archive"),
 ];
 
-fn fixture(path: &str) -> String {
+pub(super) fn fixture(path: &str) -> String {
     format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
 }
 
@@ -56,7 +56,7 @@ fn forms_server(form: &str, naive: bool) -> Vec<String> {
 }
 
 /// `elicit-check check ARGS`, with the environment of a developer's shell scrubbed.
-fn cli(args: &[&str]) -> Output {
+pub(super) fn cli(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_elicit-check"))
         .arg("check")
         .args(args)
@@ -84,7 +84,7 @@ fn keys(answer: &Value) -> usize {
 
 /// The report of era `protocol` in a `--json` document (Null when that era
 /// was not checked).
-fn era<'a>(document: &'a Value, protocol: &str) -> &'a Value {
+pub(super) fn era<'a>(document: &'a Value, protocol: &str) -> &'a Value {
     document["eras"]
         .as_array()
         .and_then(|eras| eras.iter().find(|era| era["protocol"] == protocol))
@@ -92,7 +92,7 @@ fn era<'a>(document: &'a Value, protocol: &str) -> &'a Value {
 }
 
 /// Validates a `--json` document against `schemas/check-report.schema.json`.
-fn assert_valid_report_json(document: &Value) {
+pub(super) fn assert_valid_report_json(document: &Value) {
     let schema: Value = serde_json::from_str(
         &std::fs::read_to_string(fixture("schemas/check-report.schema.json"))
             .expect("the report schema is readable"),
@@ -645,7 +645,7 @@ fn a_check_needs_a_way_to_read_acted() {
 
 /// Installs `@modelcontextprotocol/server-everything` with the project's script
 /// when it is missing; a failed install fails the test with the install log.
-fn server_everything() {
+pub(super) fn server_everything() {
     let entry = fixture(
         "target/server-everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js",
     );

@@ -868,6 +868,7 @@ async fn the_rounds_of_one_call_are_bounded_against_a_server_that_never_decides(
     let mut session = Session::open_discover(
         &command,
         &Environment::default(),
+        &elicit_check::harness::Transport::Stdio,
         &capabilities,
         Limits::default(),
     )

@@ -6,5 +6,6 @@
 
 mod cli;
 mod gate;
+mod http;
 mod judge;
 mod session;

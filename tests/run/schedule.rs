@@ -759,6 +759,7 @@ fn finished(
         pid: None,
         startup_error: None,
         shutdown_grace: std::time::Duration::from_secs(5),
+        stopped_by_harness: false,
     }
 }
 
@@ -771,6 +772,18 @@ fn a_session_ends_cleanly_only_with_code_0_no_kill_nothing_left_and_no_new_stray
     assert!(!finished(None, false, false, 0).ended_cleanly(0));
     assert!(!finished(Some(0), true, false, 0).ended_cleanly(0));
     assert!(!finished(Some(0), false, true, 0).ended_cleanly(0));
+    // Over HTTP the harness stops the server (SIGTERM): ending when asked is
+    // clean whatever the exit; needing SIGKILL, leaving its group or printing
+    // a new stray line is not.
+    let stopped = |code, forced_kill, group_left_running, strays| Finished {
+        stopped_by_harness: true,
+        ..finished(code, forced_kill, group_left_running, strays)
+    };
+    assert!(stopped(None, false, false, 0).ended_cleanly(0));
+    assert!(stopped(Some(143), false, false, 0).ended_cleanly(0));
+    assert!(!stopped(None, true, false, 0).ended_cleanly(0));
+    assert!(!stopped(None, false, true, 0).ended_cleanly(0));
+    assert!(!stopped(None, false, false, 1).ended_cleanly(0));
 }
 
 #[test]

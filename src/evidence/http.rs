@@ -1,0 +1,213 @@
+//! What crossed HTTP when the server speaks MCP's Streamable HTTP transport
+//! (MCP 2025-11-25, basic/transports, "Streamable HTTP"): every request the
+//! harness made, every response's status and headers, every server-sent event,
+//! each with a place in the same order as the JSON-RPC frames it carried.
+//!
+//! The frames themselves stay in [`super::wire::Recording::wire`], so every
+//! oracle reads them as it reads stdio frames; these records say how they
+//! travelled: on which POST's event stream, under which `Mcp-Session-Id`.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+/// The headers the transport's rules are about, recorded on requests and
+/// responses (lower-case, as HTTP/2 writes them; values as sent).
+pub const RECORDED_HEADERS: [&str; 6] = [
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "accept",
+    "content-type",
+    "last-event-id",
+    "allow",
+];
+
+/// One HTTP step, in the recording's order:
+/// `{"seq": 4, "exchange": 2, "step": "request", "method": "POST", ...}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct HttpRecord {
+    /// Position in the session's order, shared with frames and stray lines.
+    pub seq: u64,
+    /// Which exchange (one request, its response and its event stream), from 1
+    /// in the order the requests were made.
+    pub exchange: u32,
+    /// What happened.
+    #[serde(flatten)]
+    pub step: HttpStep,
+}
+
+/// One step of an exchange.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
+pub enum HttpStep {
+    /// The harness sent a request: `POST /mcp` with a JSON-RPC message as its
+    /// body, `GET /mcp` opening the standalone event stream, `DELETE /mcp`
+    /// ending the session.
+    Request {
+        /// `POST`, `GET` or `DELETE`.
+        method: String,
+        /// The path and query.
+        path: String,
+        /// The [`RECORDED_HEADERS`] it carried.
+        headers: BTreeMap<String, String>,
+    },
+    /// The server's status line and headers.
+    Response {
+        /// The HTTP status code.
+        status: u16,
+        /// The [`RECORDED_HEADERS`] it carried.
+        headers: BTreeMap<String, String>,
+    },
+    /// A whole response body that was not an event stream (a JSON-RPC message
+    /// as `application/json`, or an error page), cut at the line limit.
+    Body {
+        /// Bytes received.
+        bytes: usize,
+        /// Whether it was longer than the harness reads (16 MiB) and was cut.
+        cut: bool,
+        /// The start of a body that was not forwarded as a JSON-RPC message
+        /// (at most 1 KiB, lossily decoded); absent for a forwarded one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+    },
+    /// One server-sent event. Its `data`, when it is a JSON-RPC message, is
+    /// the next server frame recorded.
+    Event {
+        /// The event's `id:` field (what a client resumes from with `Last-Event-ID`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        id: Option<String>,
+        /// The event's `event:` field (`message` or none for a message).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        event: Option<String>,
+        /// Bytes of its `data:` lines (0: a priming event with no data).
+        data_bytes: usize,
+    },
+    /// The event stream or the body ended: how.
+    Ended {
+        /// `end of stream`, `cut at 16 MiB`, `not answered within 30 s`, an
+        /// I/O error's words, or `closed by the harness` at the session's end.
+        how: String,
+    },
+    /// The request got no response at all: the connection was refused or
+    /// dropped, or no status line came in time.
+    Failed {
+        /// Why, in the words of the HTTP client.
+        error: String,
+    },
+}
+
+impl HttpStep {
+    /// A one-line description for transcripts: `POST /mcp`, `200 text/event-stream`,
+    /// `event 7 (314 bytes)`.
+    pub fn describe(&self) -> String {
+        match self {
+            HttpStep::Request {
+                method,
+                path,
+                headers,
+            } => match headers.get("mcp-session-id") {
+                Some(session) => format!("{method} {path} (Mcp-Session-Id {session})"),
+                None => format!("{method} {path}"),
+            },
+            HttpStep::Response { status, headers } => match headers.get("content-type") {
+                Some(kind) => format!("{status} {kind}"),
+                None => status.to_string(),
+            },
+            HttpStep::Body { bytes, cut, .. } => {
+                let cut = if *cut { ", cut" } else { "" };
+                format!("body ({bytes} bytes{cut})")
+            }
+            HttpStep::Event { id, data_bytes, .. } => match id {
+                Some(id) => format!("event {id} ({data_bytes} bytes)"),
+                None => format!("event ({data_bytes} bytes)"),
+            },
+            HttpStep::Ended { how } => format!("ended: {how}"),
+            HttpStep::Failed { error } => format!("no response: {error}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn each_step_reads_as_one_line_of_a_sequence_diagram() {
+        let session: BTreeMap<String, String> =
+            [("mcp-session-id".to_owned(), "s-1".to_owned())].into();
+        let kind: BTreeMap<String, String> =
+            [("content-type".to_owned(), "text/event-stream".to_owned())].into();
+        let request = HttpStep::Request {
+            method: "POST".into(),
+            path: "/mcp".into(),
+            headers: session,
+        };
+        assert_eq!(request.describe(), "POST /mcp (Mcp-Session-Id s-1)");
+        let first = HttpStep::Request {
+            method: "POST".into(),
+            path: "/mcp".into(),
+            headers: BTreeMap::new(),
+        };
+        assert_eq!(first.describe(), "POST /mcp");
+        let response = HttpStep::Response {
+            status: 200,
+            headers: kind,
+        };
+        assert_eq!(response.describe(), "200 text/event-stream");
+        let accepted = HttpStep::Response {
+            status: 202,
+            headers: BTreeMap::new(),
+        };
+        assert_eq!(accepted.describe(), "202");
+        let event = HttpStep::Event {
+            id: Some("7".into()),
+            event: Some("message".into()),
+            data_bytes: 314,
+        };
+        assert_eq!(event.describe(), "event 7 (314 bytes)");
+        let priming = HttpStep::Event {
+            id: None,
+            event: None,
+            data_bytes: 0,
+        };
+        assert_eq!(priming.describe(), "event (0 bytes)");
+        let cut = HttpStep::Body {
+            bytes: 16,
+            cut: true,
+            text: None,
+        };
+        assert_eq!(cut.describe(), "body (16 bytes, cut)");
+        let whole = HttpStep::Body {
+            bytes: 2,
+            cut: false,
+            text: None,
+        };
+        assert_eq!(whole.describe(), "body (2 bytes)");
+        let ended = HttpStep::Ended {
+            how: "end of stream".into(),
+        };
+        assert_eq!(ended.describe(), "ended: end of stream");
+        let failed = HttpStep::Failed {
+            error: "connection refused".into(),
+        };
+        assert_eq!(failed.describe(), "no response: connection refused");
+    }
+
+    #[test]
+    fn a_record_serializes_flat_with_its_step_named() {
+        let record = HttpRecord {
+            seq: 4,
+            exchange: 2,
+            step: HttpStep::Event {
+                id: Some("e1".into()),
+                event: None,
+                data_bytes: 10,
+            },
+        };
+        assert_eq!(
+            serde_json::to_value(&record).expect("serializes"),
+            json!({"seq": 4, "exchange": 2, "step": "event", "id": "e1", "data_bytes": 10})
+        );
+    }
+}

@@ -1,0 +1,635 @@
+//! The Streamable HTTP end of the recording proxy (MCP 2025-11-25,
+//! basic/transports, "Streamable HTTP"): the proxy writes and reads JSON-RPC
+//! lines as it does over stdio, and this bridge carries them over HTTP,
+//! recording every step ([`crate::evidence::http`]).
+//!
+//! ```text
+//! proxy ─line→ bridge ─POST /mcp (body: the line, byte for byte)→ server
+//! proxy ←line─ bridge ←application/json body, or each SSE event's data─ server
+//! ```
+//! - Each line is one POST, sent in the order the client wrote them; the next
+//!   POST waits for the status line of the one before (so the `Mcp-Session-Id`
+//!   the `initialize` response assigns goes on every later request), not for
+//!   its event stream, which is read on its own task.
+//! - After `notifications/initialized` is accepted, a GET opens the standalone
+//!   event stream (a 405 is recorded and is not an error: the stream is optional).
+//! - When the client side closes, a DELETE ends the session.
+//! - Bounds: connecting (until the server answers at all) by the startup
+//!   limit, a status line and a JSON body by the call limit, an event stream
+//!   or a body by 16 MiB (cut and recorded as such).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures::StreamExt;
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderMap};
+use reqwest::{Method, Response, Url};
+use serde_json::Value;
+use sse_stream::SseStream;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+use super::limits::Limits;
+use super::proxy::{MAX_LINE_BYTES, ProxyState, read_line};
+use crate::evidence::http::{HttpStep, RECORDED_HEADERS};
+
+/// The `Accept` header of every POST (the transport requires both types).
+pub const POST_ACCEPT: &str = "application/json, text/event-stream";
+
+/// Most bytes of a non-forwarded body kept in its record.
+const MAX_BODY_TEXT: usize = 1024;
+
+/// How often a refused connection is tried again while the server starts.
+const CONNECT_RETRY: Duration = Duration::from_millis(50);
+
+/// The `_meta` key carrying the protocol version on 2026-07-28 requests.
+const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+
+/// Carries the proxy's lines over Streamable HTTP until `from_proxy` ends,
+/// then ends the session (DELETE) and closes `to_proxy`. `hold` is kept open
+/// until then (a started server's stdin, which some servers read as their
+/// lifetime).
+pub(crate) async fn bridge<R, W, H>(
+    url: Url,
+    state: ProxyState,
+    limits: Limits,
+    from_proxy: R,
+    to_proxy: W,
+    hold: H,
+) where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+    H: Send,
+{
+    let (out, lines) = mpsc::unbounded_channel::<String>();
+    let writer = tokio::spawn(write_lines(lines, to_proxy));
+    let mut bridge = Bridge {
+        url,
+        state,
+        limits,
+        client: reqwest::Client::builder()
+            .no_proxy()
+            .connect_timeout(limits.startup)
+            .build()
+            .unwrap_or_default(),
+        session_id: None,
+        protocol_version: Arc::new(Mutex::new(None)),
+        exchanges: 0,
+        out,
+        streams: Vec::new(),
+        open: Arc::new(Mutex::new(BTreeSet::new())),
+        answered_once: false,
+        started: Instant::now(),
+    };
+    let mut reader = BufReader::new(from_proxy);
+    while let Some(line) = read_line(&mut reader).await {
+        if !bridge.post(line.into_bytes()).await {
+            break;
+        }
+    }
+    bridge.end().await;
+    drop(hold);
+    let Bridge { out, .. } = bridge;
+    drop(out);
+    let _ = writer.await;
+}
+
+/// Writes each line (and a newline) to the proxy until every sender is gone.
+async fn write_lines<W: AsyncWrite + Unpin>(mut lines: mpsc::UnboundedReceiver<String>, mut to: W) {
+    while let Some(line) = lines.recv().await {
+        let mut bytes = line.into_bytes();
+        bytes.push(b'\n');
+        if to.write_all(&bytes).await.is_err() || to.flush().await.is_err() {
+            break;
+        }
+    }
+    let _ = to.shutdown().await;
+}
+
+struct Bridge {
+    url: Url,
+    state: ProxyState,
+    limits: Limits,
+    client: reqwest::Client,
+    /// The `Mcp-Session-Id` the server assigned, sent on every later request.
+    session_id: Option<String>,
+    /// The version negotiated at `initialize`, sent as `MCP-Protocol-Version`.
+    protocol_version: Arc<Mutex<Option<String>>>,
+    exchanges: u32,
+    out: mpsc::UnboundedSender<String>,
+    streams: Vec<JoinHandle<()>>,
+    /// Exchanges whose event stream is still being read.
+    open: Arc<Mutex<BTreeSet<u32>>>,
+    /// Whether the server has answered any request (until then a refused
+    /// connection is the server still starting).
+    answered_once: bool,
+    started: Instant,
+}
+
+impl Bridge {
+    /// POSTs one line; false when the session cannot go on (no response,
+    /// or an error status to a request the client awaits).
+    async fn post(&mut self, line: Vec<u8>) -> bool {
+        let message: Value = serde_json::from_slice(&line).unwrap_or(Value::Null);
+        let method = message["method"].as_str().unwrap_or_default().to_owned();
+        let awaits_reply = message.get("id").is_some() && !method.is_empty();
+        let version = message
+            .pointer("/params/_meta")
+            .and_then(|meta| meta.get(META_PROTOCOL_VERSION))
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .or_else(|| lock(&self.protocol_version).clone());
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            CONTENT_TYPE,
+            "application/json".parse().expect("a header value"),
+        );
+        headers.insert(ACCEPT, POST_ACCEPT.parse().expect("a header value"));
+        self.session_headers(&mut headers, version.as_deref());
+        let exchange = self.request(Method::POST, &headers);
+        let response = self
+            .send(
+                self.client
+                    .post(self.url.clone())
+                    .headers(headers)
+                    .body(line),
+                exchange,
+            )
+            .await;
+        let Some(response) = response else {
+            return !awaits_reply;
+        };
+        let status = response.status();
+        if self.session_id.is_none()
+            && let Some(id) = header(response.headers(), "mcp-session-id")
+        {
+            self.session_id = Some(id);
+        }
+        let forwarded = self.read_response(exchange, response, method == "initialize");
+        let forwarded = forwarded.await;
+        if method == "notifications/initialized" && status.is_success() {
+            self.open_standalone_stream();
+        }
+        forwarded || !awaits_reply
+    }
+
+    /// Adds `Mcp-Session-Id` and `MCP-Protocol-Version` when known.
+    fn session_headers(&self, headers: &mut HeaderMap, version: Option<&str>) {
+        if let Some(id) = self.session_id.as_deref().and_then(|id| id.parse().ok()) {
+            headers.insert("mcp-session-id", id);
+        }
+        if let Some(version) = version.and_then(|version| version.parse().ok()) {
+            headers.insert("mcp-protocol-version", version);
+        }
+    }
+
+    /// Records a request of a new exchange; returns the exchange's number.
+    fn request(&mut self, method: Method, headers: &HeaderMap) -> u32 {
+        self.exchanges += 1;
+        let path = match self.url.query() {
+            Some(query) => format!("{}?{query}", self.url.path()),
+            None => self.url.path().to_owned(),
+        };
+        self.state.record_http(
+            self.exchanges,
+            HttpStep::Request {
+                method: method.to_string(),
+                path,
+                headers: recorded(headers),
+            },
+        );
+        self.exchanges
+    }
+
+    /// Sends `request`, retrying a refused connection until the startup limit
+    /// while the server has not answered yet; records the status line, or
+    /// why there is none.
+    async fn send(&mut self, request: reqwest::RequestBuilder, exchange: u32) -> Option<Response> {
+        loop {
+            let attempt = request.try_clone()?;
+            let error = match tokio::time::timeout(self.limits.call, attempt.send()).await {
+                Ok(Ok(response)) => {
+                    self.answered_once = true;
+                    self.state.record_http(
+                        exchange,
+                        HttpStep::Response {
+                            status: response.status().as_u16(),
+                            headers: recorded(response.headers()),
+                        },
+                    );
+                    return Some(response);
+                }
+                Ok(Err(error)) => {
+                    let starting = !self.answered_once
+                        && error.is_connect()
+                        && self.started.elapsed() + CONNECT_RETRY < self.limits.startup;
+                    if starting {
+                        tokio::time::sleep(CONNECT_RETRY).await;
+                        continue;
+                    }
+                    describe_error(&error)
+                }
+                Err(_) => format!(
+                    "no status line within {}",
+                    crate::format::seconds(self.limits.call)
+                ),
+            };
+            self.state
+                .event(format!("HTTP exchange {exchange}: {error}"));
+            self.state.record_http(exchange, HttpStep::Failed { error });
+            return None;
+        }
+    }
+
+    /// Forwards what the response carries: a JSON body as one line, an event
+    /// stream event by event (on its own task). Returns whether the request
+    /// can still be answered (false: an error status, or a JSON body that
+    /// could not be read).
+    async fn read_response(&mut self, exchange: u32, response: Response, initialize: bool) -> bool {
+        let status = response.status();
+        let kind = header(response.headers(), "content-type")
+            .unwrap_or_default()
+            .split(';')
+            .next()
+            .unwrap_or_default()
+            .trim()
+            .to_ascii_lowercase();
+        if status.is_success() && kind == "text/event-stream" {
+            self.read_stream(exchange, response, initialize);
+            return true;
+        }
+        let (body, cut, how) = read_body(response, self.limits.call).await;
+        if !status.is_success() {
+            self.state.record_http(
+                exchange,
+                HttpStep::Body {
+                    bytes: body.len(),
+                    cut,
+                    text: Some(text_start(&body)),
+                },
+            );
+            self.state.event(format!(
+                "HTTP exchange {exchange}: status {}",
+                status.as_u16()
+            ));
+            return false;
+        }
+        if body.is_empty() && how.is_none() {
+            return true; // 202 Accepted and the like: nothing to forward
+        }
+        let forward = kind == "application/json";
+        self.state.record_http(
+            exchange,
+            HttpStep::Body {
+                bytes: body.len(),
+                cut,
+                text: (!forward).then(|| text_start(&body)),
+            },
+        );
+        if let Some(how) = how {
+            self.state.record_http(exchange, HttpStep::Ended { how });
+            return false;
+        }
+        if !forward {
+            return false;
+        }
+        let line = one_line(&body);
+        if initialize {
+            learn_version(&self.protocol_version, &line);
+        }
+        let _ = self.out.send(line);
+        true
+    }
+
+    /// Reads `response`'s event stream on its own task (see [`read_events`]).
+    fn read_stream(&mut self, exchange: u32, response: Response, initialize: bool) {
+        let events = Events {
+            state: self.state.clone(),
+            out: self.out.clone(),
+            open: Arc::clone(&self.open),
+            version: initialize.then(|| Arc::clone(&self.protocol_version)),
+            exchange,
+        };
+        self.streams
+            .push(tokio::spawn(read_events(events, response)));
+    }
+
+    /// Opens the standalone event stream with a GET, on its own task (a
+    /// server may hold the status line until it has something to send).
+    fn open_standalone_stream(&mut self) {
+        let mut headers = HeaderMap::new();
+        headers.insert(ACCEPT, "text/event-stream".parse().expect("a header value"));
+        let version = lock(&self.protocol_version).clone();
+        self.session_headers(&mut headers, version.as_deref());
+        let exchange = self.request(Method::GET, &headers);
+        let request = self.client.get(self.url.clone()).headers(headers);
+        let limit = self.limits.call;
+        let events = Events {
+            state: self.state.clone(),
+            out: self.out.clone(),
+            open: Arc::clone(&self.open),
+            version: None,
+            exchange,
+        };
+        self.streams.push(tokio::spawn(async move {
+            let response = match tokio::time::timeout(limit, request.send()).await {
+                Ok(Ok(response)) => response,
+                Ok(Err(error)) => {
+                    let error = describe_error(&error);
+                    events
+                        .state
+                        .record_http(exchange, HttpStep::Failed { error });
+                    return;
+                }
+                Err(_) => {
+                    let error = format!("no status line within {}", crate::format::seconds(limit));
+                    events
+                        .state
+                        .record_http(exchange, HttpStep::Failed { error });
+                    return;
+                }
+            };
+            events.state.record_http(
+                exchange,
+                HttpStep::Response {
+                    status: response.status().as_u16(),
+                    headers: recorded(response.headers()),
+                },
+            );
+            if response.status().is_success() {
+                read_events(events, response).await;
+            }
+        }));
+    }
+
+    /// Ends the session: a DELETE when the server assigned a session id
+    /// (bounded by the shutdown limit), then every stream still open is
+    /// closed and recorded as closed by the harness.
+    async fn end(&mut self) {
+        if let Some(id) = self.session_id.clone() {
+            let mut headers = HeaderMap::new();
+            let version = lock(&self.protocol_version).clone();
+            self.session_headers(&mut headers, version.as_deref());
+            let exchange = self.request(Method::DELETE, &headers);
+            let request = self.client.delete(self.url.clone()).headers(headers);
+            match tokio::time::timeout(self.limits.shutdown, request.send()).await {
+                Ok(Ok(response)) => self.state.record_http(
+                    exchange,
+                    HttpStep::Response {
+                        status: response.status().as_u16(),
+                        headers: recorded(response.headers()),
+                    },
+                ),
+                Ok(Err(error)) => self.state.record_http(
+                    exchange,
+                    HttpStep::Failed {
+                        error: describe_error(&error),
+                    },
+                ),
+                Err(_) => self.state.record_http(
+                    exchange,
+                    HttpStep::Failed {
+                        error: format!(
+                            "no status line within {} (session {id})",
+                            crate::format::seconds(self.limits.shutdown)
+                        ),
+                    },
+                ),
+            }
+        }
+        let still_open: Vec<u32> = std::mem::take(&mut *lock(&self.open)).into_iter().collect();
+        for stream in self.streams.drain(..) {
+            stream.abort();
+        }
+        for exchange in still_open {
+            self.state.record_http(
+                exchange,
+                HttpStep::Ended {
+                    how: "closed by the harness".to_owned(),
+                },
+            );
+        }
+    }
+}
+
+/// Where one event stream's events go.
+struct Events {
+    state: ProxyState,
+    out: mpsc::UnboundedSender<String>,
+    /// Exchanges whose stream is being read (the bridge records the ones it
+    /// closes at the session's end).
+    open: Arc<Mutex<BTreeSet<u32>>>,
+    /// Set from the stream's `initialize` result (the stream of an
+    /// `initialize` POST only).
+    version: Option<Arc<Mutex<Option<String>>>>,
+    exchange: u32,
+}
+
+/// Records each event of `response`'s stream and forwards its data as one
+/// line, until the stream ends, fails or passes [`MAX_LINE_BYTES`]; then
+/// records how it ended.
+async fn read_events(events: Events, response: Response) {
+    let Events {
+        state,
+        out,
+        open,
+        version,
+        exchange,
+    } = events;
+    lock(&open).insert(exchange);
+    let cut = Arc::new(AtomicBool::new(false));
+    let seen = Arc::clone(&cut);
+    let mut total = 0usize;
+    let bytes = response.bytes_stream().take_while(move |chunk| {
+        if let Ok(chunk) = chunk {
+            total += chunk.len();
+        }
+        let within = total <= MAX_LINE_BYTES;
+        if !within {
+            seen.store(true, Ordering::SeqCst);
+        }
+        std::future::ready(within)
+    });
+    let mut stream = SseStream::from_bytes_stream(bytes);
+    let how = loop {
+        match stream.next().await {
+            None if cut.load(Ordering::SeqCst) => break cut_words(),
+            None => break "end of stream".to_owned(),
+            Some(Err(error)) => break error.to_string(),
+            Some(Ok(event)) => {
+                let data = event.data.unwrap_or_default();
+                state.record_http(
+                    exchange,
+                    HttpStep::Event {
+                        id: event.id,
+                        event: event.event,
+                        data_bytes: data.len(),
+                    },
+                );
+                if data.trim().is_empty() {
+                    continue;
+                }
+                let line = one_line(data.as_bytes());
+                if let Some(version) = &version {
+                    learn_version(version, &line);
+                }
+                if out.send(line).is_err() {
+                    break "closed by the harness".to_owned();
+                }
+            }
+        }
+    };
+    if lock(&open).remove(&exchange) {
+        state.record_http(exchange, HttpStep::Ended { how });
+    }
+}
+
+/// Locks `mutex`, keeping what a panicking holder left.
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Sets the negotiated version from an `initialize` result line, once.
+fn learn_version(version: &Mutex<Option<String>>, line: &str) {
+    if let Ok(message) = serde_json::from_str::<Value>(line)
+        && let Some(negotiated) = message
+            .pointer("/result/protocolVersion")
+            .and_then(Value::as_str)
+    {
+        lock(version).get_or_insert_with(|| negotiated.to_owned());
+    }
+}
+
+/// `cut at 16 MiB`-style words for a body or stream cut at the line limit.
+fn cut_words() -> String {
+    format!("cut at {} MiB", MAX_LINE_BYTES >> 20)
+}
+
+/// A header's value as text, when present and printable.
+fn header(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get(name)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned)
+}
+
+/// The [`RECORDED_HEADERS`] present in `headers`.
+fn recorded(headers: &HeaderMap) -> BTreeMap<String, String> {
+    RECORDED_HEADERS
+        .iter()
+        .filter_map(|name| header(headers, name).map(|value| ((*name).to_owned(), value)))
+        .collect()
+}
+
+/// An HTTP client error in a few words: `connection refused (http://…)`.
+fn describe_error(error: &reqwest::Error) -> String {
+    use std::error::Error as _;
+    let mut words = error.to_string();
+    let mut source = error.source();
+    while let Some(cause) = source {
+        words = format!("{words}: {cause}");
+        source = cause.source();
+    }
+    words
+}
+
+/// Reads a whole body, at most [`MAX_LINE_BYTES`] of it, within `limit`:
+/// the bytes, whether it was cut, and how reading stopped early (none when
+/// it ended).
+async fn read_body(response: Response, limit: Duration) -> (Vec<u8>, bool, Option<String>) {
+    let mut body = Vec::new();
+    let mut cut = false;
+    let mut chunks = response.bytes_stream();
+    let read = tokio::time::timeout(limit, async {
+        while let Some(chunk) = chunks.next().await {
+            let chunk = match chunk {
+                Ok(chunk) => chunk,
+                Err(error) => return Some(describe_error(&error)),
+            };
+            let room = MAX_LINE_BYTES - body.len();
+            if chunk.len() > room {
+                body.extend_from_slice(&chunk[..room]);
+                cut = true;
+                return Some(cut_words());
+            }
+            body.extend_from_slice(&chunk);
+        }
+        None
+    })
+    .await;
+    let how = read.unwrap_or_else(|_| {
+        Some(format!(
+            "body not finished within {}",
+            crate::format::seconds(limit)
+        ))
+    });
+    (body, cut, how)
+}
+
+/// The start of a body for its record: at most [`MAX_BODY_TEXT`] bytes,
+/// lossily decoded.
+fn text_start(body: &[u8]) -> String {
+    String::from_utf8_lossy(&body[..body.len().min(MAX_BODY_TEXT)]).into_owned()
+}
+
+/// A message as one line for the proxy: a JSON body re-serialized without its
+/// line breaks, other text with line breaks turned into spaces (the proxy then
+/// records it as a line that is no JSON-RPC message).
+fn one_line(body: &[u8]) -> String {
+    match serde_json::from_slice::<Value>(body) {
+        Ok(message) => message.to_string(),
+        Err(_) => String::from_utf8_lossy(body).replace(['\r', '\n'], " "),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_body_becomes_one_line_and_text_keeps_its_words() {
+        assert_eq!(
+            one_line(b"{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1\n}"),
+            r#"{"jsonrpc":"2.0","id":1}"#
+        );
+        assert_eq!(one_line(b"not\r\njson"), "not  json");
+        assert_eq!(text_start(&[b'a'; 2000]).len(), MAX_BODY_TEXT);
+        assert_eq!(text_start(b"short"), "short");
+    }
+
+    #[test]
+    fn only_the_transport_headers_are_recorded() {
+        let mut headers = HeaderMap::new();
+        headers.insert("mcp-session-id", "s-1".parse().expect("value"));
+        headers.insert("content-type", "text/event-stream".parse().expect("value"));
+        headers.insert("x-powered-by", "Express".parse().expect("value"));
+        assert_eq!(
+            recorded(&headers),
+            BTreeMap::from([
+                ("content-type".to_owned(), "text/event-stream".to_owned()),
+                ("mcp-session-id".to_owned(), "s-1".to_owned()),
+            ])
+        );
+    }
+
+    #[test]
+    fn the_version_is_learned_from_the_first_initialize_result_only() {
+        let version = Mutex::new(None);
+        learn_version(&version, r#"{"jsonrpc":"2.0","id":0,"error":{"code":1}}"#);
+        assert_eq!(*lock(&version), None);
+        learn_version(
+            &version,
+            r#"{"id":0,"result":{"protocolVersion":"2025-11-25"}}"#,
+        );
+        learn_version(
+            &version,
+            r#"{"id":0,"result":{"protocolVersion":"2025-06-18"}}"#,
+        );
+        assert_eq!(lock(&version).as_deref(), Some("2025-11-25"));
+    }
+}

@@ -1,0 +1,433 @@
+//! `elicit-check check --url`: the same properties over Streamable HTTP (MCP
+//! 2025-11-25, basic/transports). The published
+//! `@modelcontextprotocol/server-everything` served over HTTP fails the
+//! properties it fails over stdio, whether elicit-check starts it per session
+//! (`{port}`) or it is already running (one `Mcp-Session-Id` per session); the
+//! HTTP steps are in the evidence in the wire's order; a URL nothing answers
+//! at, or a server that never writes a status line, is a clear bounded error.
+
+use std::collections::BTreeSet;
+use std::process::{Child, Command, Stdio};
+
+use serde_json::Value;
+
+use super::cli::{assert_valid_report_json, cli, era, fixture, server_everything};
+use crate::support::OutputDir;
+
+const SERVER_EVERYTHING: &str =
+    "target/server-everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js";
+
+/// The verdicts of properties 1 to 6 of `server-everything`'s eliciting tool,
+/// over stdio as over HTTP: it acts on an accept whose content is invalid (2)
+/// and sends a form request to a client that declared only url elicitation (4).
+const SERVER_EVERYTHING_VERDICTS: [&str; 6] =
+    ["holds", "fails", "holds", "fails", "holds", "untested"];
+
+/// The options both runs share: the tool, its acted text, a small seed.
+fn options<'a>(url: &'a str, output: &'a str) -> Vec<&'a str> {
+    vec![
+        "--url",
+        url,
+        "--tool",
+        "trigger-elicitation-request",
+        "--acted-text",
+        "User provided the requested information",
+        "--protocol",
+        "2025-11-25",
+        "--cases",
+        "4",
+        "--seed",
+        "1",
+        "--max-shrink-runs",
+        "4",
+        "--json",
+        "--output",
+        output,
+    ]
+}
+
+/// Properties 1 to 6 of the one era's report.
+fn verdicts(document: &Value) -> Vec<String> {
+    let report = era(document, "2025-11-25");
+    (0..6)
+        .map(|n| {
+            report["properties"][n]["verdict"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect()
+}
+
+/// Every record of `cases.jsonl`.
+fn records(output: &OutputDir) -> Vec<Value> {
+    output
+        .read("cases.jsonl")
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("each record is JSON"))
+        .collect()
+}
+
+/// The HTTP steps of `record` with its frames, in the recording's order:
+/// `POST /mcp`, `response 200`, `event`, `frame server elicitation/create`, ...
+fn sequence(record: &Value) -> Vec<(u64, String)> {
+    let mut steps: Vec<(u64, String)> = record["http"]
+        .as_array()
+        .expect("an HTTP record has http steps")
+        .iter()
+        .map(|step| {
+            let seq = step["seq"].as_u64().expect("seq");
+            let words = match step["step"].as_str().expect("step") {
+                "request" => format!(
+                    "{} {}",
+                    step["method"].as_str().unwrap_or("?"),
+                    step["path"].as_str().unwrap_or("?")
+                ),
+                "response" => format!("response {}", step["status"]),
+                other => other.to_owned(),
+            };
+            (seq, words)
+        })
+        .collect();
+    for frame in record["wire"].as_array().expect("wire") {
+        let method = frame["message"]["method"].as_str().unwrap_or("reply");
+        let from = frame["from"].as_str().unwrap_or("?");
+        steps.push((
+            frame["seq"].as_u64().expect("seq"),
+            format!("frame {from} {method}"),
+        ));
+    }
+    steps.sort();
+    steps
+}
+
+/// The `Mcp-Session-Id` the record's requests carried (one per session).
+fn session_ids(record: &Value) -> BTreeSet<String> {
+    record["http"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|step| step["step"] == "request")
+        .filter_map(|step| step["headers"]["mcp-session-id"].as_str())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Checks what every HTTP session of server-everything shows: the first
+/// POST carries no session id and its response assigns one; every later
+/// request carries it and the negotiated version; the elicitation/create
+/// arrives as an event of the tools/call POST's stream; a DELETE, when the
+/// record holds the session's end, is its last request. The order of POSTs
+/// and frames is checked on such whole sessions (fresh runs; a session-mode
+/// case's record holds the handshake and its own call only): returns whether
+/// the record was one.
+fn assert_http_session(record: &Value) -> bool {
+    let http = record["http"].as_array().expect("http steps");
+    let first = &http[0];
+    assert_eq!(
+        (first["step"].as_str(), first["method"].as_str()),
+        (Some("request"), Some("POST"))
+    );
+    assert_eq!(first["headers"].get("mcp-session-id"), None, "{first}");
+    assert_eq!(
+        first["headers"]["accept"],
+        "application/json, text/event-stream"
+    );
+    let assigned = http
+        .iter()
+        .find(|step| step["step"] == "response")
+        .and_then(|step| step["headers"]["mcp-session-id"].as_str())
+        .expect("the initialize response assigns a session id")
+        .to_owned();
+    for request in http.iter().filter(|step| step["step"] == "request").skip(1) {
+        assert_eq!(
+            request["headers"]["mcp-session-id"],
+            assigned.as_str(),
+            "{request}"
+        );
+        assert_eq!(
+            request["headers"]["mcp-protocol-version"], "2025-11-25",
+            "{request}"
+        );
+    }
+    let deletes: Vec<&Value> = http
+        .iter()
+        .filter(|step| step["method"] == "DELETE")
+        .collect();
+    // A fresh run's record ends with the DELETE that ended its session; a
+    // session-mode case shows the handshake and its own call only.
+    assert!(deletes.len() <= 1, "{deletes:?}");
+    if let Some(delete) = deletes.first() {
+        let last_request = http
+            .iter()
+            .rfind(|step| step["step"] == "request")
+            .expect("requests");
+        assert_eq!(last_request, *delete);
+    }
+    let Some(_) = deletes.first() else {
+        return false;
+    };
+    // The n-th client frame went out as the n-th POST, and the
+    // elicitation/create came as an event of the tools/call's POST.
+    let client_frames: Vec<&Value> = record["wire"]
+        .as_array()
+        .expect("wire")
+        .iter()
+        .filter(|frame| frame["from"] == "client")
+        .collect();
+    let posts: Vec<&Value> = http
+        .iter()
+        .filter(|step| step["step"] == "request" && step["method"] == "POST")
+        .collect();
+    assert_eq!(
+        posts.len(),
+        client_frames.len(),
+        "one POST per client frame"
+    );
+    let call = client_frames
+        .iter()
+        .position(|frame| frame["message"]["method"] == "tools/call")
+        .expect("the call is on the wire");
+    let call_exchange = &posts[call]["exchange"];
+    let asked = record["wire"]
+        .as_array()
+        .expect("wire")
+        .iter()
+        .find(|frame| frame["message"]["method"] == "elicitation/create");
+    if let Some(asked) = asked {
+        let seq = asked["seq"].as_u64().expect("seq");
+        let carrier = http
+            .iter()
+            .rfind(|step| step["step"] == "event" && step["seq"].as_u64() < Some(seq))
+            .expect("an event before the elicitation/create frame");
+        assert_eq!(
+            &carrier["exchange"],
+            call_exchange,
+            "{}",
+            serde_json::to_string(&sequence(record)).unwrap_or_default()
+        );
+    }
+    true
+}
+
+#[test]
+fn server_everything_started_per_session_over_http_fails_as_over_stdio_with_the_http_steps_in_the_evidence()
+ {
+    server_everything();
+    let output = OutputDir::new("http-started");
+    let out = output.path().to_string_lossy().into_owned();
+    let mut args = options("http://127.0.0.1:{port}/mcp", &out);
+    args.extend([
+        "--",
+        "env",
+        "PORT={port}",
+        "node",
+        SERVER_EVERYTHING,
+        "streamableHttp",
+    ]);
+    let run = cli(&args);
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let document: Value = serde_json::from_slice(&run.stdout).expect("JSON");
+    assert_valid_report_json(&document);
+    assert_eq!(document["url"], "http://127.0.0.1:{port}/mcp");
+    assert_eq!(verdicts(&document), SERVER_EVERYTHING_VERDICTS);
+    let report = era(&document, "2025-11-25");
+    let reproduce = report["properties"][1]["failure"]["reproduce"]
+        .as_str()
+        .expect("a reproduction line");
+    assert!(
+        reproduce.contains("--url 'http://127.0.0.1:{port}/mcp'")
+            && reproduce.ends_with("-- env 'PORT={port}' node target/server-everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js streamableHttp"),
+        "{reproduce}"
+    );
+    let records = records(&output);
+    assert!(!records.is_empty());
+    let mut asked = 0;
+    let mut whole = 0;
+    for record in &records {
+        whole += usize::from(assert_http_session(record));
+        asked += usize::from(
+            sequence(record)
+                .iter()
+                .any(|(_, w)| w == "frame server elicitation/create"),
+        );
+        assert_eq!(
+            record["stray_stdout"],
+            Value::Array(Vec::new()),
+            "the server's stdout log is no stray line over HTTP"
+        );
+    }
+    assert!(asked > 0, "some session was asked to fill the form");
+    assert!(whole > 0, "the probes run in sessions of their own");
+}
+
+/// A server-everything started by the test on a free port, ended (its whole
+/// process group) when dropped.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        use nix::sys::signal::{Signal, killpg};
+        // The group the test made (process_group(0)): its id is the child's pid.
+        if let Ok(group) = i32::try_from(self.0.id())
+            && group > 1
+        {
+            let _ = killpg(nix::unistd::Pid::from_raw(group), Signal::SIGKILL);
+        }
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_running_server_is_checked_one_session_id_per_session_and_left_running() {
+    use std::os::unix::process::CommandExt;
+    server_everything();
+    let port = std::net::TcpListener::bind(("127.0.0.1", 0))
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let server = Running(
+        Command::new("node")
+            .args([fixture(SERVER_EVERYTHING).as_str(), "streamableHttp"])
+            .env("PORT", port.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .expect("node starts"),
+    );
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let output = OutputDir::new("http-running");
+    let out = output.path().to_string_lossy().into_owned();
+    let run = cli(&options(&url, &out));
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let document: Value = serde_json::from_slice(&run.stdout).expect("JSON");
+    assert_valid_report_json(&document);
+    assert_eq!(document["server_command"], Value::Array(Vec::new()));
+    assert_eq!(verdicts(&document), SERVER_EVERYTHING_VERDICTS);
+    let reproduce = era(&document, "2025-11-25")["properties"][1]["failure"]["reproduce"]
+        .as_str()
+        .expect("a reproduction line")
+        .to_owned();
+    // No server command to start: nothing after the options.
+    assert!(
+        reproduce.contains(&format!("--url {url} --protocol 2025-11-25"))
+            && !reproduce.contains(" -- "),
+        "{reproduce}"
+    );
+    // Each record is one session (a fresh run or one session's case), and the
+    // fresh runs each got their own id from the one server.
+    let records = records(&output);
+    let mut ids = BTreeSet::new();
+    for record in &records {
+        let _whole = assert_http_session(record);
+        let own = session_ids(record);
+        assert_eq!(own.len(), 1, "{own:?}");
+        ids.extend(own);
+    }
+    assert!(
+        ids.len() > 1,
+        "sessions are told apart by Mcp-Session-Id: {ids:?}"
+    );
+    let mut server = server;
+    assert_eq!(
+        server.0.try_wait().expect("the server's status"),
+        None,
+        "a server elicit-check did not start is left running"
+    );
+}
+
+#[test]
+fn a_url_nothing_answers_at_fails_to_start_naming_the_http_request() {
+    let port = std::net::TcpListener::bind(("127.0.0.1", 0))
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let run = cli(&[
+        "--url",
+        &url,
+        "--tool",
+        "book",
+        "--acted-not-error",
+        "--protocol",
+        "2025-11-25",
+        "--startup-timeout",
+        "1",
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("the server did not start: initialize")
+            && stderr.contains("HTTP: POST /mcp got no response")
+            && stderr.contains("onnection refused"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_server_that_accepts_the_connection_and_never_answers_is_bounded_by_the_call_limit() {
+    // Listens, accepts into its backlog, never reads nor writes.
+    let script = "import socket, sys, time\n\
+                  s = socket.socket(); s.bind(('127.0.0.1', int(sys.argv[1]))); s.listen(8)\n\
+                  time.sleep(120)\n";
+    let run = cli(&[
+        "--url",
+        "http://127.0.0.1:{port}/mcp",
+        "--tool",
+        "book",
+        "--acted-not-error",
+        "--protocol",
+        "2025-11-25",
+        "--startup-timeout",
+        "2",
+        "--call-timeout",
+        "1",
+        "--",
+        "python3",
+        "-c",
+        script,
+        "{port}",
+    ]);
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains("HTTP: POST /mcp got no response: no status line within 1 s"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_url_elicit_check_cannot_use_is_refused_before_anything_starts() {
+    for (url, server, why) in [
+        ("https://127.0.0.1:8443/mcp", None, "https is not supported"),
+        (
+            "http://127.0.0.1:{port}/mcp",
+            None,
+            "give the server command after `--`",
+        ),
+        ("127.0.0.1:8080/mcp", Some("true"), "not an absolute URL"),
+    ] {
+        let mut args = vec!["--url", url, "--tool", "book", "--acted-not-error"];
+        if let Some(program) = server {
+            args.extend(["--", program]);
+        }
+        let run = cli(&args);
+        assert_eq!(run.status.code(), Some(2), "{url}");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(
+            stderr.contains(&format!("--url {url:?}: ")) && stderr.contains(why),
+            "{stderr}"
+        );
+    }
+}
