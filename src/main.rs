@@ -72,7 +72,7 @@ fn main() -> ExitCode {
     };
     let result = match cli.command {
         Some(Command::Serve(args)) => runtime.block_on(cli::serve(args)),
-        Some(Command::Run(args)) => runtime.block_on(cli::run(args)),
+        Some(Command::Run(args)) => runtime.block_on(cli::run(*args)),
         Some(Command::Check(args)) => runtime.block_on(cli::check(*args)),
         None => unreachable!("defaulted to run above"),
     };

@@ -83,6 +83,9 @@ pub(crate) mod tests {
             error: None,
             started: true,
             rpc_error: None,
+            url: None,
+            http: Vec::new(),
+            stopped_by_harness: false,
         }
     }
 }

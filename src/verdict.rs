@@ -76,6 +76,9 @@ pub fn classify(evidence: &Evidence, expected: &Value, failures: &[Failure]) -> 
         {
             return Finding::new(Primary::NoInitializeReply, no_reply(error));
         }
+        if evidence.stopped_by_harness {
+            return Finding::new(Primary::DidNotStart, error.to_owned());
+        }
         return Finding::new(
             Primary::DidNotStart,
             format!("{error} ({})", describe_exit(evidence)),
@@ -91,12 +94,17 @@ pub fn classify(evidence: &Evidence, expected: &Value, failures: &[Failure]) -> 
             .unwrap_or_default();
         return Finding::new(Primary::Hung, format!("{}{after}", no_reply(error)));
     }
-    let ended_badly = evidence.forced_kill || evidence.exit_code != Some(0);
+    // Over Streamable HTTP the harness stops a server it started after the
+    // session (SIGTERM): that exit says nothing about the case.
+    let exit_judged = !evidence.stopped_by_harness;
+    let ended_badly = exit_judged && (evidence.forced_kill || evidence.exit_code != Some(0));
     if no_result && evidence.rpc_error.is_none() && error.starts_with("tools/call failed") {
-        return Finding::new(
-            Primary::Crashed,
-            format!("{} before replying to tools/call", describe_exit(evidence)),
-        );
+        let reason = if exit_judged {
+            format!("{} before replying to tools/call", describe_exit(evidence))
+        } else {
+            error.to_owned()
+        };
+        return Finding::new(Primary::Crashed, reason);
     }
     if let Some(stray) = stray {
         return stray;
@@ -157,7 +165,7 @@ pub fn classify(evidence: &Evidence, expected: &Value, failures: &[Failure]) -> 
             return finding;
         }
     }
-    if evidence.forced_kill {
+    if exit_judged && evidence.forced_kill {
         return Finding::new(
             Primary::IgnoredStdinClose,
             format!(

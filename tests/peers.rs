@@ -162,7 +162,7 @@ fn key_count(value: &Value) -> usize {
 
 /// The contract failures each naive peer must show, written by hand from the
 /// SDK's documented behaviour: (case, failure naming the JSON path).
-fn naive_failures(peer: &Peer) -> Vec<(&'static str, &'static str)> {
+pub(crate) fn naive_failures(peer: &Peer) -> Vec<(&'static str, &'static str)> {
     let computed = r#"outcome $.status: "calculated" != "invalid_content""#;
     if peer.sdk.contains("TypeScript") {
         // elicitInput's JSON Schema validator (ajv) counts 3.0 as an integer and

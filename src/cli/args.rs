@@ -35,7 +35,7 @@ pub enum Command {
     /// `initialize`, 2026-07-28 for requests carrying their version in `_meta`.
     Serve(ServeArgs),
     /// Run the contract cases against a server (default: the built-in reference server).
-    Run(RunArgs),
+    Run(Box<RunArgs>),
     /// Check any MCP server's tool (stdio or Streamable HTTP) from the
     /// requestedSchema it sends: does it act on anything but a valid, consenting accept?
     Check(Box<CheckArgs>),
@@ -173,7 +173,7 @@ pub struct RunArgs {
     /// Folder for the evidence (`results.json`), written even when cases fail.
     #[arg(long, default_value = "run-output")]
     pub(crate) output: PathBuf,
-    /// Generated cases to run over stdio after the contract cases
+    /// Generated cases to run after the contract cases
     /// [default: 256, or 0 when --case is given].
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub(crate) cases: Option<usize>,
@@ -191,6 +191,14 @@ pub struct RunArgs {
     /// evidence (docs/src/hostile.md).
     #[arg(long, conflicts_with_all = ["cases", "seed", "session", "protocol"])]
     pub(crate) hostile: bool,
+    /// Speak Streamable HTTP to the MCP endpoint at this URL instead of stdio
+    /// (the contract and generated cases; the hostile-client cases are stdio
+    /// lines). With a server command after `--`, one server is started per
+    /// case (or per session) and `{port}` in the URL and the command becomes a
+    /// free local port; without one, the server is already running and each
+    /// case is its own Mcp-Session-Id (docs/src/http.md).
+    #[arg(long, value_name = "URL", conflicts_with = "hostile")]
+    pub(crate) url: Option<String>,
     #[command(flatten)]
     pub(crate) limits: LimitArgs,
     /// Protocol era: 2025-11-25 (`initialize`, `elicitation/create`), 2026-07-28
@@ -307,7 +315,8 @@ impl RunArgs {
     /// Whether free text is judged word for word: `--exact-messages`, by
     /// default on for the built-in reference server only.
     pub(crate) fn exact_messages(&self) -> bool {
-        self.exact_messages.unwrap_or(self.server.is_empty())
+        self.exact_messages
+            .unwrap_or(self.server.is_empty() && self.url.is_none())
     }
 
     /// The one case of `--answer`, `--answer-error`, `--capabilities` or

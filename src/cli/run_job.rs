@@ -62,8 +62,15 @@ pub async fn run(args: RunArgs) -> anyhow::Result<bool> {
              ones replayed (name more with --case, or leave out --case to generate --cases N)"
         );
     }
+    let transport = match &args.url {
+        Some(url) => crate::harness::Transport::http(url, !args.server.is_empty())?,
+        None => crate::harness::Transport::Stdio,
+    };
     output_is_a_folder(&args.output)?;
-    let command = if args.server.is_empty() {
+    let command = if args.server.is_empty() && args.url.is_some() {
+        // A server already running at the URL: nothing to start.
+        Vec::new()
+    } else if args.server.is_empty() {
         let exe = std::env::current_exe()
             .context("cannot find this executable to serve the reference server")?;
         vec![exe.to_string_lossy().into_owned(), "serve".to_owned()]
@@ -71,10 +78,17 @@ pub async fn run(args: RunArgs) -> anyhow::Result<bool> {
         check_program(&args.server[0])?;
         args.server.clone()
     };
-    eprintln!(
-        "elicit-check: server: {}",
-        crate::error::shell_words(&command)
-    );
+    match &args.url {
+        Some(url) if command.is_empty() => eprintln!("elicit-check: server: running at {url}"),
+        Some(url) => eprintln!(
+            "elicit-check: server: {}, at {url}",
+            crate::error::shell_words(&command)
+        ),
+        None => eprintln!(
+            "elicit-check: server: {}",
+            crate::error::shell_words(&command)
+        ),
+    }
     let cases = if args.hostile || answer.is_some() {
         0
     } else if selection.generated.is_empty() {
@@ -84,7 +98,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<bool> {
         0
     };
     let seed = args.seed.unwrap_or_else(clock_seed);
-    let run_info = json!({
+    let mut run_info = json!({
         "server_command": command,
         "seed": seed,
         "protocol": args.protocol().to_string(),
@@ -92,6 +106,9 @@ pub async fn run(args: RunArgs) -> anyhow::Result<bool> {
         "generated_cases": cases + selection.generated.len(),
         "hostile": args.hostile,
     });
+    if let Some(url) = &args.url {
+        run_info["url"] = json!(url);
+    }
     let log = EvidenceLog::create_for_run(&args.output, &run_info)
         .with_context(|| format!("cannot write the evidence folder {}", args.output.display()))?;
     let mut minimal = None;
@@ -104,7 +121,7 @@ pub async fn run(args: RunArgs) -> anyhow::Result<bool> {
         let outcome = tokio::select! {
             result = crate::harness::IN_FLIGHT.scope(
                 in_flight.clone(),
-                run_all(&args, &selection, &hostile, answer.as_ref(), &command, cases, seed, &log, &mut minimal),
+                run_all(&args, &selection, &hostile, answer.as_ref(), &command, &transport, cases, seed, &log, &mut minimal),
             ) => Err(result),
             signal = signals.recv() => Ok(signal),
         };
@@ -287,6 +304,7 @@ async fn run_all(
     hostile: &[crate::harness::hostile::HostileCase],
     answer: Option<&crate::case::Case>,
     command: &[String],
+    transport: &crate::harness::Transport,
     cases: usize,
     seed: u64,
     log: &EvidenceLog,
@@ -302,6 +320,7 @@ async fn run_all(
         },
         keep_going: args.keep_going,
         schedule: args.schedule(),
+        transport: transport.clone(),
     };
     // Under --json stdout holds the one document printed at the end: no table;
     // nor when only generated cases were named (they have no rows).

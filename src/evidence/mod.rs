@@ -118,6 +118,19 @@ pub struct Evidence {
     /// 2026-07-28 table, docs/src/eras.md).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rpc_error: Option<Value>,
+    /// The `--url` the case was run over (Streamable HTTP, as given, `{port}`
+    /// kept); absent over stdio.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// Over Streamable HTTP, every request, response, server-sent event and
+    /// failure of the session, in order ([`http::HttpRecord`]); absent over stdio.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub http: Vec<http::HttpRecord>,
+    /// Whether the harness stopped the server itself (SIGTERM after the HTTP
+    /// session ended) rather than waiting for it to exit on stdin's close: its
+    /// exit then says nothing about the case. Absent when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stopped_by_harness: bool,
 }
 
 impl Evidence {
@@ -148,6 +161,9 @@ impl Evidence {
             started: finished.startup_error.is_none(),
             error: finished.startup_error.or(call.error),
             rpc_error: None,
+            url: None,
+            http: finished.recording.http,
+            stopped_by_harness: finished.stopped_by_harness,
         }
     }
 }

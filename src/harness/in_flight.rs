@@ -90,6 +90,9 @@ impl InFlight {
                     error: Some("the run was stopped while this case was in flight".into()),
                     started,
                     rpc_error: None,
+                    url: None,
+                    http: Vec::new(),
+                    stopped_by_harness: false,
                 }
             })
             .collect()

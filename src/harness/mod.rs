@@ -74,6 +74,8 @@ pub struct Session {
     /// Session mode: what the handshake recorded, taken before the
     /// first [`Session::run_case_in_session`] and shown in every case's evidence.
     handshake: Option<proxy::Recording>,
+    /// The `--url` as given, over Streamable HTTP (for each case's evidence).
+    url: Option<String>,
 }
 
 impl Session {
@@ -91,7 +93,30 @@ impl Session {
         limits: Limits,
         tap: Option<ServerTap>,
     ) -> Result<Session, Error> {
-        let mut session = Session::open(command, capabilities, limits, tap).await?;
+        Session::start_over(command, &Transport::Stdio, capabilities, limits, tap).await
+    }
+
+    /// [`Session::start`] over `transport` (`run --url`: Streamable HTTP, the
+    /// server started on a free `{port}` or already running).
+    ///
+    /// # Errors
+    /// As [`Session::start`].
+    pub async fn start_over(
+        command: &[String],
+        transport: &Transport,
+        capabilities: &Value,
+        limits: Limits,
+        tap: Option<ServerTap>,
+    ) -> Result<Session, Error> {
+        let mut session = Session::open_in(
+            command,
+            &child::Environment::default(),
+            transport,
+            capabilities,
+            limits,
+            tap,
+        )
+        .await?;
         if session.startup_error.is_none() {
             session.startup_error = session.check_tool_listed().await.err();
         }
@@ -252,6 +277,7 @@ impl Session {
             startup_error: None,
             in_flight,
             handshake: None,
+            url: transport.url().map(str::to_owned),
         };
         Ok((session, client_io, handler))
     }
@@ -425,7 +451,9 @@ impl Session {
             shutdown_grace: self.limits.shutdown,
             stopped_by_harness: false,
         };
-        Evidence::new(case, command, finished, call)
+        let mut evidence = Evidence::new(case, command, finished, call);
+        evidence.url.clone_from(&self.url);
+        evidence
     }
 
     /// Where this session's recording stands now (frames, stray lines, events).
@@ -703,12 +731,29 @@ pub async fn run_case(
     limits: Limits,
     tap: Option<ServerTap>,
 ) -> Result<Evidence, Error> {
+    run_case_over(command, &Transport::Stdio, case, limits, tap).await
+}
+
+/// [`run_case`] over `transport`; over Streamable HTTP the evidence keeps the
+/// URL as given (`Evidence::url`) and the HTTP exchanges (`Evidence::http`).
+///
+/// # Errors
+/// As [`run_case`].
+pub async fn run_case_over(
+    command: &[String],
+    transport: &Transport,
+    case: &Case,
+    limits: Limits,
+    tap: Option<ServerTap>,
+) -> Result<Evidence, Error> {
     in_flight::scoped(case, command, async {
-        let mut session = Session::start(command, &case.capabilities, limits, tap).await?;
+        let mut session =
+            Session::start_over(command, transport, &case.capabilities, limits, tap).await?;
         let call = session.call(&case.policy, case.wire_answer()).await;
         let (finished, signal) = session.finish_with_signal().await;
         let mut evidence = Evidence::new(case, command, finished, call);
         evidence.exit_signal = signal;
+        evidence.url = transport.url().map(str::to_owned);
         Ok(evidence)
     })
     .await

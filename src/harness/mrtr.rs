@@ -30,6 +30,7 @@ use rmcp::service::{RoleClient, RunningService, ServiceError};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 
+use super::Transport;
 use super::client::{CaseClient, declares_form, declares_url};
 use super::proxy::ClientHook;
 use super::{Call, Evidence, Limits, Session, TOOL_NAME, read_result};
@@ -156,22 +157,38 @@ pub async fn run_case(
     limits: Limits,
     retry: Retry,
 ) -> Result<Evidence, Error> {
-    super::in_flight::scoped(
-        case,
-        command,
-        run_case_in_flight(command, case, limits, retry),
-    )
-    .await
+    run_case_over(command, &Transport::Stdio, case, limits, retry).await
 }
 
-/// [`run_case`], registered as the case in flight.
-async fn run_case_in_flight(
+/// [`run_case`] over `transport` (`run --url`: each round a plain
+/// request/response over Streamable HTTP).
+///
+/// # Errors
+/// As [`run_case`].
+pub async fn run_case_over(
     command: &[String],
+    transport: &Transport,
     case: &Case,
     limits: Limits,
     retry: Retry,
 ) -> Result<Evidence, Error> {
-    let session = start(command, case, limits).await?;
+    super::in_flight::scoped(
+        case,
+        command,
+        run_case_in_flight(command, transport, case, limits, retry),
+    )
+    .await
+}
+
+/// [`run_case_over`], registered as the case in flight.
+async fn run_case_in_flight(
+    command: &[String],
+    transport: &Transport,
+    case: &Case,
+    limits: Limits,
+    retry: Retry,
+) -> Result<Evidence, Error> {
+    let session = start(command, transport, case, limits).await?;
     let driven = match &session.client {
         Some(client) => {
             let first_frame = session.state.frame_count();
@@ -199,17 +216,23 @@ async fn run_case_in_flight(
     let mut evidence = Evidence::new(case, command, finished, driven.call);
     evidence.rpc_error = driven.rpc_error;
     evidence.exit_signal = signal;
+    evidence.url = transport.url().map(str::to_owned);
     Ok(evidence)
 }
 
 /// Spawns `command` and opens a discover-lifecycle session declaring the
 /// case's capabilities; checks that `calculate` is listed.
-async fn start(command: &[String], case: &Case, limits: Limits) -> Result<Session, Error> {
+async fn start(
+    command: &[String],
+    transport: &Transport,
+    case: &Case,
+    limits: Limits,
+) -> Result<Session, Error> {
     let hook = client_hook(case.capabilities.clone(), case.wire_answer());
     let (mut session, client_io, handler) = Session::spawn_unconnected(
         command,
         &super::child::Environment::default(),
-        &super::Transport::Stdio,
+        transport,
         &case.capabilities,
         limits,
         None,

@@ -88,7 +88,8 @@ impl Transport {
         })
     }
 
-    /// The endpoint, for HTTP.
+    /// The endpoint as given (`{port}` kept) over Streamable HTTP; `None`
+    /// over stdio.
     pub fn url(&self) -> Option<&str> {
         match self {
             Transport::Stdio => None,

@@ -171,7 +171,10 @@ fn check_process(evidence: &Evidence, failures: &mut Vec<Failure>) {
             .into(),
         ),
     }
-    if evidence.forced_kill {
+    if evidence.stopped_by_harness {
+        // Streamable HTTP: the harness stopped the server after the session;
+        // its exit says nothing about the case.
+    } else if evidence.forced_kill {
         failures.push(ProcessFailure::NotExited.into());
     } else {
         match evidence.exit_code {

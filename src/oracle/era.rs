@@ -187,7 +187,10 @@ fn check_process(evidence: &Evidence, failures: &mut Vec<Failure>) {
             .into(),
         );
     }
-    if evidence.exit_code != Some(0) {
+    // Streamable HTTP: the harness stopped the server after the session; its
+    // exit says nothing about the case.
+    let exit_judged = !evidence.stopped_by_harness;
+    if exit_judged && evidence.exit_code != Some(0) {
         failures.push(
             evidence
                 .exit_code
@@ -195,7 +198,7 @@ fn check_process(evidence: &Evidence, failures: &mut Vec<Failure>) {
                 .into(),
         );
     }
-    if evidence.forced_kill {
+    if exit_judged && evidence.forced_kill {
         failures.push(ProcessFailure::NotExited.into());
     }
     super::contract::stray_line_failures(evidence, failures);

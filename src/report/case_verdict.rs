@@ -230,8 +230,8 @@ fn answer_options(case: &crate::case::Case) -> Vec<String> {
     words
 }
 
-/// `elicit-check run [--hostile] [--exact-messages[=false]] [--session] WORDS
-/// [-- SERVER]`, each word shell-quoted where it needs it (`--hostile` also
+/// `elicit-check run [--hostile] [--url URL] [--exact-messages[=false]]
+/// [--session] WORDS [-- SERVER]`, each word shell-quoted where it needs it (`--hostile` also
 /// adds `--case NAME`).
 fn command_line(verdict: &Verdict, words: &[String]) -> String {
     let quote = |word: &str| {
@@ -244,6 +244,9 @@ fn command_line(verdict: &Verdict, words: &[String]) -> String {
     let hostile = replay.kind == ReplayKind::Hostile;
     if hostile {
         line.push("--hostile".to_owned());
+    }
+    if let Some(url) = &verdict.evidence.url {
+        line.extend(["--url".to_owned(), quote(url)]);
     }
     match replay.exact_messages {
         Some(true) if !reference => line.push("--exact-messages".to_owned()),
@@ -258,7 +261,8 @@ fn command_line(verdict: &Verdict, words: &[String]) -> String {
     } else {
         line.extend(words.iter().map(|word| quote(word)));
     }
-    if !reference {
+    // A server already running at `--url` has no command.
+    if !reference && !command.is_empty() {
         line.push("--".to_owned());
         line.extend(command.iter().map(|word| quote(word)));
     }
@@ -303,6 +307,31 @@ mod tests {
     fn reference() -> Vec<String> {
         let exe = std::env::current_exe().expect("the test binary");
         vec![exe.to_string_lossy().into_owned(), "serve".to_owned()]
+    }
+
+    #[test]
+    fn a_reproduction_over_http_repeats_the_url_and_leaves_out_a_running_servers_command() {
+        let plain = Replay {
+            kind: ReplayKind::Case,
+            exact_messages: None,
+            session: false,
+        };
+        let mut started = failed("decline", &["node", "server.js", "--port", "{port}"], plain);
+        started.evidence.url = Some("http://127.0.0.1:{port}/mcp".to_owned());
+        started.settle();
+        assert_eq!(
+            started.reproduce.as_deref(),
+            Some(
+                "elicit-check run --url 'http://127.0.0.1:{port}/mcp' --case decline -- node server.js --port '{port}'"
+            )
+        );
+        let mut running = failed("decline", &[], plain);
+        running.evidence.url = Some("http://127.0.0.1:8931/mcp".to_owned());
+        running.settle();
+        assert_eq!(
+            running.reproduce.as_deref(),
+            Some("elicit-check run --url http://127.0.0.1:8931/mcp --case decline")
+        );
     }
 
     #[test]

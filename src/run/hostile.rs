@@ -234,6 +234,9 @@ fn evidence(case: HostileCase, command: &[String], played: Played, grace: f64) -
         error,
         started,
         rpc_error,
+        url: None,
+        http: Vec::new(),
+        stopped_by_harness: false,
     }
 }
 

@@ -33,8 +33,12 @@ async fn judge(
     let limits = settings.limits;
     let evidence = match (protocol, ran) {
         (Protocol::V2025_11_25, Some(ran)) => ran,
-        (Protocol::V2025_11_25, None) => harness::run_case(command, case, limits, None).await?,
-        (Protocol::V2026_07_28, _) => mrtr::run_case(command, case, limits, Retry::Echo).await?,
+        (Protocol::V2025_11_25, None) => {
+            harness::run_case_over(command, &settings.transport, case, limits, None).await?
+        }
+        (Protocol::V2026_07_28, _) => {
+            mrtr::run_case_over(command, &settings.transport, case, limits, Retry::Echo).await?
+        }
     };
     Ok(verdict_from(case, expected, settings, protocol, evidence))
 }

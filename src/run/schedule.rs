@@ -166,7 +166,7 @@ async fn session_evidence(
 ) -> Result<Vec<Evidence>, Error> {
     let limits = settings.limits;
     let mut evidence: Vec<Option<Evidence>> = vec![None; cases.len()];
-    let mut open = start_sessions(command, cases, limits).await?;
+    let mut open = start_sessions(command, cases, &settings.transport, limits).await?;
     let mut hung = hung_before;
     // The run counts hung verdicts in a row: with 2026-07-28 too, each case's
     // 2026-07-28 verdict (run fresh, after this group) can break the row, so the
@@ -186,7 +186,14 @@ async fn session_evidence(
         {
             Some(position) => position,
             None => {
-                let session = Session::start(command, &case.capabilities, limits, None).await?;
+                let session = Session::start_over(
+                    command,
+                    &settings.transport,
+                    &case.capabilities,
+                    limits,
+                    None,
+                )
+                .await?;
                 open.push(Open {
                     capabilities,
                     session,
@@ -218,7 +225,8 @@ async fn session_evidence(
                 on_ran,
             )
             .await?;
-            let fresh = harness::run_case(command, case, limits, None).await?;
+            let fresh =
+                harness::run_case_over(command, &settings.transport, case, limits, None).await?;
             hung = if is_hung(case, expected.as_ref(), &fresh, settings) {
                 hung + 1
             } else {
@@ -254,6 +262,7 @@ fn capability_key(capabilities: &Value) -> String {
 async fn start_sessions(
     command: &[String],
     cases: &[(Case, Option<Value>)],
+    transport: &harness::Transport,
     limits: harness::Limits,
 ) -> Result<Vec<Open>, Error> {
     let mut sets: Vec<(String, &Value)> = Vec::new();
@@ -266,7 +275,7 @@ async fn start_sessions(
     futures::future::try_join_all(sets.into_iter().map(|(key, capabilities)| async move {
         Ok::<_, Error>(Open {
             capabilities: key,
-            session: Session::start(command, capabilities, limits, None).await?,
+            session: Session::start_over(command, transport, capabilities, limits, None).await?,
             passed: Vec::new(),
         })
     }))
@@ -310,7 +319,9 @@ async fn close(
     }
     for index in open.passed {
         let case = &cases[index].0;
-        let fresh = harness::run_case(command, case, settings.limits, None).await?;
+        let fresh =
+            harness::run_case_over(command, &settings.transport, case, settings.limits, None)
+                .await?;
         on_ran(index, &fresh);
         evidence[index] = Some(fresh);
     }

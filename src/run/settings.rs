@@ -5,8 +5,8 @@
 
 use std::fmt;
 
-use crate::harness::Limits;
 use crate::harness::era::Protocol;
+use crate::harness::{Limits, Transport};
 use crate::oracle::contract::Judging;
 use crate::report::{Replay, ReplayKind};
 
@@ -29,6 +29,8 @@ pub struct Settings {
     pub keep_going: bool,
     /// Fresh process per case or sessions, and how many at once (`schedule`).
     pub schedule: Schedule,
+    /// How the cases reach the server: stdio, or Streamable HTTP (`--url`).
+    pub transport: Transport,
 }
 
 /// Consecutive `hung` cases after which a run stops: a server that never answers
@@ -59,6 +61,7 @@ impl Settings {
             judging,
             keep_going: false,
             schedule: Schedule::SERIAL,
+            transport: Transport::Stdio,
         }
     }
 }

@@ -59,6 +59,9 @@ fn clean(answer: Value) -> Evidence {
         error: None,
         started: true,
         rpc_error: None,
+        url: None,
+        http: Vec::new(),
+        stopped_by_harness: false,
     }
 }
 
@@ -192,6 +195,49 @@ fn a_non_zero_exit_after_a_good_result_is_crashed_after_the_call() {
     assert_eq!(
         failing(&evidence, CALCULATED()).verdict,
         Primary::ContractFailure
+    );
+}
+
+#[test]
+fn over_http_the_servers_exit_after_the_harness_stopped_it_is_no_verdict() {
+    // Streamable HTTP: the harness stops the server (SIGTERM) after the session.
+    let mut evidence = clean(json!({"action": "accept"}));
+    evidence.stopped_by_harness = true;
+    evidence.exit_code = None;
+    evidence.exit_signal = Some(15);
+    assert_eq!(
+        failing(&evidence, CALCULATED()).verdict,
+        Primary::ContractFailure
+    );
+    evidence.forced_kill = true;
+    assert_eq!(
+        failing(&evidence, CALCULATED()).verdict,
+        Primary::ContractFailure
+    );
+    // A call the transport failed is crashed, in the transport's words.
+    evidence.outcome = None;
+    evidence.error =
+        Some("tools/call failed: connection closed; HTTP: POST /mcp got no response".into());
+    assert_eq!(
+        failing(&evidence, CALCULATED()),
+        Finding::new(
+            Primary::Crashed,
+            "tools/call failed: connection closed; HTTP: POST /mcp got no response"
+        )
+    );
+    // A server that never answered at the URL did not start, and no exit is named.
+    evidence.wire.clear();
+    evidence.started = false;
+    evidence.error = Some(
+        "initialize failed: connection closed; HTTP: POST /mcp got no response: connection refused"
+            .into(),
+    );
+    assert_eq!(
+        failing(&evidence, CALCULATED()),
+        Finding::new(
+            Primary::DidNotStart,
+            "initialize failed: connection closed; HTTP: POST /mcp got no response: connection refused"
+        )
     );
 }
 

@@ -294,6 +294,18 @@ fn the_era_checks_reject_a_changed_outcome_a_server_request_and_a_lost_echo() {
         first_failure(&case, &expected, &signalled),
         "no exit code: killed by a signal"
     );
+    let mut killed = evidence.clone();
+    killed.forced_kill = true;
+    assert_eq!(
+        first_failure(&case, &expected, &killed),
+        "the server did not exit after stdin closed and was killed"
+    );
+    // Over Streamable HTTP the harness stops the server after the session: its
+    // exit, a signal or a kill, says nothing about the case.
+    for mut stopped in [signalled, killed] {
+        stopped.stopped_by_harness = true;
+        assert_eq!(first_failure(&case, &expected, &stopped), "no failure");
+    }
 }
 
 #[test]

@@ -9,6 +9,7 @@
 mod cli;
 mod contract;
 mod fault_verdicts;
+mod http;
 mod process_group;
 mod raw_answers;
 mod schedule;

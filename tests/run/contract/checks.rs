@@ -104,6 +104,26 @@ fn a_server_ended_by_a_signal_fails_without_an_exit_code() {
 }
 
 #[test]
+fn a_server_stopped_by_the_harness_over_http_is_not_judged_by_its_exit() {
+    // Streamable HTTP: the harness ends the session, then stops the server
+    // (SIGTERM); a signal or a kill after that says nothing about the case.
+    let (case, expected, mut evidence) = genuine("accept_valid");
+    evidence.stopped_by_harness = true;
+    evidence.exit_code = None;
+    evidence.exit_signal = Some(15);
+    assert_eq!(exact(&case, &expected, &evidence), Vec::<String>::new());
+    evidence.forced_kill = true;
+    assert_eq!(exact(&case, &expected, &evidence), Vec::<String>::new());
+    assert!(by_meaning(&case, &expected, &evidence).failures.is_empty());
+    // The same exits of a server the harness waited for fail.
+    evidence.stopped_by_harness = false;
+    assert_eq!(
+        exact(&case, &expected, &evidence),
+        strings(&["the server did not exit after stdin closed and was killed"])
+    );
+}
+
+#[test]
 fn initialize_declaring_other_capabilities_fails() {
     let (case, expected, mut evidence) = genuine("accept_valid");
     let initialize = evidence

@@ -1,0 +1,314 @@
+//! `elicit-check run --url`: the contract over Streamable HTTP (MCP 2025-11-25,
+//! basic/transports). The Python SDK 1.x and 2.x peers served by their SDK's
+//! `streamable-http` give the verdicts they give over stdio: the correct one
+//! passes every case, the naive one fails the same contract cases; a server
+//! elicit-check starts gets a free `{port}` per case, a running one a session
+//! (`Mcp-Session-Id`) per case and is left running; each case's evidence keeps
+//! the URL and its HTTP steps.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+
+use elicit_check::peers::{PEERS, Peer, Variant};
+use serde_json::Value;
+
+use crate::peers::{environments, naive_failures};
+use crate::support::{OutputDir, run_elicit_check};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// The peer of `variant` in `environment` (`python-sdk1`, `python-sdk2`).
+fn python_peer(environment: &str, variant: Variant) -> Peer {
+    *PEERS
+        .iter()
+        .find(|peer| peer.name() == format!("{environment}-{}", variant.name()))
+        .expect("the Python SDK peers are listed")
+}
+
+/// `elicit-check run ARGS --output DIR [-- COMMAND]` with generous bounds (a
+/// Python server takes about a second to start on a loaded machine): exit
+/// code, `results.json`, `run.json`.
+fn run(name: &str, args: &[&str], command: &[String]) -> (Option<i32>, Vec<Value>, Value) {
+    let output = OutputDir::new(name);
+    let mut all: Vec<String> = args.iter().map(|arg| (*arg).to_owned()).collect();
+    all.extend(
+        [
+            "--startup-timeout",
+            "60",
+            "--call-timeout",
+            "60",
+            "--shutdown-grace",
+            "30",
+            "--output",
+        ]
+        .map(str::to_owned),
+    );
+    all.push(output.path().to_string_lossy().into_owned());
+    if !command.is_empty() {
+        all.push("--".to_owned());
+        all.extend(command.iter().cloned());
+    }
+    let ran = run_elicit_check(&all);
+    let stderr = String::from_utf8_lossy(&ran.stderr).into_owned();
+    let results: Value = serde_json::from_str(&output.read("results.json"))
+        .unwrap_or_else(|error| panic!("{name}: results.json: {error}; stderr: {stderr}"));
+    let summary = output.json("run.json");
+    (
+        ran.status.code(),
+        results.as_array().cloned().unwrap_or_default(),
+        summary,
+    )
+}
+
+/// The `Mcp-Session-Id`s the requests of one case's evidence carried.
+fn session_ids(verdict: &Value) -> BTreeSet<String> {
+    verdict["evidence"]["http"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|step| step["step"] == "request")
+        .filter_map(|step| step["headers"]["mcp-session-id"].as_str())
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Checks the HTTP steps of one case's evidence: the URL as given, a first
+/// POST with no session id whose response assigns one, and the session's
+/// `tools/call` POSTed under that id.
+fn assert_over_http(verdict: &Value, url: &str) {
+    let evidence = &verdict["evidence"];
+    assert_eq!(evidence["url"], url, "{}", verdict["case"]);
+    let steps = evidence["http"]
+        .as_array()
+        .expect("HTTP steps are recorded");
+    assert_eq!(steps[0]["step"], "request", "{}", steps[0]);
+    assert_eq!(steps[0]["method"], "POST", "{}", steps[0]);
+    assert_eq!(
+        steps[0]["headers"].get("mcp-session-id"),
+        None,
+        "{}",
+        steps[0]
+    );
+    let assigned = steps
+        .iter()
+        .find(|step| step["step"] == "response")
+        .and_then(|step| step["headers"]["mcp-session-id"].as_str())
+        .expect("the initialize response assigns a session id");
+    assert_eq!(
+        session_ids(verdict),
+        BTreeSet::from([assigned.to_owned()]),
+        "{}: every later request carries the assigned id",
+        verdict["case"]
+    );
+    assert_eq!(
+        evidence["stopped_by_harness"], true,
+        "over HTTP the session's end, not the server's exit, ends a case"
+    );
+}
+
+#[test]
+fn python_sdk1_peers_over_http_pass_when_correct_and_fail_the_stdio_cases_when_naive() {
+    peers_over_http_give_their_stdio_verdicts("python-sdk1");
+}
+
+#[test]
+fn python_sdk2_peers_over_http_pass_when_correct_and_fail_the_stdio_cases_when_naive() {
+    peers_over_http_give_their_stdio_verdicts("python-sdk2");
+}
+
+/// The correct peer of `environment` served over HTTP (a server per session,
+/// each on its `{port}`) passes every contract case and 4 generated ones; the
+/// naive one (a server per case) gets the verdicts it gets over stdio, case by
+/// case, and its documented failures, each case's evidence over HTTP.
+fn peers_over_http_give_their_stdio_verdicts(environment: &str) {
+    let environments = environments();
+    let url = "http://127.0.0.1:{port}/mcp";
+    let with_port = |peer: &Peer| {
+        let mut command = peer.command(Path::new(ROOT), &environments);
+        command.extend(["--port".to_owned(), "{port}".to_owned()]);
+        command
+    };
+    let correct = python_peer(environment, Variant::Correct);
+    let (code, verdicts, summary) = run(
+        &format!("http-{environment}-correct"),
+        &[
+            "--url",
+            url,
+            "--cases",
+            "4",
+            "--seed",
+            "1",
+            "--session",
+            "-j",
+            "1",
+        ],
+        &with_port(&correct),
+    );
+    let failed: Vec<&Value> = verdicts.iter().filter(|v| v["passed"] != true).collect();
+    assert_eq!(code, Some(0), "{failed:#?}");
+    assert_eq!(summary["url"], url);
+    assert_eq!(summary["cases"], 19 + 4);
+    for verdict in &verdicts {
+        assert_eq!(verdict["evidence"]["url"], url, "{}", verdict["case"]);
+        assert_eq!(session_ids(verdict).len(), 1, "{}", verdict["case"]);
+    }
+
+    let naive = python_peer(environment, Variant::Naive);
+    let (code, verdicts, _) = run(
+        &format!("http-{environment}-naive"),
+        &["--url", url, "--cases", "0"],
+        &with_port(&naive),
+    );
+    assert_eq!(code, Some(1));
+    let (_, over_stdio, _) = run(
+        &format!("http-{environment}-naive-stdio"),
+        &["--cases", "0"],
+        &naive.command(Path::new(ROOT), &environments),
+    );
+    // Case by case, the same verdict over both transports.
+    let verdict_of = |verdicts: &[Value]| -> Vec<(String, String)> {
+        verdicts
+            .iter()
+            .map(|verdict| {
+                (
+                    verdict["case"].as_str().unwrap_or_default().to_owned(),
+                    verdict["verdict"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    };
+    assert_eq!(
+        verdict_of(&verdicts),
+        verdict_of(&over_stdio),
+        "the naive peer gets over HTTP the verdicts it gets over stdio"
+    );
+    for (case, failure) in naive_failures(&naive) {
+        let verdict = verdicts
+            .iter()
+            .find(|verdict| verdict["case"] == case)
+            .expect("every contract case ran");
+        let failures: Vec<&str> = verdict["failures"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        assert!(failures.contains(&failure), "{case}: {failures:?}");
+        assert_over_http(verdict, url);
+        // A server elicit-check started is sent SIGTERM when the session has
+        // ended, and stops within the grace: it is not waited for, then killed.
+        assert_eq!(verdict["evidence"]["forced_kill"], false, "{case}");
+        let reproduce = verdict["reproduce"].as_str().unwrap_or_default();
+        assert!(
+            reproduce.starts_with(&format!("elicit-check run --url '{url}' --case {case} -- ")),
+            "{reproduce}"
+        );
+    }
+}
+
+/// A peer started by the test on a free port, ended (its whole process group)
+/// when dropped.
+struct Running(Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        use nix::sys::signal::{Signal, killpg};
+        // The group the test made (process_group(0)): its id is the child's pid.
+        if let Ok(group) = i32::try_from(self.0.id())
+            && group > 1
+        {
+            let _ = killpg(nix::unistd::Pid::from_raw(group), Signal::SIGKILL);
+        }
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn a_running_server_gets_one_session_id_per_case_and_is_left_running() {
+    use std::os::unix::process::CommandExt;
+    let environments = environments();
+    let port = std::net::TcpListener::bind(("127.0.0.1", 0))
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port();
+    let command =
+        python_peer("python-sdk1", Variant::Naive).command(Path::new(ROOT), &environments);
+    let mut server = Running(
+        Command::new(&command[0])
+            .args(&command[1..])
+            .args(["--port", &port.to_string()])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .expect("the peer starts"),
+    );
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    // elicit-check waits for the endpoint to answer, within --startup-timeout.
+    let (code, verdicts, summary) = run(
+        "http-running",
+        &[
+            "--url",
+            &url,
+            "--case",
+            "accept_valid",
+            "--case",
+            "accept_float_integer",
+            "--case",
+            "decline",
+        ],
+        &[],
+    );
+    assert_eq!(
+        code,
+        Some(1),
+        "accept_float_integer fails on the naive peer"
+    );
+    assert_eq!(summary["server_command"], Value::Array(Vec::new()));
+    assert_eq!(summary["url"], url.as_str());
+    let passed: Vec<(&str, bool)> = verdicts
+        .iter()
+        .map(|verdict| {
+            (
+                verdict["case"].as_str().unwrap_or_default(),
+                verdict["passed"] == true,
+            )
+        })
+        .collect();
+    assert_eq!(
+        passed,
+        [
+            ("accept_valid", true),
+            ("decline", true),
+            ("accept_float_integer", false)
+        ]
+    );
+    let mut ids = BTreeSet::new();
+    for verdict in &verdicts {
+        assert_over_http(verdict, &url);
+        ids.extend(session_ids(verdict));
+    }
+    assert_eq!(ids.len(), 3, "each case is its own session: {ids:?}");
+    let reproduce = verdicts[2]["reproduce"].as_str().unwrap_or_default();
+    assert_eq!(
+        reproduce,
+        format!("elicit-check run --url {url} --case accept_float_integer"),
+        "no server command to start: nothing after the options"
+    );
+    assert!(
+        matches!(server.0.try_wait(), Ok(None)),
+        "a server elicit-check did not start is left running"
+    );
+}
+
+#[test]
+fn url_with_the_hostile_client_cases_is_refused() {
+    let ran = run_elicit_check(&["--hostile", "--url", "http://127.0.0.1:8931/mcp"]);
+    assert_eq!(ran.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&ran.stderr);
+    assert!(
+        stderr.contains("the argument '--hostile' cannot be used with '--url <URL>'"),
+        "{stderr}"
+    );
+}
