@@ -312,3 +312,49 @@ fn url_with_the_hostile_client_cases_is_refused() {
         "{stderr}"
     );
 }
+
+#[test]
+fn an_http_servers_stdout_is_its_log_its_first_100_lines_in_the_timeline() {
+    let environments = environments();
+    // 150 lines on stdout before the peer starts serving: over HTTP stdout is
+    // the server's log, not the protocol (no stray-line failure), and the
+    // timeline keeps its first 100 lines.
+    let mut command: Vec<String> = [
+        "sh",
+        "-c",
+        r#"for i in $(seq 1 150); do echo "line $i"; done; exec "$@""#,
+        "sh",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    command.extend(
+        python_peer("python-sdk1", Variant::Correct).command(Path::new(ROOT), &environments),
+    );
+    command.extend(["--port".to_owned(), "{port}".to_owned()]);
+    let url = "http://127.0.0.1:{port}/mcp";
+    let (code, verdicts, _) = run(
+        "http-stdout-log",
+        &["--url", url, "--case", "accept_valid"],
+        &command,
+    );
+    assert_eq!(code, Some(0), "{:#?}", verdicts[0]["failures"]);
+    let logged: Vec<&str> = verdicts[0]["evidence"]["timeline"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|event| event["event"].as_str())
+        .filter(|event| event.starts_with("server stdout: "))
+        .collect();
+    let expected: Vec<String> = (1..=100)
+        .map(|n| format!("server stdout: line {n}"))
+        .collect();
+    assert_eq!(logged, expected);
+    assert_eq!(
+        verdicts[0]["evidence"]["stray_stdout"],
+        Value::Array(Vec::new())
+    );
+    // Started by elicit-check, the server is sent SIGTERM once the session has
+    // ended and stops within the grace (not waited for, then killed).
+    assert_eq!(verdicts[0]["evidence"]["forced_kill"], false);
+    assert_eq!(verdicts[0]["evidence"]["stopped_by_harness"], true);
+}
