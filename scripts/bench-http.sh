@@ -13,7 +13,7 @@ out="$(mktemp -d)"
 trap 'rm -rf "$out"' EXIT
 
 seconds() { # the run's wall time, from its run.json
-  python3 -c 'import json,sys; print(f"{json.load(open(sys.argv[1]))["seconds"]:.1f}")' "$1/run.json"
+  python3 -c 'import json,sys; print("%.1f" % json.load(open(sys.argv[1]))["seconds"])' "$1/run.json"
 }
 
 printf '%-12s %-14s %5s %8s %8s %14s %14s %6s\n' peer mode cases "stdio s" "HTTP s" "stdio cases/s" "HTTP cases/s" ratio
