@@ -7,12 +7,12 @@
 //! at, or a server that never writes a status line, is a clear bounded error.
 
 use std::collections::BTreeSet;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
 use serde_json::Value;
 
 use super::cli::{assert_valid_report_json, cli, era, fixture, server_everything};
-use crate::support::OutputDir;
+use crate::support::{OutputDir, Running, free_port};
 
 const SERVER_EVERYTHING: &str =
     "target/server-everything/node_modules/@modelcontextprotocol/server-everything/dist/index.js";
@@ -266,40 +266,14 @@ fn server_everything_started_per_session_over_http_fails_as_over_stdio_with_the_
     assert!(whole > 0, "the probes run in sessions of their own");
 }
 
-/// A server-everything started by the test on a free port, ended (its whole
-/// process group) when dropped.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        use nix::sys::signal::{Signal, killpg};
-        // The group the test made (process_group(0)): its id is the child's pid.
-        if let Ok(group) = i32::try_from(self.0.id())
-            && group > 1
-        {
-            let _ = killpg(nix::unistd::Pid::from_raw(group), Signal::SIGKILL);
-        }
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn a_running_server_is_checked_one_session_id_per_session_and_left_running() {
-    use std::os::unix::process::CommandExt;
     server_everything();
-    let port = std::net::TcpListener::bind(("127.0.0.1", 0))
-        .and_then(|listener| listener.local_addr())
-        .expect("a free port")
-        .port();
-    let server = Running(
+    let port = free_port();
+    let server = Running::start(
         Command::new("node")
             .args([fixture(SERVER_EVERYTHING).as_str(), "streamableHttp"])
-            .env("PORT", port.to_string())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .expect("node starts"),
+            .env("PORT", port.to_string()),
     );
     let url = format!("http://127.0.0.1:{port}/mcp");
     let output = OutputDir::new("http-running");
@@ -349,10 +323,7 @@ fn a_running_server_is_checked_one_session_id_per_session_and_left_running() {
 
 #[test]
 fn a_url_nothing_answers_at_fails_to_start_naming_the_http_request() {
-    let port = std::net::TcpListener::bind(("127.0.0.1", 0))
-        .and_then(|listener| listener.local_addr())
-        .expect("a free port")
-        .port();
+    let port = free_port();
     let url = format!("http://127.0.0.1:{port}/mcp");
     let run = cli(&[
         "--url",

@@ -8,13 +8,13 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
 use elicit_check::peers::{PEERS, Peer, Variant};
 use serde_json::Value;
 
 use crate::peers::{environments, naive_failures};
-use crate::support::{OutputDir, run_elicit_check};
+use crate::support::{OutputDir, Running, free_port, run_elicit_check};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -207,42 +207,16 @@ fn peers_over_http_give_their_stdio_verdicts(environment: &str) {
     }
 }
 
-/// A peer started by the test on a free port, ended (its whole process group)
-/// when dropped.
-struct Running(Child);
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        use nix::sys::signal::{Signal, killpg};
-        // The group the test made (process_group(0)): its id is the child's pid.
-        if let Ok(group) = i32::try_from(self.0.id())
-            && group > 1
-        {
-            let _ = killpg(nix::unistd::Pid::from_raw(group), Signal::SIGKILL);
-        }
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn a_running_server_gets_one_session_id_per_case_and_is_left_running() {
-    use std::os::unix::process::CommandExt;
     let environments = environments();
-    let port = std::net::TcpListener::bind(("127.0.0.1", 0))
-        .and_then(|listener| listener.local_addr())
-        .expect("a free port")
-        .port();
+    let port = free_port();
     let command =
         python_peer("python-sdk1", Variant::Naive).command(Path::new(ROOT), &environments);
-    let mut server = Running(
+    let mut server = Running::start(
         Command::new(&command[0])
             .args(&command[1..])
-            .args(["--port", &port.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .process_group(0)
-            .spawn()
-            .expect("the peer starts"),
+            .args(["--port", &port.to_string()]),
     );
     let url = format!("http://127.0.0.1:{port}/mcp");
     // elicit-check waits for the endpoint to answer, within --startup-timeout.

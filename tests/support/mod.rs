@@ -271,3 +271,45 @@ pub fn failing(report: &elicit_check::check::CheckReport) -> Vec<u8> {
         .map(|property| property.property)
         .collect()
 }
+
+/// A free local port: bound, read, released (the server the test starts on it
+/// binds it a moment later).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind(("127.0.0.1", 0))
+        .and_then(|listener| listener.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// A server the test started itself (for `--url` without a command), in a
+/// process group of its own (`process_group(0)`), its whole group killed when
+/// dropped.
+pub struct Running(pub std::process::Child);
+
+impl Running {
+    /// Starts `command` with stdout and stderr discarded, in its own process group.
+    pub fn start(command: &mut std::process::Command) -> Running {
+        use std::os::unix::process::CommandExt;
+        Running(
+            command
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .process_group(0)
+                .spawn()
+                .expect("the server starts"),
+        )
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        use nix::sys::signal::{Signal, killpg};
+        // The group the test made (process_group(0)): its id is the child's pid.
+        if let Ok(group) = i32::try_from(self.0.id())
+            && group > 1
+        {
+            let _ = killpg(nix::unistd::Pid::from_raw(group), Signal::SIGKILL);
+        }
+        let _ = self.0.wait();
+    }
+}

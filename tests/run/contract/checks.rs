@@ -410,37 +410,10 @@ fn a_reply_recorded_before_its_tools_call_fails_naming_both_frames() {
     assert_eq!(by_meaning(&case, &expected, &evidence).failures, [message]);
 }
 
-#[test]
-fn an_answer_recorded_after_the_calls_completion_is_out_of_order() {
-    let (case, expected, mut evidence) = genuine("accept_valid");
-    let request_id = evidence
-        .wire
-        .iter()
-        .find(|frame| frame.from == Side::Server && frame.message["method"] == "elicitation/create")
-        .expect("accept_valid elicits")
-        .message["id"]
-        .clone();
-    let after_completion = evidence.wire.last().expect("the completion").seq + 1;
-    let answer = evidence
-        .wire
-        .iter_mut()
-        .find(|frame| {
-            frame.from == Side::Client
-                && frame.message.get("method").is_none()
-                && frame.message["id"] == request_id
-        })
-        .expect("the client answered the elicitation");
-    // The answer's place alone moves: it now follows the tools/call result.
-    answer.seq = after_completion;
-    let message = format!(
-        "reply to elicitation/create id {request_id} (#{after_completion}) is out of order"
-    );
-    assert_eq!(exact(&case, &expected, &evidence), vec![message.clone()]);
-    assert_eq!(by_meaning(&case, &expected, &evidence).failures, [message]);
-}
-
-#[test]
-fn an_answer_recorded_before_its_elicitation_request_is_out_of_order() {
+/// Moves the client's answer to accept_valid's `elicitation/create` to the
+/// place `place` picks from (the request's seq, the last frame's seq), alone,
+/// and asserts the one failure both judgings give: the answer is out of order.
+fn assert_a_moved_answer_is_out_of_order(place: impl Fn(u64, u64) -> u64) {
     let (case, expected, mut evidence) = genuine("accept_valid");
     let request = evidence
         .wire
@@ -449,6 +422,10 @@ fn an_answer_recorded_before_its_elicitation_request_is_out_of_order() {
         .expect("accept_valid elicits")
         .clone();
     let request_id = request.message["id"].clone();
+    let moved_to = place(
+        request.seq,
+        evidence.wire.last().expect("the completion").seq,
+    );
     let answer = evidence
         .wire
         .iter_mut()
@@ -458,11 +435,19 @@ fn an_answer_recorded_before_its_elicitation_request_is_out_of_order() {
                 && frame.message["id"] == request_id
         })
         .expect("the client answered the elicitation");
-    // The answer's place alone moves: it now precedes the request it answers.
-    let before_request = request.seq - 1;
-    answer.seq = before_request;
+    answer.seq = moved_to;
     let message =
-        format!("reply to elicitation/create id {request_id} (#{before_request}) is out of order");
+        format!("reply to elicitation/create id {request_id} (#{moved_to}) is out of order");
     assert_eq!(exact(&case, &expected, &evidence), vec![message.clone()]);
     assert_eq!(by_meaning(&case, &expected, &evidence).failures, [message]);
+}
+
+#[test]
+fn an_answer_recorded_after_the_calls_completion_is_out_of_order() {
+    assert_a_moved_answer_is_out_of_order(|_, completion| completion + 1);
+}
+
+#[test]
+fn an_answer_recorded_before_its_elicitation_request_is_out_of_order() {
+    assert_a_moved_answer_is_out_of_order(|request, _| request - 1);
 }
