@@ -46,6 +46,20 @@ fn options<'a>(url: &'a str, output: &'a str) -> Vec<&'a str> {
     ]
 }
 
+/// The `--json` report of a check that found a property failing (exit 1),
+/// validated against schemas/check-report.schema.json.
+fn failed_report(run: &std::process::Output) -> Value {
+    assert_eq!(
+        run.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let document: Value = serde_json::from_slice(&run.stdout).expect("JSON");
+    assert_valid_report_json(&document);
+    document
+}
+
 /// Properties 1 to 6 of the one era's report.
 fn verdicts(document: &Value) -> Vec<String> {
     let report = era(document, "2025-11-25");
@@ -226,14 +240,7 @@ fn server_everything_started_per_session_over_http_fails_as_over_stdio_with_the_
         "streamableHttp",
     ]);
     let run = cli(&args);
-    assert_eq!(
-        run.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let document: Value = serde_json::from_slice(&run.stdout).expect("JSON");
-    assert_valid_report_json(&document);
+    let document = failed_report(&run);
     assert_eq!(document["url"], "http://127.0.0.1:{port}/mcp");
     assert_eq!(verdicts(&document), SERVER_EVERYTHING_VERDICTS);
     let report = era(&document, "2025-11-25");
@@ -279,14 +286,7 @@ fn a_running_server_is_checked_one_session_id_per_session_and_left_running() {
     let output = OutputDir::new("http-running");
     let out = output.path().to_string_lossy().into_owned();
     let run = cli(&options(&url, &out));
-    assert_eq!(
-        run.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&run.stderr)
-    );
-    let document: Value = serde_json::from_slice(&run.stdout).expect("JSON");
-    assert_valid_report_json(&document);
+    let document = failed_report(&run);
     assert_eq!(document["server_command"], Value::Array(Vec::new()));
     assert_eq!(verdicts(&document), SERVER_EVERYTHING_VERDICTS);
     let reproduce = era(&document, "2025-11-25")["properties"][1]["failure"]["reproduce"]
