@@ -218,7 +218,7 @@ impl Session {
         if let Some(hook) = hook {
             state.set_client_hook(hook);
         }
-        let (client_io, proxy_io) = tokio::io::duplex(1 << 20);
+        let (client_io, proxy_io) = tokio::io::duplex(PIPE_BYTES);
         let (proxy_read, proxy_write) = tokio::io::split(proxy_io);
         let (process, pumps, bridge) = match transport {
             Transport::Stdio => {
@@ -237,8 +237,8 @@ impl Session {
             }
             Transport::Http { url } => {
                 let (url, process, stdin) = http_server(command, environment, url, &state, label)?;
-                let (bridge_in, to_bridge) = tokio::io::duplex(1 << 20);
-                let (from_bridge, bridge_out) = tokio::io::duplex(1 << 20);
+                let (bridge_in, to_bridge) = tokio::io::duplex(PIPE_BYTES);
+                let (from_bridge, bridge_out) = tokio::io::duplex(PIPE_BYTES);
                 let pumps = [
                     tokio::spawn(proxy::client_to_server(
                         state.clone(),
@@ -673,6 +673,10 @@ fn http_server(
     tokio::spawn(log_stdout(state.clone(), stdout));
     Ok((url, Some(process), Some(stdin)))
 }
+
+/// Bytes each in-process pipe buffers (client ↔ proxy, proxy ↔ HTTP bridge):
+/// 1 MiB, so a large frame never waits on the reader mid-line.
+const PIPE_BYTES: usize = 1 << 20;
 
 /// Most stdout lines of an HTTP server kept in the timeline.
 const MAX_LOGGED_STDOUT_LINES: usize = 100;
