@@ -551,6 +551,41 @@ mod tests {
         assert_eq!(second.as_deref(), Some(r#"{"jsonrpc":"2.0"}"#));
     }
 
+    /// The HTTP clause of a startup error names the request of the exchange
+    /// that stopped short (no response, or a non-2xx status), the last such
+    /// step, and nothing when every exchange got a 2xx.
+    #[test]
+    fn the_http_failure_names_the_request_of_the_exchange_that_stopped_short() {
+        use std::collections::BTreeMap;
+        let state = ProxyState::new(json!({}), Instant::now());
+        let request = |method: &str| HttpStep::Request {
+            method: method.to_owned(),
+            path: "/mcp".to_owned(),
+            headers: BTreeMap::new(),
+        };
+        let status = |status| HttpStep::Response {
+            status,
+            headers: BTreeMap::new(),
+        };
+        state.record_http(1, request("POST"));
+        state.record_http(1, status(200));
+        assert_eq!(state.http_failure(), "");
+        state.record_http(2, request("GET"));
+        state.record_http(2, status(405));
+        assert_eq!(state.http_failure(), "; HTTP: GET /mcp got status 405");
+        state.record_http(3, request("DELETE"));
+        state.record_http(
+            3,
+            HttpStep::Failed {
+                error: "connection refused".to_owned(),
+            },
+        );
+        assert_eq!(
+            state.http_failure(),
+            "; HTTP: DELETE /mcp got no response: connection refused"
+        );
+    }
+
     /// The first 100 stray lines are kept, the rest counted; a mark counts every
     /// line seen, and the part after a mark has the kept lines and the count of
     /// the others seen after it (session mode slices a case's part).
