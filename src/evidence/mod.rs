@@ -56,6 +56,9 @@ pub struct Finished {
     /// design, so it is sent SIGTERM (or was never started by the harness),
     /// and its exit says nothing about the session.
     pub stopped_by_harness: bool,
+    /// The `--url` the session reached its server at, as given (Streamable
+    /// HTTP); `None` over stdio.
+    pub url: Option<String>,
 }
 
 /// Evidence of one case run in one server process. JSON keys are the field names.
@@ -161,7 +164,7 @@ impl Evidence {
             started: finished.startup_error.is_none(),
             error: finished.startup_error.or(call.error),
             rpc_error: None,
-            url: None,
+            url: finished.url,
             http: finished.recording.http,
             stopped_by_harness: finished.stopped_by_harness,
         }

@@ -366,7 +366,7 @@ impl RawSession {
             to_script,
             None,
         ));
-        let in_flight = Registration::new(&state, process.pid);
+        let in_flight = Registration::new(&state, process.pid, None);
         Ok(RawSession {
             state,
             process,

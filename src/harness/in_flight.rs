@@ -38,6 +38,8 @@ struct Entry {
     command: Vec<String>,
     state: ProxyState,
     pid: Option<u32>,
+    /// The `--url` the session reached its server at (Streamable HTTP).
+    url: Option<String>,
 }
 
 impl InFlight {
@@ -90,8 +92,8 @@ impl InFlight {
                     error: Some("the run was stopped while this case was in flight".into()),
                     started,
                     rpc_error: None,
-                    url: None,
-                    http: Vec::new(),
+                    url: entry.url,
+                    http: recording.http,
                     stopped_by_harness: false,
                 }
             })
@@ -114,10 +116,15 @@ pub(crate) struct Registration {
 
 impl Registration {
     /// Registers `state` as the session of the case in flight, when a run's
-    /// registry and a case are in scope.
-    pub(crate) fn new(state: &ProxyState, pid: Option<u32>) -> Option<Registration> {
+    /// registry and a case are in scope; `url` is the `--url` it reaches its
+    /// server at (none over stdio).
+    pub(crate) fn new(
+        state: &ProxyState,
+        pid: Option<u32>,
+        url: Option<String>,
+    ) -> Option<Registration> {
         let (case, command) = CASE.try_with(Clone::clone).ok()?;
-        Registration::for_case(state, pid, case, command)
+        Registration::for_case(state, pid, case, command, url)
     }
 
     /// Registers `state` as the session of `case` (run with `command`) while
@@ -128,6 +135,7 @@ impl Registration {
         pid: Option<u32>,
         case: Case,
         command: Vec<String>,
+        url: Option<String>,
     ) -> Option<Registration> {
         let registry = IN_FLIGHT.try_with(Clone::clone).ok()?;
         let id = registry.next.fetch_add(1, Ordering::Relaxed);
@@ -137,6 +145,7 @@ impl Registration {
             command,
             state: state.clone(),
             pid,
+            url,
         });
         Some(Registration { id, registry })
     }
@@ -144,5 +153,54 @@ impl Registration {
     /// The session finished: it is no longer in flight.
     pub(crate) fn done(self) {
         self.registry.entries().retain(|entry| entry.id != self.id);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+    use std::time::Instant;
+
+    use serde_json::json;
+
+    use super::*;
+    use crate::evidence::http::HttpStep;
+
+    /// A case stopped in flight over Streamable HTTP keeps its URL and the HTTP
+    /// steps recorded so far, as its frames: nothing of its session is lost.
+    #[test]
+    fn a_case_stopped_in_flight_over_http_keeps_its_url_and_http_steps() {
+        let registry = InFlight::default();
+        let state = ProxyState::new(json!({}), Instant::now());
+        state.record_http(
+            1,
+            HttpStep::Request {
+                method: "POST".to_owned(),
+                path: "/mcp".to_owned(),
+                headers: BTreeMap::new(),
+            },
+        );
+        let case = crate::case::contract_cases()
+            .into_iter()
+            .next()
+            .expect("a contract case");
+        let registration = IN_FLIGHT.sync_scope(registry.clone(), || {
+            Registration::for_case(
+                &state,
+                None,
+                case,
+                Vec::new(),
+                Some("http://127.0.0.1:8931/mcp".to_owned()),
+            )
+        });
+        assert!(
+            registration.is_some(),
+            "registered while the registry is in scope"
+        );
+        let stopped = registry.take();
+        assert_eq!(stopped.len(), 1);
+        assert_eq!(stopped[0].url.as_deref(), Some("http://127.0.0.1:8931/mcp"));
+        assert_eq!(stopped[0].http.len(), 1);
+        assert_eq!(stopped[0].http[0].step.describe(), "POST /mcp");
     }
 }

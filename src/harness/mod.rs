@@ -265,7 +265,8 @@ impl Session {
         };
         let handler = client::CaseClient::new(capabilities.clone());
         let pid = process.as_ref().and_then(|process| process.pid);
-        let in_flight = in_flight::Registration::new(&state, pid);
+        let url = transport.url().map(str::to_owned);
+        let in_flight = in_flight::Registration::new(&state, pid, url.clone());
         let session = Session {
             client: None,
             state,
@@ -277,7 +278,7 @@ impl Session {
             startup_error: None,
             in_flight,
             handshake: None,
-            url: transport.url().map(str::to_owned),
+            url,
         };
         Ok((session, client_io, handler))
     }
@@ -424,6 +425,7 @@ impl Session {
             self.pid(),
             case.clone(),
             command.to_vec(),
+            self.url.clone(),
         );
         let call = self.call(&case.policy, case.wire_answer()).await;
         if let Some(registration) = in_flight {
@@ -450,10 +452,9 @@ impl Session {
             startup_error: self.startup_error.clone(),
             shutdown_grace: self.limits.shutdown,
             stopped_by_harness: false,
+            url: self.url.clone(),
         };
-        let mut evidence = Evidence::new(case, command, finished, call);
-        evidence.url.clone_from(&self.url);
-        evidence
+        Evidence::new(case, command, finished, call)
     }
 
     /// Where this session's recording stands now (frames, stray lines, events).
@@ -615,6 +616,7 @@ impl Session {
             startup_error: self.startup_error,
             shutdown_grace: self.limits.shutdown,
             stopped_by_harness: http,
+            url: self.url.clone(),
         };
         (finished, signal)
     }
@@ -757,7 +759,6 @@ pub async fn run_case_over(
         let (finished, signal) = session.finish_with_signal().await;
         let mut evidence = Evidence::new(case, command, finished, call);
         evidence.exit_signal = signal;
-        evidence.url = transport.url().map(str::to_owned);
         Ok(evidence)
     })
     .await

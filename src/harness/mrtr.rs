@@ -216,7 +216,6 @@ async fn run_case_in_flight(
     let mut evidence = Evidence::new(case, command, finished, driven.call);
     evidence.rpc_error = driven.rpc_error;
     evidence.exit_signal = signal;
-    evidence.url = transport.url().map(str::to_owned);
     Ok(evidence)
 }
 

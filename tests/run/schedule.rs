@@ -760,6 +760,7 @@ fn finished(
         startup_error: None,
         shutdown_grace: std::time::Duration::from_secs(5),
         stopped_by_harness: false,
+        url: None,
     }
 }
 
