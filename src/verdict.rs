@@ -22,6 +22,7 @@ use crate::format::{counted, seconds};
 use crate::oracle::failure::{
     Failure, GeneratedFailure, OutcomeFailure, ProcessFailure, WireFailure,
 };
+use crate::oracle::http::HttpFailure;
 
 pub mod primary;
 
@@ -85,6 +86,15 @@ pub fn classify(evidence: &Evidence, expected: &Value, failures: &[Failure]) -> 
         );
     }
     if let Some(finding) = wrong_reply_id(&evidence.wire) {
+        return finding;
+    }
+    // Streamable HTTP: a transport fault that broke the call is its cause.
+    if let Some(finding) = failures.iter().find_map(|failure| match failure {
+        Failure::Http(failure) => {
+            transport_fault(failure).map(|verdict| Finding::new(verdict, failure.to_string()))
+        }
+        _ => None,
+    }) {
         return finding;
     }
     let no_result = evidence.outcome.is_none() && evidence.text_outcome.is_none();
@@ -165,6 +175,12 @@ pub fn classify(evidence: &Evidence, expected: &Value, failures: &[Failure]) -> 
             return finding;
         }
     }
+    if let Some(failure) = failures
+        .iter()
+        .find(|failure| matches!(failure, Failure::Http(HttpFailure::ForeignStream { .. })))
+    {
+        return Finding::new(Primary::ElicitedOnForeignStream, failure.to_string());
+    }
     if exit_judged && evidence.forced_kill {
         return Finding::new(
             Primary::IgnoredStdinClose,
@@ -192,6 +208,17 @@ pub fn classify(evidence: &Evidence, expected: &Value, failures: &[Failure]) -> 
         return Finding::new(Primary::OraclesDisagree, failure.to_string());
     }
     Finding::new(Primary::ContractFailure, failures[0].to_string())
+}
+
+/// The verdict of an HTTP failure that breaks the session (the call cannot
+/// be answered); none for one that does not.
+fn transport_fault(failure: &HttpFailure) -> Option<Primary> {
+    match failure {
+        HttpFailure::ErrorStatus { .. } => Some(Primary::HttpErrorStatus),
+        HttpFailure::NotJson { .. } => Some(Primary::HttpNotJson),
+        HttpFailure::StreamEnded { .. } => Some(Primary::StreamEndedWithoutResult),
+        HttpFailure::ForeignStream { .. } => None,
+    }
 }
 
 /// Whether `failure` says the outcome is not the expected one: a member

@@ -124,7 +124,7 @@ pub(super) fn assemble(
                             )
                         }));
                     }
-                    tally.unanswered
+                    tally.unanswered + tally.cross_session
                 }
                 Property::StateVerified => tally.state_retries,
             };

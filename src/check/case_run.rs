@@ -88,6 +88,7 @@ impl CaseRun {
             capabilities: &self.capabilities,
             wire: &self.wire,
             stray: &self.stray,
+            http: &self.http,
             forced_kill: self.forced_kill,
             grace: target.limits.shutdown,
             call_failure: self.call_failure.as_deref(),

@@ -10,6 +10,7 @@
 use serde_json::Value;
 
 use super::case_run::{CaseRecord, CaseRun, record};
+use super::cross_session;
 use super::outcome::PropertyFailure;
 use super::plan::Planned;
 use super::reproduction::{base_command, join_command};
@@ -17,6 +18,7 @@ use super::retry;
 use super::shrink::failure_of;
 use super::tally::Tally;
 use super::target::Target;
+use crate::harness::cross_session::PlantedSession;
 use crate::oracle::property::Property;
 use crate::schema::answer::GeneratedAnswer;
 
@@ -185,6 +187,52 @@ impl<'t> Judge<'t> {
             if !self.known(property) {
                 let mut failure = failure_of(self.target, reason, &run, None, 0, false, self.seed);
                 // The forms run on every check: the check itself repeats them.
+                failure.reproduce = join_command(&base_command(self.target), &self.target.command);
+                self.failures.push((property, failure));
+            }
+        }
+    }
+
+    /// A call declined in its own session after a valid accept was planted
+    /// under `session` (Streamable HTTP, property 7): acting on it breaks
+    /// property 7; only the wire is judged otherwise (the decline is on
+    /// purpose, so property 1 does not speak for it).
+    pub(super) fn cross_session(
+        &mut self,
+        session: PlantedSession,
+        outcome: cross_session::Outcome,
+        log: &mut dyn FnMut(CaseRecord),
+    ) {
+        let planted = cross_session::describe(session);
+        let run = match outcome {
+            cross_session::Outcome::Ran(run) => run,
+            cross_session::Outcome::NotPlanted(why) => {
+                self.tally.not_exercised.push((
+                    Property::NoActWithoutAnswer,
+                    format!("{planted}: not sent ({why})"),
+                ));
+                return;
+            }
+        };
+        let mut violations = run.violations(self.target);
+        violations.retain(|(property, _)| *property == Property::CleanWire);
+        self.tally.sessions += 1;
+        self.tally.cross_session += 1;
+        if run.reading.acted {
+            violations.push((
+                Property::NoActWithoutAnswer,
+                format!("acted on {planted}, though its own session's answer was decline"),
+            ));
+        }
+        log(record(
+            format!("cross-session: {planted}"),
+            &run,
+            &violations,
+        ));
+        for (property, reason) in violations {
+            if !self.known(property) {
+                let mut failure = failure_of(self.target, reason, &run, None, 0, false, self.seed);
+                // Planted on every check over HTTP: the check itself repeats it.
                 failure.reproduce = join_command(&base_command(self.target), &self.target.command);
                 self.failures.push((property, failure));
             }

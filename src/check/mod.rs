@@ -24,7 +24,9 @@
 //!    as proptest would (a coverage failure is minimal already);
 //! 5. **capabilities**: two more sessions declaring no elicitation and URL only
 //!    (property 4);
-//! 6. **retries** (2026-07-28): the retry forms of properties 7 and 8.
+//! 6. **retries** (2026-07-28): the retry forms of properties 7 and 8;
+//!    over Streamable HTTP (2025-11-25), a valid accept planted in another
+//!    session before the call's own decline (property 7, `cross_session`).
 //!
 //! Each phase runs its calls, then hands them, in order, to the judge
 //! (`judge`: violations, tally, the failure of each property, what to shrink);
@@ -40,6 +42,7 @@
 mod assemble;
 mod case_run;
 pub mod config;
+mod cross_session;
 pub mod eras;
 mod error;
 pub mod hooks;
@@ -172,6 +175,15 @@ pub async fn check_with_log(
     );
     for (capabilities, run) in declared.iter().zip([none?, url?]) {
         judge.capability_session(capabilities, &run, log);
+    }
+
+    // Property 7 over Streamable HTTP: a valid accept from another session.
+    let over_http = target.transport.url().is_some();
+    if over_http && target.protocol == Protocol::V2025_11_25 && !steps.is_empty() && !replaying {
+        for session in cross_session::PLANTED {
+            let outcome = cross_session::run(target, &steps, &probed.bases, session).await?;
+            judge.cross_session(session, outcome, log);
+        }
     }
 
     // Properties 8 and 7 on 2026-07-28: the retries a client can get wrong.

@@ -65,6 +65,9 @@ pub struct Tally {
     pub unanswered: usize,
     /// The client capabilities of each such call that acted, once each.
     pub unanswered_acted: Vec<Value>,
+    /// Calls declined after a valid accept was planted in another session
+    /// (Streamable HTTP; property 7).
+    pub cross_session: usize,
     /// Property 8's retries that ran (2026-07-28).
     pub state_retries: usize,
     /// The retry forms the server gave no opening for: the property, the form

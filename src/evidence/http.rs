@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 
 use serde::Serialize;
+use serde_json::Value;
 
 /// The headers the transport's rules are about, recorded on requests and
 /// responses (lower-case, as HTTP/2 writes them; values as sent).
@@ -21,6 +22,59 @@ pub const RECORDED_HEADERS: [&str; 6] = [
     "last-event-id",
     "allow",
 ];
+
+/// How [`HttpStep::Ended`] says the harness closed a stream still open at the
+/// session's end (not the server's doing).
+pub const CLOSED_BY_HARNESS: &str = "closed by the harness";
+
+/// The JSON-RPC message a request's body or an event's data carried, in
+/// brief: what the transport's rules are about (JSON-RPC 2.0, section 4: a
+/// request has a `method` and an `id`, a notification a `method` only, a
+/// response an `id` only). `{"method": "tools/call", "id": 2}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Carried {
+    /// The method of a request or a notification; none for a response.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method: Option<String>,
+    /// The id of a request or a response; none for a notification.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<Value>,
+}
+
+impl Carried {
+    /// The brief of `message`; none when it is not a JSON object.
+    pub fn of(message: &Value) -> Option<Carried> {
+        let message = message.as_object()?;
+        Some(Carried {
+            method: message
+                .get("method")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            id: message.get("id").cloned(),
+        })
+    }
+
+    /// Whether it is a request (a `method` and an `id`): what a POST's
+    /// response must answer.
+    pub fn is_request(&self) -> bool {
+        self.method.is_some() && self.id.is_some()
+    }
+
+    /// Whether it is the response (no `method`) to the request with `id`.
+    pub fn answers(&self, id: &Value) -> bool {
+        self.method.is_none() && self.id.as_ref() == Some(id)
+    }
+
+    /// `tools/call id 2`, `notifications/initialized`, `response to id 0`.
+    pub fn describe(&self) -> String {
+        match (&self.method, &self.id) {
+            (Some(method), Some(id)) => format!("{method} id {id}"),
+            (Some(method), None) => method.clone(),
+            (None, Some(id)) => format!("response to id {id}"),
+            (None, None) => "a message with neither method nor id".to_owned(),
+        }
+    }
+}
 
 /// One HTTP step, in the recording's order:
 /// `{"seq": 4, "exchange": 2, "step": "request", "method": "POST", ...}`.
@@ -50,6 +104,9 @@ pub enum HttpStep {
         path: String,
         /// The [`RECORDED_HEADERS`] it carried.
         headers: BTreeMap<String, String>,
+        /// The JSON-RPC message its body carried (a POST's).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        carries: Option<Carried>,
     },
     /// The server's status line and headers.
     Response {
@@ -69,6 +126,9 @@ pub enum HttpStep {
         /// (at most 1 KiB, lossily decoded); absent for a forwarded one.
         #[serde(skip_serializing_if = "Option::is_none")]
         text: Option<String>,
+        /// The JSON-RPC message it carried, when it was forwarded as one.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        carries: Option<Carried>,
     },
     /// One server-sent event. Its `data`, when it is a JSON-RPC message, is
     /// the next server frame recorded.
@@ -81,6 +141,9 @@ pub enum HttpStep {
         event: Option<String>,
         /// Bytes of its `data:` lines (0: a priming event with no data).
         data_bytes: usize,
+        /// The JSON-RPC message its data carried.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        carries: Option<Carried>,
     },
     /// The event stream or the body ended: how.
     Ended {
@@ -105,10 +168,19 @@ impl HttpStep {
                 method,
                 path,
                 headers,
-            } => match headers.get("mcp-session-id") {
-                Some(session) => format!("{method} {path} (Mcp-Session-Id {session})"),
-                None => format!("{method} {path}"),
-            },
+                carries,
+            } => {
+                let carries = carries
+                    .as_ref()
+                    .map(|carried| format!(": {}", carried.describe()))
+                    .unwrap_or_default();
+                match headers.get("mcp-session-id") {
+                    Some(session) => {
+                        format!("{method} {path}{carries} (Mcp-Session-Id {session})")
+                    }
+                    None => format!("{method} {path}{carries}"),
+                }
+            }
             HttpStep::Response { status, headers } => match headers.get("content-type") {
                 Some(kind) => format!("{status} {kind}"),
                 None => status.to_string(),
@@ -117,10 +189,21 @@ impl HttpStep {
                 let cut = if *cut { ", cut" } else { "" };
                 format!("body ({bytes} bytes{cut})")
             }
-            HttpStep::Event { id, data_bytes, .. } => match id {
-                Some(id) => format!("event {id} ({data_bytes} bytes)"),
-                None => format!("event ({data_bytes} bytes)"),
-            },
+            HttpStep::Event {
+                id,
+                data_bytes,
+                carries,
+                ..
+            } => {
+                let carries = carries
+                    .as_ref()
+                    .map(|carried| format!(": {}", carried.describe()))
+                    .unwrap_or_default();
+                match id {
+                    Some(id) => format!("event {id} ({data_bytes} bytes){carries}"),
+                    None => format!("event ({data_bytes} bytes){carries}"),
+                }
+            }
             HttpStep::Ended { how } => format!("ended: {how}"),
             HttpStep::Failed { error } => format!("no response: {error}"),
         }
@@ -142,12 +225,20 @@ mod tests {
             method: "POST".into(),
             path: "/mcp".into(),
             headers: session,
+            carries: Some(Carried {
+                method: Some("tools/call".into()),
+                id: Some(json!(2)),
+            }),
         };
-        assert_eq!(request.describe(), "POST /mcp (Mcp-Session-Id s-1)");
+        assert_eq!(
+            request.describe(),
+            "POST /mcp: tools/call id 2 (Mcp-Session-Id s-1)"
+        );
         let first = HttpStep::Request {
             method: "POST".into(),
             path: "/mcp".into(),
             headers: BTreeMap::new(),
+            carries: None,
         };
         assert_eq!(first.describe(), "POST /mcp");
         let response = HttpStep::Response {
@@ -164,24 +255,31 @@ mod tests {
             id: Some("7".into()),
             event: Some("message".into()),
             data_bytes: 314,
+            carries: Some(Carried {
+                method: None,
+                id: Some(json!(2)),
+            }),
         };
-        assert_eq!(event.describe(), "event 7 (314 bytes)");
+        assert_eq!(event.describe(), "event 7 (314 bytes): response to id 2");
         let priming = HttpStep::Event {
             id: None,
             event: None,
             data_bytes: 0,
+            carries: None,
         };
         assert_eq!(priming.describe(), "event (0 bytes)");
         let cut = HttpStep::Body {
             bytes: 16,
             cut: true,
             text: None,
+            carries: None,
         };
         assert_eq!(cut.describe(), "body (16 bytes, cut)");
         let whole = HttpStep::Body {
             bytes: 2,
             cut: false,
             text: None,
+            carries: None,
         };
         assert_eq!(whole.describe(), "body (2 bytes)");
         let ended = HttpStep::Ended {
@@ -195,6 +293,29 @@ mod tests {
     }
 
     #[test]
+    fn a_message_is_briefed_as_request_notification_or_response() {
+        let request = Carried::of(&json!({"jsonrpc": "2.0", "id": 0, "method": "initialize"}))
+            .expect("an object");
+        assert!(request.is_request());
+        assert!(!request.answers(&json!(0)));
+        assert_eq!(request.describe(), "initialize id 0");
+        let notification =
+            Carried::of(&json!({"method": "notifications/initialized"})).expect("an object");
+        assert!(!notification.is_request());
+        assert_eq!(notification.describe(), "notifications/initialized");
+        let response = Carried::of(&json!({"id": "a", "result": {}})).expect("an object");
+        assert!(!response.is_request());
+        assert!(response.answers(&json!("a")));
+        assert!(!response.answers(&json!(0)));
+        assert_eq!(response.describe(), "response to id \"a\"");
+        assert_eq!(
+            Carried::of(&json!({})).expect("an object").describe(),
+            "a message with neither method nor id"
+        );
+        assert_eq!(Carried::of(&json!([1])), None);
+    }
+
+    #[test]
     fn a_record_serializes_flat_with_its_step_named() {
         let record = HttpRecord {
             seq: 4,
@@ -203,11 +324,16 @@ mod tests {
                 id: Some("e1".into()),
                 event: None,
                 data_bytes: 10,
+                carries: Some(Carried {
+                    method: Some("notifications/progress".into()),
+                    id: None,
+                }),
             },
         };
         assert_eq!(
             serde_json::to_value(&record).expect("serializes"),
-            json!({"seq": 4, "exchange": 2, "step": "event", "id": "e1", "data_bytes": 10})
+            json!({"seq": 4, "exchange": 2, "step": "event", "id": "e1", "data_bytes": 10,
+                   "carries": {"method": "notifications/progress"}})
         );
     }
 }

@@ -32,9 +32,10 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
+use super::cross_session::{CrossSessionAnswer, PlantedSession};
 use super::limits::Limits;
 use super::proxy::{MAX_LINE_BYTES, ProxyState, read_line};
-use crate::evidence::http::{HttpStep, RECORDED_HEADERS};
+use crate::evidence::http::{CLOSED_BY_HARNESS, Carried, HttpStep, RECORDED_HEADERS};
 
 /// The `Accept` header of every POST (the transport requires both types).
 pub const POST_ACCEPT: &str = "application/json, text/event-stream";
@@ -66,6 +67,7 @@ pub(crate) async fn bridge<R, W, H>(
 {
     let (out, lines) = mpsc::unbounded_channel::<String>();
     let writer = tokio::spawn(write_lines(lines, to_proxy));
+    let (stop, mut stopped) = mpsc::unbounded_channel::<()>();
     let mut bridge = Bridge {
         url,
         state,
@@ -83,9 +85,18 @@ pub(crate) async fn bridge<R, W, H>(
         open: Arc::new(Mutex::new(BTreeSet::new())),
         answered_once: false,
         started: Instant::now(),
+        stop,
+        initialize: None,
     };
     let mut reader = BufReader::new(from_proxy);
-    while let Some(line) = read_line(&mut reader).await {
+    loop {
+        let line = tokio::select! {
+            line = read_line(&mut reader) => line,
+            // A request's event stream ended without its response and with
+            // nothing to resume from: the request will never be answered.
+            _ = stopped.recv() => None,
+        };
+        let Some(line) = line else { break };
         if !bridge.post(line.into_bytes()).await {
             break;
         }
@@ -127,6 +138,11 @@ struct Bridge {
     /// connection is the server still starting).
     answered_once: bool,
     started: Instant,
+    /// Stops the session (see [`read_events`]).
+    stop: mpsc::UnboundedSender<()>,
+    /// The `initialize` request's body, byte for byte (a second session for a
+    /// planted reply opens with it).
+    initialize: Option<Vec<u8>>,
 }
 
 impl Bridge {
@@ -134,8 +150,9 @@ impl Bridge {
     /// or an error status to a request the client awaits).
     async fn post(&mut self, line: Vec<u8>) -> bool {
         let message: Value = serde_json::from_slice(&line).unwrap_or(Value::Null);
+        let carries = Carried::of(&message);
         let method = message["method"].as_str().unwrap_or_default().to_owned();
-        let awaits_reply = message.get("id").is_some() && !method.is_empty();
+        let awaits_reply = carries.as_ref().is_some_and(Carried::is_request);
         let version = message
             .pointer("/params/_meta")
             .and_then(|meta| meta.get(META_PROTOCOL_VERSION))
@@ -149,7 +166,18 @@ impl Bridge {
         );
         headers.insert(ACCEPT, POST_ACCEPT.parse().expect("a header value"));
         self.session_headers(&mut headers, version.as_deref());
-        let exchange = self.request(Method::POST, &headers);
+        if method == "initialize" && self.initialize.is_none() {
+            self.initialize = Some(line.clone());
+        }
+        if carries
+            .as_ref()
+            .is_some_and(|carried| carried.answers(&message["id"]))
+            && let Some(planted) = self.state.take_cross_session_answer()
+        {
+            self.plant(planted, &message["id"]).await;
+        }
+        let answer = awaits_reply.then(|| message["id"].clone());
+        let exchange = self.request(Method::POST, &headers, carries);
         let response = self
             .send(
                 self.client
@@ -168,12 +196,132 @@ impl Bridge {
         {
             self.session_id = Some(id);
         }
-        let forwarded = self.read_response(exchange, response, method == "initialize");
+        let forwarded = self.read_response(exchange, response, method == "initialize", answer);
         let forwarded = forwarded.await;
         if method == "notifications/initialized" && status.is_success() {
             self.open_standalone_stream();
         }
         forwarded || !awaits_reply
+    }
+
+    /// POSTs a reply to the server's request `id` carrying `planted.result`
+    /// under another session's id or none ([`super::cross_session`]), before
+    /// the client's own reply; a second session is opened for it and ended
+    /// after. Nothing is planted when the server assigned no session id (a
+    /// stateless server has no sessions to keep apart): the timeline says so.
+    async fn plant(&mut self, planted: CrossSessionAnswer, id: &Value) {
+        if self.session_id.is_none() {
+            self.state.event(
+                "HTTP: no reply planted in another session: the server assigned no Mcp-Session-Id",
+            );
+            return;
+        }
+        let session = match planted.session {
+            PlantedSession::Missing => None,
+            PlantedSession::Another => match self.second_session().await {
+                Some(session) => Some(session),
+                None => return,
+            },
+        };
+        let reply = serde_json::json!({"jsonrpc": "2.0", "id": id, "result": planted.result});
+        self.state.event(format!(
+            "HTTP: planting a reply to id {id} under {}",
+            planted.session.describe()
+        ));
+        let headers = self.json_headers(session.as_deref());
+        let exchange = self.request(Method::POST, &headers, Carried::of(&reply));
+        let request = self
+            .client
+            .post(self.url.clone())
+            .headers(headers)
+            .body(reply.to_string());
+        if let Some(response) = self.send(request, exchange).await {
+            self.record_unforwarded(exchange, response).await;
+        }
+        if let Some(session) = session {
+            let headers = self.json_headers(Some(&session));
+            let exchange = self.request(Method::DELETE, &headers, None);
+            let request = self.client.delete(self.url.clone()).headers(headers);
+            if let Some(response) = self.send(request, exchange).await {
+                self.record_unforwarded(exchange, response).await;
+            }
+        }
+    }
+
+    /// Opens a second session with the first one's `initialize` body and
+    /// `notifications/initialized`: its `Mcp-Session-Id`, none when the
+    /// server assigned none (the timeline says why).
+    async fn second_session(&mut self) -> Option<String> {
+        let initialize = self.initialize.clone()?;
+        let headers = self.json_headers(None);
+        let exchange = self.request(Method::POST, &headers, None);
+        let request = self
+            .client
+            .post(self.url.clone())
+            .headers(headers)
+            .body(initialize);
+        let response = self.send(request, exchange).await?;
+        let session = header(response.headers(), "mcp-session-id");
+        // Its initialize result is not the client's: read within the call
+        // bound (an event stream until its first message), not forwarded.
+        let _ = tokio::time::timeout(self.limits.call, first_message(response)).await;
+        let Some(session) = session.filter(|session| Some(session) != self.session_id.as_ref())
+        else {
+            self.state.event(
+                "HTTP: no reply planted in another session: a second initialize got no new Mcp-Session-Id",
+            );
+            return None;
+        };
+        let headers = self.json_headers(Some(&session));
+        let exchange = self.request(Method::POST, &headers, None);
+        let initialized = r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#;
+        let request = self
+            .client
+            .post(self.url.clone())
+            .headers(headers)
+            .body(initialized);
+        if let Some(response) = self.send(request, exchange).await {
+            self.record_unforwarded(exchange, response).await;
+        }
+        Some(session)
+    }
+
+    /// The headers of a POST of JSON under `session` (none: no
+    /// `Mcp-Session-Id`), with the negotiated `MCP-Protocol-Version`.
+    fn json_headers(&self, session: Option<&str>) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            CONTENT_TYPE,
+            "application/json".parse().expect("a header value"),
+        );
+        headers.insert(ACCEPT, POST_ACCEPT.parse().expect("a header value"));
+        if let Some(id) = session.and_then(|id| id.parse().ok()) {
+            headers.insert("mcp-session-id", id);
+        }
+        if let Some(version) = lock(&self.protocol_version)
+            .as_deref()
+            .and_then(|version| version.parse().ok())
+        {
+            headers.insert("mcp-protocol-version", version);
+        }
+        headers
+    }
+
+    /// Reads a body that is not forwarded to the client, within the call
+    /// bound, and records its size and start (nothing for an empty one).
+    async fn record_unforwarded(&self, exchange: u32, response: Response) {
+        let (body, cut, _) = read_body(response, self.limits.call).await;
+        if !body.is_empty() {
+            self.state.record_http(
+                exchange,
+                HttpStep::Body {
+                    bytes: body.len(),
+                    cut,
+                    text: Some(text_start(&body)),
+                    carries: None,
+                },
+            );
+        }
     }
 
     /// Adds `Mcp-Session-Id` and `MCP-Protocol-Version` when known.
@@ -186,8 +334,9 @@ impl Bridge {
         }
     }
 
-    /// Records a request of a new exchange; returns the exchange's number.
-    fn request(&mut self, method: Method, headers: &HeaderMap) -> u32 {
+    /// Records a request of a new exchange (carrying the JSON-RPC message
+    /// `carries`, for a POST); returns the exchange's number.
+    fn request(&mut self, method: Method, headers: &HeaderMap, carries: Option<Carried>) -> u32 {
         self.exchanges += 1;
         let path = match self.url.query() {
             Some(query) => format!("{}?{query}", self.url.path()),
@@ -199,6 +348,7 @@ impl Bridge {
                 method: method.to_string(),
                 path,
                 headers: recorded(headers),
+                carries,
             },
         );
         self.exchanges
@@ -245,10 +395,17 @@ impl Bridge {
     }
 
     /// Forwards what the response carries: a JSON body as one line, an event
-    /// stream event by event (on its own task). Returns whether the request
-    /// can still be answered (false: an error status, or a JSON body that
-    /// could not be read).
-    async fn read_response(&mut self, exchange: u32, response: Response, initialize: bool) -> bool {
+    /// stream event by event (on its own task; `answer` is the id of the
+    /// request the stream must answer). Returns whether the request can
+    /// still be answered (false: an error status, or a JSON body that could
+    /// not be read).
+    async fn read_response(
+        &mut self,
+        exchange: u32,
+        response: Response,
+        initialize: bool,
+        answer: Option<Value>,
+    ) -> bool {
         let status = response.status();
         let kind = header(response.headers(), "content-type")
             .unwrap_or_default()
@@ -258,7 +415,7 @@ impl Bridge {
             .trim()
             .to_ascii_lowercase();
         if status.is_success() && kind == "text/event-stream" {
-            self.read_stream(exchange, response, initialize);
+            self.read_stream(exchange, response, initialize, answer);
             return true;
         }
         let (body, cut, how) = read_body(response, self.limits.call).await;
@@ -269,6 +426,7 @@ impl Bridge {
                     bytes: body.len(),
                     cut,
                     text: Some(text_start(&body)),
+                    carries: None,
                 },
             );
             self.state.event(format!(
@@ -281,12 +439,17 @@ impl Bridge {
             return true; // 202 Accepted and the like: nothing to forward
         }
         let forward = kind == "application/json";
+        let carries = forward
+            .then(|| serde_json::from_slice::<Value>(&body).ok())
+            .flatten()
+            .and_then(|message| Carried::of(&message));
         self.state.record_http(
             exchange,
             HttpStep::Body {
                 bytes: body.len(),
                 cut,
                 text: (!forward).then(|| text_start(&body)),
+                carries,
             },
         );
         if let Some(how) = how {
@@ -305,13 +468,20 @@ impl Bridge {
     }
 
     /// Reads `response`'s event stream on its own task (see [`read_events`]).
-    fn read_stream(&mut self, exchange: u32, response: Response, initialize: bool) {
+    fn read_stream(
+        &mut self,
+        exchange: u32,
+        response: Response,
+        initialize: bool,
+        answer: Option<Value>,
+    ) {
         let events = Events {
             state: self.state.clone(),
             out: self.out.clone(),
             open: Arc::clone(&self.open),
             version: initialize.then(|| Arc::clone(&self.protocol_version)),
             exchange,
+            answer: answer.map(|id| (id, self.stop.clone())),
         };
         self.streams
             .push(tokio::spawn(read_events(events, response)));
@@ -324,7 +494,7 @@ impl Bridge {
         headers.insert(ACCEPT, "text/event-stream".parse().expect("a header value"));
         let version = lock(&self.protocol_version).clone();
         self.session_headers(&mut headers, version.as_deref());
-        let exchange = self.request(Method::GET, &headers);
+        let exchange = self.request(Method::GET, &headers, None);
         let request = self.client.get(self.url.clone()).headers(headers);
         let limit = self.limits.call;
         let events = Events {
@@ -333,6 +503,7 @@ impl Bridge {
             open: Arc::clone(&self.open),
             version: None,
             exchange,
+            answer: None,
         };
         self.streams.push(tokio::spawn(async move {
             let response = match tokio::time::timeout(limit, request.send()).await {
@@ -373,7 +544,7 @@ impl Bridge {
             let mut headers = HeaderMap::new();
             let version = lock(&self.protocol_version).clone();
             self.session_headers(&mut headers, version.as_deref());
-            let exchange = self.request(Method::DELETE, &headers);
+            let exchange = self.request(Method::DELETE, &headers, None);
             let request = self.client.delete(self.url.clone()).headers(headers);
             match tokio::time::timeout(self.limits.shutdown, request.send()).await {
                 Ok(Ok(response)) => self.state.record_http(
@@ -408,7 +579,7 @@ impl Bridge {
             self.state.record_http(
                 exchange,
                 HttpStep::Ended {
-                    how: "closed by the harness".to_owned(),
+                    how: CLOSED_BY_HARNESS.to_owned(),
                 },
             );
         }
@@ -426,11 +597,18 @@ struct Events {
     /// `initialize` POST only).
     version: Option<Arc<Mutex<Option<String>>>>,
     exchange: u32,
+    /// The id of the request the stream answers (a POST's), and how to stop
+    /// the session when it ends without that response.
+    answer: Option<(Value, mpsc::UnboundedSender<()>)>,
 }
 
 /// Records each event of `response`'s stream and forwards its data as one
 /// line, until the stream ends, fails or passes [`MAX_LINE_BYTES`]; then
-/// records how it ended.
+/// records how it ended. A POST's stream that ends on its own without the
+/// response to its request, and without an event id to resume from, stops
+/// the session: the request can never be answered (MCP 2025-11-25,
+/// basic/transports, "Sending Messages to the Server": the server may close
+/// the stream before the response only after an event id).
 async fn read_events(events: Events, response: Response) {
     let Events {
         state,
@@ -438,7 +616,10 @@ async fn read_events(events: Events, response: Response) {
         open,
         version,
         exchange,
+        answer,
     } = events;
+    let mut answered = false;
+    let mut resumable = false;
     lock(&open).insert(exchange);
     let cut = Arc::new(AtomicBool::new(false));
     let seen = Arc::clone(&cut);
@@ -461,12 +642,21 @@ async fn read_events(events: Events, response: Response) {
             Some(Err(error)) => break error.to_string(),
             Some(Ok(event)) => {
                 let data = event.data.unwrap_or_default();
+                let carries = serde_json::from_str::<Value>(&data)
+                    .ok()
+                    .and_then(|message| Carried::of(&message));
+                answered |= matches!(
+                    (&carries, &answer),
+                    (Some(carried), Some((id, _))) if carried.answers(id)
+                );
+                resumable |= event.id.as_deref().is_some_and(|id| !id.is_empty());
                 state.record_http(
                     exchange,
                     HttpStep::Event {
                         id: event.id,
                         event: event.event,
                         data_bytes: data.len(),
+                        carries,
                     },
                 );
                 if data.trim().is_empty() {
@@ -477,13 +667,36 @@ async fn read_events(events: Events, response: Response) {
                     learn_version(version, &line);
                 }
                 if out.send(line).is_err() {
-                    break "closed by the harness".to_owned();
+                    break CLOSED_BY_HARNESS.to_owned();
                 }
             }
         }
     };
     if lock(&open).remove(&exchange) {
         state.record_http(exchange, HttpStep::Ended { how });
+        if let Some((_, stop)) = answer
+            && !answered
+            && !resumable
+        {
+            let _ = stop.send(());
+        }
+    }
+}
+
+/// Reads `response` until its first message: a whole body, or an event
+/// stream's first event with data.
+async fn first_message(response: Response) {
+    let event_stream = header(response.headers(), "content-type")
+        .is_some_and(|kind| kind.trim_start().starts_with("text/event-stream"));
+    if !event_stream {
+        let _ = response.bytes().await;
+        return;
+    }
+    let mut events = SseStream::from_bytes_stream(response.bytes_stream());
+    while let Some(Ok(event)) = events.next().await {
+        if event.data.is_some_and(|data| !data.trim().is_empty()) {
+            return;
+        }
     }
 }
 

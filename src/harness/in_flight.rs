@@ -178,6 +178,7 @@ mod tests {
                 method: "POST".to_owned(),
                 path: "/mcp".to_owned(),
                 headers: BTreeMap::new(),
+                carries: None,
             },
         );
         let case = crate::case::contract_cases()

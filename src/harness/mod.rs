@@ -11,6 +11,7 @@
 
 pub mod child;
 pub mod client;
+pub mod cross_session;
 pub mod era;
 pub use crate::evidence;
 pub mod hostile;
@@ -311,6 +312,12 @@ impl Session {
             .collect())
     }
 
+    /// Over Streamable HTTP, plants `answer` in another session before the
+    /// client's next elicitation reply ([`cross_session`]); ignored over stdio.
+    pub fn plant_cross_session_answer(&self, answer: Option<cross_session::CrossSessionAnswer>) {
+        self.state.set_cross_session_answer(answer);
+    }
+
     /// Sets the responder that answers every `elicitation/create` from now on
     /// (see [`proxy::Responder`]); `None` goes back to [`Session::call`]'s answer.
     pub fn set_responder(&self, responder: Option<proxy::Responder>) {
@@ -370,7 +377,10 @@ impl Session {
             call.result = reply.message.get("result").cloned();
             call.error = reply.message.get("error").cloned();
         } else if call.failure.is_none() {
-            call.failure = Some("no reply to tools/call".into());
+            call.failure = Some(format!(
+                "no reply to tools/call{}",
+                self.state.http_failure()
+            ));
         }
         call
     }
@@ -519,7 +529,12 @@ impl Session {
                 match tokio::time::timeout(self.limits.call, client.peer().call_tool(params)).await
                 {
                     Ok(Ok(result)) => read_result(&result, &mut call),
-                    Ok(Err(error)) => call.error = Some(format!("tools/call failed: {error}")),
+                    Ok(Err(error)) => {
+                        call.error = Some(format!(
+                            "tools/call failed: {error}{}",
+                            self.state.http_failure()
+                        ));
+                    }
                     Err(_) => {
                         call.error = Some(format!(
                             "tools/call did not finish within {}",

@@ -14,6 +14,7 @@ use std::time::Instant;
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
+use super::cross_session::CrossSessionAnswer;
 use crate::case::{Answer, WireAnswer};
 use crate::evidence::http::{HttpRecord, HttpStep};
 
@@ -84,6 +85,9 @@ pub struct Shared {
     pending_requests: BTreeMap<String, Value>,
     /// When set, chooses every elicitation reply (see [`Responder`]).
     responder: Option<ResponderSlot>,
+    /// Streamable HTTP: a reply to plant in another session before the
+    /// client's next elicitation reply (taken once by the bridge).
+    cross_session: Option<CrossSessionAnswer>,
 }
 
 /// A [`Responder`] in the shared state (shown as `Responder` in debug output).
@@ -113,7 +117,20 @@ impl ProxyState {
             client_hook: HookSlot::default(),
             pending_requests: BTreeMap::new(),
             responder: None,
+            cross_session: None,
         })))
+    }
+
+    /// Over Streamable HTTP, plants `answer` in another session before the
+    /// client's next reply to an `elicitation/create` (see
+    /// [`super::cross_session`]); ignored over stdio.
+    pub fn set_cross_session_answer(&self, answer: Option<CrossSessionAnswer>) {
+        self.lock().cross_session = answer;
+    }
+
+    /// The reply to plant, if one is set; it is planted once.
+    pub fn take_cross_session_answer(&self) -> Option<CrossSessionAnswer> {
+        self.lock().cross_session.take()
     }
 
     /// Routes every client→server frame through `hook` instead of the
@@ -562,6 +579,7 @@ mod tests {
             method: method.to_owned(),
             path: "/mcp".to_owned(),
             headers: BTreeMap::new(),
+            carries: None,
         };
         let status = |status| HttpStep::Response {
             status,

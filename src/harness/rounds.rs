@@ -209,7 +209,10 @@ impl Session {
                 }
                 Ok(Ok(_)) | Ok(Err(ServiceError::McpError(_))) => break,
                 Ok(Err(error)) => {
-                    call.failure = Some(format!("tools/call failed: {error}"));
+                    call.failure = Some(format!(
+                        "tools/call failed: {error}{}",
+                        self.state.http_failure()
+                    ));
                     break;
                 }
             }
@@ -221,8 +224,9 @@ impl Session {
                 call.error = reply.get("error").cloned();
             }
             None => {
-                call.failure
-                    .get_or_insert_with(|| "no reply to tools/call".into());
+                call.failure.get_or_insert_with(|| {
+                    format!("no reply to tools/call{}", self.state.http_failure())
+                });
             }
         }
         call

@@ -133,6 +133,11 @@ pub fn judge(case: &Case, expected: &Value, evidence: &Evidence, judging: Judgin
         }
     }
     check_process(evidence, &mut judgement.failures);
+    judgement.failures.extend(
+        super::http::check(&evidence.http)
+            .into_iter()
+            .map(Failure::Http),
+    );
     check_wire(case, expected, &evidence.wire, judging, &mut judgement);
     judgement
 }

@@ -96,6 +96,11 @@ pub fn check(
         None => check_outcome(expected, evidence, &mut failures),
     }
     check_process(evidence, &mut failures);
+    failures.extend(
+        super::http::check(&evidence.http)
+            .into_iter()
+            .map(Failure::Http),
+    );
     check_wire(case, expected, &evidence.wire, spec_client, &mut failures);
     failures
 }

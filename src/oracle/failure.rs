@@ -13,6 +13,7 @@ use std::fmt;
 use serde::{Serialize, Serializer};
 use serde_json::Value;
 
+use super::http::HttpFailure;
 use crate::compare::Mismatch;
 use crate::format::counted;
 use crate::verdict::primary::Finding;
@@ -56,6 +57,8 @@ pub enum Failure {
     /// The run was stopped while the case was in flight: how
     /// (`interrupted by Ctrl-C`).
     Interrupted(String),
+    /// The Streamable HTTP transport's rules (`crate::oracle::http`).
+    Http(HttpFailure),
 }
 
 /// The outcome of the call (docs/src/contract.md, "Statuses").
@@ -373,6 +376,7 @@ impl Failure {
             ),
             Failure::Hostile(finding) => f.write_str(&finding.evidence),
             Failure::Interrupted(how) => write!(f, "{how} while the case was in flight"),
+            Failure::Http(failure) => fmt::Display::fmt(failure, f),
         }
     }
 }
@@ -650,6 +654,12 @@ impl From<WireFailure> for Failure {
 impl From<RefusalFailure> for Failure {
     fn from(failure: RefusalFailure) -> Self {
         Failure::Refusal(failure)
+    }
+}
+
+impl From<HttpFailure> for Failure {
+    fn from(failure: HttpFailure) -> Self {
+        Failure::Http(failure)
     }
 }
 

@@ -4,6 +4,7 @@
 //! - [`contract`]: the checks of one case's evidence (outcome, wire, ids, schema).
 //! - [`meaning`]: the rules of judging another SDK's outcome by meaning.
 //! - [`era`]: the same contract on protocol 2026-07-28 (the 2026-07-28 table, the MRTR wire).
+//! - [`http`]: the Streamable HTTP transport's own rules, on a session's HTTP steps.
 //! - [`failure`]: what each of these finds wrong, typed by rule family.
 //! - [`hostile`]: what a server must do with hostile client frames.
 //! - [`property`]: the eight properties of `elicit-check check` on anyone's tool.
@@ -18,6 +19,7 @@ pub mod contract;
 pub mod era;
 pub mod failure;
 pub mod hostile;
+pub mod http;
 pub mod meaning;
 pub mod model;
 pub mod property;

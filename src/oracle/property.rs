@@ -24,6 +24,7 @@ use regex::Regex;
 use serde::Serialize;
 use serde_json::Value;
 
+use crate::evidence::http::HttpRecord;
 use crate::evidence::wire::{Frame, Side, StrayLine};
 use crate::schema::Form;
 use crate::schema::Kind;
@@ -40,7 +41,8 @@ pub enum Property {
     ActsOnValid = 3,
     /// 4: no form elicitation without the capability.
     CapabilityRespected = 4,
-    /// 5: clean stdout, elicitation inside the call, exit on stdin close.
+    /// 5: clean stdout, elicitation inside the call, exit on stdin close;
+    /// over Streamable HTTP, the transport's rules (`super::http`).
     CleanWire = 5,
     /// 6: the acted value is a boolean.
     ActedIsBoolean = 6,
@@ -441,6 +443,8 @@ pub struct Observation<'a> {
     pub wire: &'a [Frame],
     /// Non-JSON-RPC stdout lines.
     pub stray: &'a [StrayLine],
+    /// The HTTP steps that carried the wire (Streamable HTTP; empty over stdio).
+    pub http: &'a [HttpRecord],
     /// Whether the server had to be killed after stdin closed.
     pub forced_kill: bool,
     /// The shutdown grace the server had, for the message.
@@ -576,6 +580,10 @@ fn wire_fault(observation: &Observation<'_>) -> Option<String> {
             line.seq,
             Value::String(shown)
         ));
+    }
+    // Over Streamable HTTP, the transport's own rules (`super::http`).
+    if let Some(failure) = super::http::check(observation.http).first() {
+        return Some(format!("HTTP: {failure}"));
     }
     let call = observation.wire.iter().rev().find(|frame| {
         frame.from == Side::Client

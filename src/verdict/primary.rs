@@ -22,6 +22,15 @@ pub enum Primary {
     StdoutNotJsonRpc,
     /// A reply came under an id no request of the client carries (`"0"` for `0`).
     WrongReplyId,
+    /// Streamable HTTP: a POST carrying a request or a notification got a
+    /// status outside 2xx (MCP 2025-11-25, basic/transports).
+    HttpErrorStatus,
+    /// Streamable HTTP: a POST carrying a request was answered with a body
+    /// that is neither `application/json` nor `text/event-stream`.
+    HttpNotJson,
+    /// Streamable HTTP: a request's event stream ended before its response,
+    /// with no event id to resume from.
+    StreamEndedWithoutResult,
     /// No reply to `tools/call` within the call bound.
     Hung,
     /// The server ended (exit code or signal) without replying to `tools/call`,
@@ -51,6 +60,9 @@ pub enum Primary {
     /// An outcome member of the wrong JSON type with the same meaning
     /// (`computed: 1` for `true`, `21.0` for `21`, `"21"` for `21`).
     TypeDrift,
+    /// Streamable HTTP: an `elicitation/create` came on the event stream of
+    /// another request than its `tools/call` (nor on the standalone GET stream).
+    ElicitedOnForeignStream,
     /// The server did not exit after its stdin closed and was killed.
     IgnoredStdinClose,
     /// A request read before stdin closed got no reply before the server exited
@@ -69,12 +81,15 @@ pub enum Primary {
 
 impl Primary {
     /// Every verdict, in classification order.
-    pub const ALL: [Primary; 20] = [
+    pub const ALL: [Primary; 24] = [
         Primary::Passed,
         Primary::DidNotStart,
         Primary::NoInitializeReply,
         Primary::StdoutNotJsonRpc,
         Primary::WrongReplyId,
+        Primary::HttpErrorStatus,
+        Primary::HttpNotJson,
+        Primary::StreamEndedWithoutResult,
         Primary::Hung,
         Primary::Crashed,
         Primary::ReAsked,
@@ -84,6 +99,7 @@ impl Primary {
         Primary::ComputedOnRefusal,
         Primary::ComputedOnInvalid,
         Primary::TypeDrift,
+        Primary::ElicitedOnForeignStream,
         Primary::IgnoredStdinClose,
         Primary::DroppedRequest,
         Primary::WrongOutcome,
@@ -100,10 +116,14 @@ impl Primary {
             Primary::NoInitializeReply => "no_initialize_reply",
             Primary::StdoutNotJsonRpc => "stdout_not_json_rpc",
             Primary::WrongReplyId => "wrong_reply_id",
+            Primary::HttpErrorStatus => "http_error_status",
+            Primary::HttpNotJson => "http_not_json",
+            Primary::StreamEndedWithoutResult => "stream_ended_without_result",
             Primary::Hung => "hung",
             Primary::Crashed => "crashed",
             Primary::ReAsked => "re_asked",
             Primary::UndeclaredMode => "undeclared_mode",
+            Primary::ElicitedOnForeignStream => "elicited_on_foreign_stream",
             Primary::ElicitedBeforeInitialized => "elicited_before_initialized",
             Primary::NoErrorReply => "no_error_reply",
             Primary::DroppedRequest => "dropped_request",
@@ -126,6 +146,9 @@ impl Primary {
             Primary::DidNotStart
                 | Primary::NoInitializeReply
                 | Primary::WrongReplyId
+                | Primary::HttpErrorStatus
+                | Primary::HttpNotJson
+                | Primary::StreamEndedWithoutResult
                 | Primary::Hung
                 | Primary::Crashed
                 | Primary::Interrupted

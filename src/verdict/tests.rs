@@ -694,6 +694,9 @@ fn names_are_stable_distinct_and_serialized_as_written() {
             "no_initialize_reply",
             "stdout_not_json_rpc",
             "wrong_reply_id",
+            "http_error_status",
+            "http_not_json",
+            "stream_ended_without_result",
             "hung",
             "crashed",
             "re_asked",
@@ -703,6 +706,7 @@ fn names_are_stable_distinct_and_serialized_as_written() {
             "computed_on_refusal",
             "computed_on_invalid",
             "type_drift",
+            "elicited_on_foreign_stream",
             "ignored_stdin_close",
             "dropped_request",
             "wrong_outcome",
@@ -1006,4 +1010,91 @@ fn rewording_every_failure_changes_no_verdict() {
         let plain = bent.failures[0].to_string();
         assert_ne!(reword::reworded(|| bent.failures[0].to_string()), plain);
     }
+}
+
+/// The Streamable HTTP transport's faults (`crate::oracle::http`): one that
+/// broke the call is its cause, named before `hung` and `crashed`, and the
+/// session's consequences are not repeated under it; an elicitation on a
+/// foreign stream, which breaks nothing, is named after a hung call and after
+/// what the server did with the answer (computing on a decline), before a
+/// plain contract failure.
+#[test]
+fn an_http_fault_is_named_by_what_it_broke() {
+    use crate::oracle::http::HttpFailure;
+    let status = Failure::Http(HttpFailure::ErrorStatus {
+        exchange: 5,
+        request: "POST /mcp (tools/call id 2, exchange 5)".into(),
+        status: 500,
+        body: String::new(),
+    });
+    let mut broken = clean(json!({"action": "accept"}));
+    broken.wire.truncate(1);
+    broken.outcome = None;
+    broken.text_outcome = None;
+    broken.error = Some("tools/call failed: Transport closed".into());
+    let failures = [
+        Failure::Harness("tools/call failed: Transport closed".into()),
+        OutcomeFailure::NoOutcome.into(),
+        status.clone(),
+    ];
+    let finding = classify(&broken, &CALCULATED(), &failures);
+    assert_eq!(
+        finding,
+        Finding::new(
+            Primary::HttpErrorStatus,
+            "POST /mcp (tools/call id 2, exchange 5) got status 500"
+        )
+    );
+    assert_eq!(
+        secondary(&finding, &broken, &failures),
+        Vec::<&Failure>::new()
+    );
+    for (failure, verdict) in [
+        (
+            HttpFailure::NotJson {
+                exchange: 5,
+                request: "r".into(),
+                status: 200,
+                content_type: "text/plain".into(),
+                body: "{}".into(),
+            },
+            Primary::HttpNotJson,
+        ),
+        (
+            HttpFailure::StreamEnded {
+                exchange: 5,
+                request: "r".into(),
+                how: "end of stream".into(),
+            },
+            Primary::StreamEndedWithoutResult,
+        ),
+    ] {
+        let failures = [Failure::Http(failure)];
+        assert_eq!(classify(&broken, &CALCULATED(), &failures).verdict, verdict);
+    }
+
+    let foreign = Failure::Http(HttpFailure::ForeignStream {
+        elicitation: "elicitation/create id 0".into(),
+        exchange: 1,
+        request: "POST /mcp (initialize id 0, exchange 1)".into(),
+        call: None,
+    });
+    // A right outcome: the stream is the fault, with its evidence.
+    let right = clean(json!({"action": "accept"}));
+    let failures = [foreign.clone(), schema_failure()];
+    let finding = classify(&right, &CALCULATED(), &failures);
+    assert_eq!(finding.verdict, Primary::ElicitedOnForeignStream);
+    assert_eq!(finding.evidence, foreign.to_string());
+    // A decline the server computed on: that is named first.
+    let mut computed = clean(json!({"action": "decline"}));
+    computed.outcome = Some(CALCULATED());
+    let declined = json!({"status": "declined", "computed": false});
+    let finding = classify(&computed, &declined, &failures);
+    assert_eq!(finding.verdict, Primary::ComputedOnRefusal);
+    // A call that never finished is hung, whatever stream asked.
+    let mut hung = clean(json!({"action": "accept"}));
+    hung.outcome = None;
+    hung.error = Some("tools/call did not finish within 10 s".into());
+    let finding = classify(&hung, &CALCULATED(), &[foreign]);
+    assert_eq!(finding.verdict, Primary::Hung);
 }

@@ -254,9 +254,18 @@ fn server_everything_started_per_session_over_http_fails_as_over_stdio_with_the_
     );
     let records = records(&output);
     assert!(!records.is_empty());
+    // Property 7 over HTTP: a valid accept planted in another session, and
+    // under no session id, is not taken by server-everything.
+    assert_eq!(report["properties"][6]["verdict"], "holds");
+    let (planted, records): (Vec<&Value>, Vec<&Value>) = records.iter().partition(|record| {
+        record["case"]
+            .as_str()
+            .is_some_and(|case| case.starts_with("cross-session: "))
+    });
+    assert_planted_replies_not_taken(&planted);
     let mut asked = 0;
     let mut whole = 0;
-    for record in &records {
+    for record in records {
         whole += usize::from(assert_http_session(record));
         asked += usize::from(
             sequence(record)
@@ -271,6 +280,54 @@ fn server_everything_started_per_session_over_http_fails_as_over_stdio_with_the_
     }
     assert!(asked > 0, "some session was asked to fill the form");
     assert!(whole > 0, "the probes run in sessions of their own");
+}
+
+/// The two sessions of property 7 over HTTP, as server-everything answers
+/// them: the valid accept goes out under a second session's id (a session of
+/// its own, opened and ended around it) and then under none (refused with
+/// 400, "Bad Request: No valid session ID provided"), each before the call's own
+/// decline under its own id; the tool acts on neither.
+fn assert_planted_replies_not_taken(planted: &[&Value]) {
+    let cases: Vec<&str> = planted
+        .iter()
+        .filter_map(|record| record["case"].as_str())
+        .collect();
+    assert_eq!(
+        cases,
+        [
+            "cross-session: a valid accept POSTed under another session's Mcp-Session-Id",
+            "cross-session: a valid accept POSTed under no Mcp-Session-Id"
+        ]
+    );
+    for (record, sessions) in planted.iter().zip([2, 1]) {
+        assert_eq!(record["reading"]["acted"], false, "{}", record["case"]);
+        assert_eq!(session_ids(record).len(), sessions, "{}", record["case"]);
+        let http = record["http"].as_array().expect("http steps");
+        let own = http
+            .iter()
+            .find(|step| step["step"] == "response")
+            .and_then(|step| step["headers"]["mcp-session-id"].as_str())
+            .expect("a session id");
+        // The replies to elicitation/create id 0, in order: the planted
+        // accept, then the call's own decline under its own id.
+        let replies: Vec<&Value> = http
+            .iter()
+            .filter(|step| {
+                step["step"] == "request" && step["carries"] == serde_json::json!({"id": 0})
+            })
+            .collect();
+        assert_eq!(replies.len(), 2, "{}", record["case"]);
+        assert_ne!(replies[0]["headers"]["mcp-session-id"].as_str(), Some(own));
+        assert_eq!(replies[1]["headers"]["mcp-session-id"], own);
+        let planted_status = http
+            .iter()
+            .find(|step| step["step"] == "response" && step["exchange"] == replies[0]["exchange"])
+            .map(|step| step["status"].clone());
+        if sessions == 1 {
+            assert_eq!(replies[0]["headers"].get("mcp-session-id"), None);
+            assert_eq!(planted_status, Some(serde_json::json!(400)));
+        }
+    }
 }
 
 #[test]
@@ -302,8 +359,14 @@ fn a_running_server_is_checked_one_session_id_per_session_and_left_running() {
     // Each record is one session (a fresh run or one session's case), and the
     // fresh runs each got their own id from the one server.
     let records = records(&output);
+    let (planted, records): (Vec<&Value>, Vec<&Value>) = records.iter().partition(|record| {
+        record["case"]
+            .as_str()
+            .is_some_and(|case| case.starts_with("cross-session: "))
+    });
+    assert_planted_replies_not_taken(&planted);
     let mut ids = BTreeSet::new();
-    for record in &records {
+    for record in records {
         let _whole = assert_http_session(record);
         let own = session_ids(record);
         assert_eq!(own.len(), 1, "{own:?}");
@@ -401,4 +464,104 @@ fn a_url_elicit_check_cannot_use_is_refused_before_anything_starts() {
             "{stderr}"
         );
     }
+}
+
+/// `check --url` of `calculate` on `fixtures/servers/misbehaving_http.py
+/// --fault FAULT`, started by elicit-check on its `{port}`, 2025-11-25 only.
+fn check_misbehaving_http(fault: &str) -> std::process::Output {
+    let mut args = vec![
+        "--url",
+        "http://127.0.0.1:{port}/mcp",
+        "--tool",
+        "calculate",
+        "--acted",
+        "/computed=true",
+        "--protocol",
+        "2025-11-25",
+        "--cases",
+        "2",
+        "--seed",
+        "1",
+        "--max-shrink-runs",
+        "2",
+        "--startup-timeout",
+        "60",
+        "--json",
+        "--",
+    ];
+    let command = crate::support::misbehaving_http(fault);
+    args.extend(command.iter().map(String::as_str));
+    cli(&args)
+}
+
+/// Property 5 holds a session over HTTP to the transport's rules: a server
+/// that sends the call's `elicitation/create` on its `initialize` POST's
+/// stream breaks it, with the exchange named, though it computes right
+/// (properties 1 to 3 hold); the same server without the fault holds it.
+#[test]
+fn an_elicitation_on_a_foreign_stream_breaks_property_5_over_http() {
+    let document = failed_report(&check_misbehaving_http("foreign-stream"));
+    assert_eq!(
+        verdicts(&document),
+        ["holds", "holds", "holds", "holds", "fails", "untested"]
+    );
+    let report = era(&document, "2025-11-25");
+    assert_eq!(
+        report["properties"][4]["failure"]["reason"],
+        "HTTP: elicitation/create id 0 came on the event stream of POST /mcp (initialize id 0, exchange 1), not on that of POST /mcp (tools/call id 2, exchange 5) or the standalone GET stream"
+    );
+    let clean = check_misbehaving_http("none");
+    assert_eq!(
+        clean.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&clean.stdout)
+    );
+}
+
+/// A call answered with status 500 leaves nothing to check (exit 2), and the
+/// error names the HTTP status that stopped it.
+#[test]
+fn a_call_refused_with_an_error_status_names_the_status() {
+    let run = check_misbehaving_http("error-status");
+    assert_eq!(run.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        stderr.contains(
+            "tools/call \"calculate\" got no reply (no reply to tools/call; HTTP: POST /mcp got status 500)"
+        ),
+        "{stderr}"
+    );
+}
+
+/// A server that matches replies to its `elicitation/create` by JSON-RPC id
+/// alone (`misbehaving_http.py --fault global-answers`) acts on a valid
+/// accept POSTed in another session though its own session declined: property
+/// 7 fails with that reason, and its reproduction is the check itself (the
+/// planted sessions run on every check over HTTP). Properties 1 to 5 hold.
+#[test]
+fn a_server_that_takes_a_reply_from_another_session_fails_property_7() {
+    let document = failed_report(&check_misbehaving_http("global-answers"));
+    assert_eq!(
+        verdicts(&document),
+        ["holds", "holds", "holds", "holds", "holds", "untested"]
+    );
+    let report = era(&document, "2025-11-25");
+    let property_7 = &report["properties"][6];
+    assert_eq!(property_7["verdict"], "fails");
+    assert_eq!(
+        property_7["failure"]["reason"],
+        "acted on a valid accept POSTed under another session's Mcp-Session-Id, though its own session's answer was decline"
+    );
+    assert_eq!(
+        property_7["failure"]["answers"],
+        serde_json::json!([{"action": "decline"}])
+    );
+    let reproduce = property_7["failure"]["reproduce"]
+        .as_str()
+        .expect("a reproduction line");
+    assert!(
+        !reproduce.contains("--answer") && reproduce.ends_with("--fault global-answers"),
+        "{reproduce}"
+    );
 }

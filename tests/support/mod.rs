@@ -254,6 +254,19 @@ pub fn misbehaving(fault: &str) -> Vec<String> {
         .to_vec()
 }
 
+/// `python3 fixtures/servers/misbehaving_http.py --port {port} --fault FAULT`:
+/// the Streamable HTTP one, for `run --url` (elicit-check writes the port).
+pub fn misbehaving_http(fault: &str) -> Vec<String> {
+    require_program("python3", "the misbehaving HTTP server needs python3");
+    let script = format!(
+        "{}/fixtures/servers/misbehaving_http.py",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    ["python3", &script, "--port", "{port}", "--fault", fault]
+        .map(str::to_owned)
+        .to_vec()
+}
+
 /// The names of the contract cases, in `fixtures/cases.json` order.
 pub fn contract_names() -> Vec<String> {
     elicit_check::case::contract_cases()

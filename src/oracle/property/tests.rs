@@ -274,6 +274,7 @@ fn judge_call(
         capabilities,
         wire,
         stray: &[],
+        http: &[],
         forced_kill: false,
         grace: std::time::Duration::from_secs(5),
         call_failure: None,
@@ -451,6 +452,79 @@ fn a_form_request_to_a_client_without_form_breaks_property_4() {
     assert_eq!(judge_call(&[], false, &url, &json!({}), false).len(), 1);
 }
 
+/// Over Streamable HTTP, property 5 holds the session to the transport's rules
+/// too: a clean wire whose `elicitation/create` came on the `initialize`
+/// POST's stream breaks it, with the exchange named; the same steps with the
+/// elicitation on the call's stream do not.
+#[test]
+fn the_http_steps_break_property_5_on_an_elicitation_on_a_foreign_stream() {
+    use crate::evidence::http::{Carried, HttpRecord, HttpStep};
+    use std::collections::BTreeMap;
+    let form = json!({"elicitation": {"form": {}}});
+    let reading = Reading::plain(false);
+    let wire = clean_wire();
+    let steps = |elicited_on: u32| -> Vec<HttpRecord> {
+        let post = |message: Value| HttpStep::Request {
+            method: "POST".into(),
+            path: "/mcp".into(),
+            headers: BTreeMap::new(),
+            carries: Carried::of(&message),
+        };
+        let stream = HttpStep::Response {
+            status: 200,
+            headers: BTreeMap::from([("content-type".into(), "text/event-stream".into())]),
+        };
+        let event = |message: Value| HttpStep::Event {
+            id: None,
+            event: None,
+            data_bytes: 10,
+            carries: Carried::of(&message),
+        };
+        [
+            (1, post(json!({"id": 0, "method": "initialize"}))),
+            (1, stream.clone()),
+            (2, post(json!({"id": 1, "method": "tools/call"}))),
+            (2, stream),
+            (
+                elicited_on,
+                event(json!({"id": 0, "method": "elicitation/create"})),
+            ),
+            (2, event(json!({"id": 1, "result": {}}))),
+        ]
+        .into_iter()
+        .enumerate()
+        .map(|(seq, (exchange, step))| HttpRecord {
+            seq: seq as u64,
+            exchange,
+            step,
+        })
+        .collect()
+    };
+    let observe = |http: &[HttpRecord]| {
+        violations(&Observation {
+            sent: &[],
+            reading: &reading,
+            capabilities: &form,
+            wire: &wire,
+            stray: &[],
+            http,
+            forced_kill: false,
+            grace: std::time::Duration::from_secs(5),
+            call_failure: None,
+            strict: false,
+            allow_unasked: false,
+        })
+    };
+    assert!(observe(&steps(2)).is_empty());
+    assert_eq!(
+        observe(&steps(1)),
+        [(
+            Property::CleanWire,
+            "HTTP: elicitation/create id 0 came on the event stream of POST /mcp (initialize id 0, exchange 1), not on that of POST /mcp (tools/call id 1, exchange 2) or the standalone GET stream".to_owned()
+        )]
+    );
+}
+
 #[test]
 fn the_wire_breaks_property_5_on_stray_lines_late_elicitations_no_reply_and_no_exit() {
     let form = json!({"elicitation": {"form": {}}});
@@ -464,6 +538,7 @@ fn the_wire_breaks_property_5_on_stray_lines_late_elicitations_no_reply_and_no_e
                 capabilities: &form,
                 wire,
                 stray,
+                http: &[],
                 forced_kill,
                 grace: std::time::Duration::from_secs(5),
                 call_failure,
@@ -555,6 +630,7 @@ fn a_non_boolean_acted_value_breaks_property_6() {
         capabilities: &form,
         wire: &clean_wire(),
         stray: &[],
+        http: &[],
         forced_kill: false,
         grace: std::time::Duration::from_secs(5),
         call_failure: None,
@@ -697,6 +773,7 @@ fn acting_with_no_answer_possible_breaks_property_7_unless_fail_open_is_declared
             capabilities: &none,
             wire: &wire,
             stray: &[],
+            http: &[],
             forced_kill: false,
             grace: std::time::Duration::from_secs(5),
             call_failure: None,
