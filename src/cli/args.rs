@@ -165,6 +165,11 @@ pub struct ServeArgs {
     /// cancelled (`notifications/cancelled`) [default: no limit].
     #[arg(long, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
     pub(crate) elicitation_timeout: Option<f64>,
+    /// Serve over Streamable HTTP at `http://127.0.0.1:PORT/mcp` instead of
+    /// stdin/stdout, until stopped (SIGTERM, Ctrl-C); for `run --url` and
+    /// `check --url` (`elicit-check serve --port {port}`).
+    #[arg(long, value_name = "PORT")]
+    pub(crate) port: Option<u16>,
 }
 
 /// The options of `elicit-check run`.

@@ -21,18 +21,20 @@ pub use check_job::check;
 pub use run_job::run;
 
 /// `elicit-check serve`: the reference server on stdin/stdout until the client
-/// closes stdin (`Ok(true)`).
+/// closes stdin (`Ok(true)`), or with `--port` over Streamable HTTP until
+/// stopped.
 ///
 /// # Errors
-/// The server's transport failed (stdin or stdout).
+/// The server's transport failed (stdin or stdout), or the port cannot be bound.
 pub async fn serve(args: ServeArgs) -> anyhow::Result<bool> {
-    crate::server::serve_stdio_with(
-        crate::server::ReferenceServer::with_request_state_ttl(Duration::from_secs_f64(
-            args.request_state_ttl,
-        ))
-        .with_elicitation_timeout(args.elicitation_timeout.map(Duration::from_secs_f64)),
-    )
-    .await?;
+    let server = crate::server::ReferenceServer::with_request_state_ttl(Duration::from_secs_f64(
+        args.request_state_ttl,
+    ))
+    .with_elicitation_timeout(args.elicitation_timeout.map(Duration::from_secs_f64));
+    match args.port {
+        Some(port) => crate::server::http::serve_http(server, port).await?,
+        None => crate::server::serve_stdio_with(server).await?,
+    }
     Ok(true)
 }
 

@@ -14,9 +14,11 @@ use serde_json::Value;
 
 /// The headers the transport's rules are about, recorded on requests and
 /// responses (lower-case, as HTTP/2 writes them; values as sent).
-pub const RECORDED_HEADERS: [&str; 6] = [
+pub const RECORDED_HEADERS: [&str; 8] = [
     "mcp-session-id",
     "mcp-protocol-version",
+    "mcp-method",
+    "mcp-name",
     "accept",
     "content-type",
     "last-event-id",

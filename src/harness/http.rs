@@ -166,6 +166,11 @@ impl Bridge {
         );
         headers.insert(ACCEPT, POST_ACCEPT.parse().expect("a header value"));
         self.session_headers(&mut headers, version.as_deref());
+        for (name, value) in super::standard_headers::for_request(&message, version.as_deref()) {
+            if let Ok(value) = value.parse() {
+                headers.insert(name, value);
+            }
+        }
         if method == "initialize" && self.initialize.is_none() {
             self.initialize = Some(line.clone());
         }
@@ -419,6 +424,30 @@ impl Bridge {
             return true;
         }
         let (body, cut, how) = read_body(response, self.limits.call).await;
+        // 2026-07-28 answers some JSON-RPC errors to a request with an HTTP
+        // error status (`-32021` with 400, `-32601` with 404): the error is
+        // the request's reply, forwarded as any reply.
+        let reply = (!status.is_success() && kind == "application/json" && how.is_none())
+            .then(|| serde_json::from_slice::<Value>(&body).ok())
+            .flatten()
+            .filter(|message| {
+                answer.as_ref().is_some_and(|id| {
+                    Carried::of(message).is_some_and(|carried| carried.answers(id))
+                })
+            });
+        if let Some(reply) = reply {
+            self.state.record_http(
+                exchange,
+                HttpStep::Body {
+                    bytes: body.len(),
+                    cut,
+                    text: None,
+                    carries: Carried::of(&reply),
+                },
+            );
+            let _ = self.out.send(reply.to_string());
+            return true;
+        }
         if !status.is_success() {
             self.state.record_http(
                 exchange,

@@ -22,6 +22,7 @@ pub mod mrtr;
 pub mod mutation;
 pub mod proxy;
 pub mod rounds;
+pub mod standard_headers;
 pub mod tamper;
 pub mod transport;
 

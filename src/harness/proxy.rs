@@ -246,35 +246,38 @@ impl ProxyState {
         });
     }
 
-    /// Over HTTP, the last step that stopped a request short (no response, or
-    /// an error status), as a clause for a startup error:
+    /// Over HTTP, the last step that stopped a POST short (no response, or
+    /// an error status), else the last that stopped any request short (the
+    /// optional GET stream's `405` comes on its own task, after or before the
+    /// POST that mattered), as a clause for an error:
     /// `; HTTP: POST /mcp got status 404`; empty when there is none.
     pub fn http_failure(&self) -> String {
         let shared = self.lock();
         let http = &shared.recording.http;
-        http.iter()
-            .rev()
-            .find_map(|record| {
-                let request = || {
-                    http.iter().find_map(|earlier| match &earlier.step {
-                        HttpStep::Request { method, path, .. }
-                            if earlier.exchange == record.exchange =>
-                        {
-                            Some(format!("{method} {path}"))
-                        }
-                        _ => None,
-                    })
-                };
-                match &record.step {
-                    HttpStep::Failed { error } => {
-                        Some(format!("; HTTP: {} got no response: {error}", request()?))
-                    }
-                    HttpStep::Response { status, .. } if !(200..300).contains(status) => {
-                        Some(format!("; HTTP: {} got status {status}", request()?))
-                    }
-                    _ => None,
+        let request = |exchange: u32| {
+            http.iter().find_map(|earlier| match &earlier.step {
+                HttpStep::Request { method, path, .. } if earlier.exchange == exchange => {
+                    Some((method.as_str(), path.as_str()))
                 }
+                _ => None,
             })
+        };
+        let clause = |record: &HttpRecord| {
+            let (method, path) = request(record.exchange)?;
+            match &record.step {
+                HttpStep::Failed { error } => {
+                    Some(format!("; HTTP: {method} {path} got no response: {error}"))
+                }
+                HttpStep::Response { status, .. } if !(200..300).contains(status) => {
+                    Some(format!("; HTTP: {method} {path} got status {status}"))
+                }
+                _ => None,
+            }
+        };
+        let post = http.iter().rev().find_map(|record| {
+            clause(record).filter(|_| request(record.exchange).is_some_and(|(m, _)| m == "POST"))
+        });
+        post.or_else(|| http.iter().rev().find_map(clause))
             .unwrap_or_default()
     }
 
@@ -568,9 +571,10 @@ mod tests {
         assert_eq!(second.as_deref(), Some(r#"{"jsonrpc":"2.0"}"#));
     }
 
-    /// The HTTP clause of a startup error names the request of the exchange
-    /// that stopped short (no response, or a non-2xx status), the last such
-    /// step, and nothing when every exchange got a 2xx.
+    /// The HTTP clause of an error names the request of the exchange that
+    /// stopped short (no response, or a non-2xx status): the last POST that
+    /// did, else the last request that did, and nothing when every exchange
+    /// got a 2xx.
     #[test]
     fn the_http_failure_names_the_request_of_the_exchange_that_stopped_short() {
         use std::collections::BTreeMap;
@@ -602,6 +606,12 @@ mod tests {
             state.http_failure(),
             "; HTTP: DELETE /mcp got no response: connection refused"
         );
+        // A POST that stopped short is named before any later GET or DELETE.
+        state.record_http(4, request("POST"));
+        state.record_http(4, status(500));
+        state.record_http(5, request("GET"));
+        state.record_http(5, status(405));
+        assert_eq!(state.http_failure(), "; HTTP: POST /mcp got status 500");
     }
 
     /// The first 100 stray lines are kept, the rest counted; a mark counts every

@@ -4,7 +4,9 @@
 //! show, whatever the JSON-RPC frames say.
 //!
 //! - A POST carrying a request or a notification the server accepts gets a
-//!   2xx status ([`HttpFailure::ErrorStatus`]).
+//!   2xx status ([`HttpFailure::ErrorStatus`]); a request answered with its
+//!   own JSON-RPC error under an error status (2026-07-28 maps `-32021` to
+//!   400, `-32601` to 404) is answered, and that error is judged as a reply.
 //! - A POST carrying a request is answered with `Content-Type:
 //!   application/json` or `text/event-stream`, nothing else
 //!   ([`HttpFailure::NotJson`]).
@@ -166,6 +168,15 @@ impl Exchange<'_> {
         })
     }
 
+    /// Whether a body of this exchange carried the response to `request`.
+    fn answered(&self, request: &Carried) -> bool {
+        request.id.as_ref().is_some_and(|id| {
+            self.steps.iter().any(|record| {
+                matches!(&record.step, HttpStep::Body { carries: Some(carried), .. } if carried.answers(id))
+            })
+        })
+    }
+
     fn body_text(&self) -> String {
         self.steps
             .iter()
@@ -229,8 +240,11 @@ pub fn check(http: &[HttpRecord]) -> Vec<HttpFailure> {
             continue;
         };
         // A request or a notification (a response refused is the
-        // call's to show: it goes unanswered).
-        if carried.method.is_some() && !(200..300).contains(&status) {
+        // call's to show: it goes unanswered); not a request answered with
+        // its JSON-RPC error under an error status, as 2026-07-28 answers
+        // some (`-32021` with 400): that reply is judged as any reply.
+        if carried.method.is_some() && !(200..300).contains(&status) && !exchange.answered(carried)
+        {
             failures.push(HttpFailure::ErrorStatus {
                 exchange: exchange.number,
                 request: exchange.request.clone(),
@@ -470,6 +484,46 @@ mod tests {
                 "POST /mcp (tools/call id 2, exchange 1) got status 500: \"Internal Server Error\"",
                 "POST /mcp (notifications/initialized, exchange 2) got status 400"
             ]
+        );
+    }
+
+    #[test]
+    fn a_request_answered_with_its_json_rpc_error_under_an_error_status_is_answered() {
+        let mut steps = Steps::default();
+        steps
+            .post(1, call())
+            .status(1, 400, "application/json")
+            .push(
+                1,
+                HttpStep::Body {
+                    bytes: 80,
+                    cut: false,
+                    text: None,
+                    carries: Carried::of(
+                        &json!({"jsonrpc": "2.0", "id": 2, "error": {"code": -32021}}),
+                    ),
+                },
+            );
+        assert_eq!(steps.failures(), Vec::<String>::new());
+        // The error of another request does not answer it.
+        let mut other = Steps::default();
+        other
+            .post(1, call())
+            .status(1, 400, "application/json")
+            .push(
+                1,
+                HttpStep::Body {
+                    bytes: 80,
+                    cut: false,
+                    text: None,
+                    carries: Carried::of(
+                        &json!({"jsonrpc": "2.0", "id": 7, "error": {"code": -32021}}),
+                    ),
+                },
+            );
+        assert_eq!(
+            other.failures(),
+            ["POST /mcp (tools/call id 2, exchange 1) got status 400"]
         );
     }
 

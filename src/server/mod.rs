@@ -17,6 +17,7 @@
 pub mod decision;
 pub mod form;
 pub mod handler;
+pub mod http;
 pub mod lines;
 pub mod outcome;
 pub mod reply;
