@@ -8,8 +8,8 @@
 //!   own JSON-RPC error under an error status (2026-07-28 maps `-32021` to
 //!   400, `-32601` to 404) is answered, and that error is judged as a reply.
 //! - A POST carrying a request is answered with `Content-Type:
-//!   application/json` or `text/event-stream`, nothing else
-//!   ([`HttpFailure::NotJson`]).
+//!   application/json` or `text/event-stream`, nothing else, not even an
+//!   empty `202` ([`HttpFailure::NotJson`]).
 //! - A request's event stream does not end before the request's response,
 //!   unless the server sent an event id to resume from
 //!   ([`HttpFailure::StreamEnded`]).
@@ -42,8 +42,9 @@ pub enum HttpFailure {
         /// The start of the response's body (empty: none).
         body: String,
     },
-    /// A POST carrying a request got a 2xx body that is neither
-    /// `application/json` nor `text/event-stream`.
+    /// A POST carrying a request got a 2xx response that is neither
+    /// `application/json` nor `text/event-stream` (a `202` with no body
+    /// included: the request is then never answered).
     NotJson {
         /// Its exchange.
         exchange: u32,
@@ -110,9 +111,12 @@ impl fmt::Display for HttpFailure {
                 };
                 write!(
                     f,
-                    "{request} got {status} with {content_type}, not application/json or text/event-stream: {}",
-                    quote(body)
-                )
+                    "{request} got {status} with {content_type}, not application/json or text/event-stream"
+                )?;
+                if !body.is_empty() {
+                    write!(f, ": {}", quote(body))?;
+                }
+                Ok(())
             }
             HttpFailure::StreamEnded { request, how, .. } => write!(
                 f,
@@ -263,7 +267,7 @@ pub fn check(http: &[HttpRecord]) -> Vec<HttpFailure> {
             .trim()
             .to_ascii_lowercase();
         let body = exchange.body_text();
-        if kind != "application/json" && kind != "text/event-stream" && !body.is_empty() {
+        if kind != "application/json" && kind != "text/event-stream" {
             failures.push(HttpFailure::NotJson {
                 exchange: exchange.number,
                 request: exchange.request.clone(),
@@ -574,6 +578,15 @@ mod tests {
                 "POST /mcp (tools/call id 2, exchange 1) got 200 with no Content-Type, not application/json or text/event-stream: \"{}\""
             ]
         );
+        // A request accepted with 202 and no body is never answered.
+        let mut accepted = Steps::default();
+        accepted.post(1, call()).status(1, 202, "");
+        assert_eq!(
+            accepted.failures(),
+            [
+                "POST /mcp (tools/call id 2, exchange 1) got 202 with no Content-Type, not application/json or text/event-stream"
+            ]
+        );
         let mut json_body = Steps::default();
         json_body
             .post(1, call())
@@ -711,5 +724,27 @@ mod tests {
             .event(2, None, result())
             .ended(2, "end of stream");
         assert_eq!(steps.failures(), Vec::<String>::new());
+        // Other messages on another request's stream are not elicitations.
+        let mut other = Steps::default();
+        other
+            .post(
+                1,
+                json!({"jsonrpc": "2.0", "id": 0, "method": "initialize"}),
+            )
+            .status(1, 200, "text/event-stream")
+            .post(2, call())
+            .status(2, 200, "text/event-stream")
+            .event(
+                1,
+                None,
+                json!({"jsonrpc": "2.0", "id": 9, "method": "ping"}),
+            )
+            .event(
+                1,
+                None,
+                json!({"jsonrpc": "2.0", "method": "elicitation/create"}),
+            )
+            .event(2, None, result());
+        assert_eq!(other.failures(), Vec::<String>::new());
     }
 }
