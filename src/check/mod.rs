@@ -40,6 +40,7 @@
 //! job that runs them in order.
 
 mod assemble;
+pub mod baseline;
 mod case_run;
 pub mod config;
 mod cross_session;
@@ -53,8 +54,10 @@ mod probe;
 pub mod report;
 mod reproduction;
 mod retry;
+pub mod sarif;
 mod session;
 mod shrink;
+pub mod summary;
 pub mod tally;
 mod target;
 

@@ -132,6 +132,19 @@ pub struct CheckArgs {
     /// Write JUnit XML (one testcase per property) to this file.
     #[arg(long, value_name = "PATH")]
     pub(crate) junit: Option<PathBuf>,
+    /// Write SARIF 2.1.0 (one rule per property, one result per failed
+    /// property) to this file, for code scanning.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) sarif: Option<PathBuf>,
+    /// A TOML list of known failures (`[[known]]` tool, property, era,
+    /// reason): a listed failure does not fail the check, a listed property
+    /// that holds fails it as stale (docs/src/ci.md).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) baseline: Option<PathBuf>,
+    /// Append a Markdown summary (the table, the findings, the reproduction
+    /// lines) to this file, e.g. "$GITHUB_STEP_SUMMARY".
+    #[arg(long, value_name = "PATH")]
+    pub(crate) summary: Option<PathBuf>,
     /// Folder for the evidence: check.json (the report) and cases.jsonl (every session).
     #[arg(long, value_name = "DIR")]
     pub(crate) output: Option<PathBuf>,

@@ -1,5 +1,6 @@
 //! The `check` job: the target from the options and the config file, the
-//! report on stdout (table or JSON), `--junit`, the evidence in `--output`,
+//! report on stdout (table or JSON), `--junit`, `--sarif`, `--summary`, the
+//! evidence in `--output`,
 //! and whether every property held.
 
 use std::io::Write;
@@ -57,6 +58,12 @@ fn check_target(
     }
     if let Some(path) = &args.junit {
         report_file_can_be_written("--junit", path)?;
+    }
+    if let Some(path) = &args.sarif {
+        report_file_can_be_written("--sarif", path)?;
+    }
+    if let Some(path) = &args.summary {
+        report_file_can_be_written("--summary", path)?;
     }
     let tool = args
         .tool
@@ -206,6 +213,24 @@ fn check_target(
 /// `elicit-check check`: `Ok(true)` when every property holds.
 pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
     let (target, eras) = check_target(&args)?;
+    // A baseline that cannot be read is refused before any server starts.
+    let baseline = match &args.baseline {
+        Some(path) => {
+            let file = path.display().to_string();
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the baseline {file}"))?;
+            let baseline = crate::check::baseline::Baseline::parse(&text, &file)
+                .map_err(anyhow::Error::msg)?;
+            for other in baseline.other_tools(&target.tool) {
+                eprintln!(
+                    "elicit-check: warning: baseline {file} lists {} of tool {:?}, not {:?}: left out",
+                    other.property, other.tool, target.tool
+                );
+            }
+            Some((baseline, file))
+        }
+        None => None,
+    };
     let seed = target
         .seed
         .map_or_else(|| "from the clock".to_owned(), |seed| seed.to_string());
@@ -309,7 +334,17 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
     if let Some(mut file) = cases_log {
         file.flush().context("cannot write cases.jsonl")?;
     }
-    let json = crate::check::report::eras_json(&report)?;
+    let applied = baseline
+        .as_ref()
+        .map(|(baseline, file)| baseline.apply(&report, file));
+    let json = match &applied {
+        None => crate::check::report::eras_json(&report)?,
+        Some(applied) => {
+            let mut document = serde_json::to_value(&report)?;
+            document["baseline"] = serde_json::to_value(applied)?;
+            serde_json::to_string_pretty(&document)?
+        }
+    };
     // The report first: a file that cannot be written then loses nothing.
     {
         let mut stdout = std::io::stdout().lock();
@@ -317,6 +352,17 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
             writeln!(stdout, "{json}")?;
         } else {
             write!(stdout, "{}", crate::check::report::eras_table(&report))?;
+            if let Some(applied) = &applied {
+                for line in applied.lines() {
+                    writeln!(stdout, "{line}")?;
+                }
+                let verdict = if applied.passed {
+                    "passes with the baseline"
+                } else {
+                    "FAILED with the baseline"
+                };
+                writeln!(stdout, "{verdict} {}", applied.file)?;
+            }
         }
     }
     if let Some(dir) = &args.output {
@@ -327,5 +373,25 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
         let xml = crate::check::report::eras_junit(&report)?;
         std::fs::write(path, xml).with_context(|| format!("cannot write {}", path.display()))?;
     }
-    Ok(report.passed)
+    if let Some(path) = &args.sarif {
+        let config = args
+            .config
+            .as_ref()
+            .map(|config| config.display().to_string());
+        let sarif = crate::check::sarif::document(&report, config.as_deref(), applied.as_ref());
+        let text = serde_json::to_string_pretty(&sarif)?;
+        std::fs::write(path, text + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &args.summary {
+        // Appended, as a CI job's summary file collects every step's.
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        file.write_all(crate::check::summary::markdown(&report, applied.as_ref()).as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    Ok(applied.map_or(report.passed, |applied| applied.passed))
 }

@@ -8,4 +8,5 @@ mod cli;
 mod gate;
 mod http;
 mod judge;
+mod reports;
 mod session;

@@ -1,0 +1,176 @@
+//! `check --sarif`: the report as SARIF 2.1.0 (OASIS, "Static Analysis Results
+//! Interchange Format", the format GitHub code scanning reads): one run per
+//! protocol era checked, one rule per property (`P1` to `P8`), one result per
+//! failed property, level `error`, its message leading with the primary reason,
+//! then the minimal answer and the reproduction line.
+//!
+//! A result's location is logical (the tool, kind `function`), and physical
+//! when the check read a config file (`--config`): code scanning shows a
+//! result only at a file, and the config is the file that names the target.
+
+use serde_json::{Value, json};
+
+use super::baseline::Applied;
+use super::eras::ErasReport;
+use super::outcome::CheckReport;
+use crate::oracle::property::Property;
+
+/// The SARIF version written.
+pub const VERSION: &str = "2.1.0";
+
+/// Where the SARIF 2.1.0 schema lives (the `$schema` of the document).
+pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
+
+/// Where a property is explained, for each rule's `helpUri`.
+const PROPERTIES_DOC: &str = "https://github.com/elicit-check/elicit-check/blob/main/docs/src/check.md#the-properties-p1-to-p8";
+
+/// The SARIF document of `report`; `config` is the config file the target came
+/// from (a results' physical location), none without `--config`.
+///
+/// With a baseline (`--baseline`), a known failure's result carries an
+/// external suppression whose justification is the entry's reason, and each
+/// stale entry is a result of its own (level `error`).
+pub fn document(report: &ErasReport, config: Option<&str>, baseline: Option<&Applied>) -> Value {
+    let runs: Vec<Value> = report
+        .eras
+        .iter()
+        .filter_map(|era| era.report.as_ref())
+        .map(|checked| run(report, checked, config, baseline))
+        .collect();
+    json!({
+        "$schema": SCHEMA_URI,
+        "version": VERSION,
+        "runs": runs,
+    })
+}
+
+/// `P2`: the rule id of `property`.
+pub fn rule_id(number: u8) -> String {
+    format!("P{number}")
+}
+
+/// The rules: one per property, in order.
+fn rules() -> Vec<Value> {
+    Property::ALL
+        .iter()
+        .map(|property| {
+            json!({
+                "id": rule_id(property.number()),
+                "name": format!("property-{}", property.number()),
+                "shortDescription": {"text": property.statement()},
+                "fullDescription": {"text": format!(
+                    "elicit-check property {}: the tool {}.",
+                    property.number(),
+                    property.statement()
+                )},
+                "helpUri": PROPERTIES_DOC,
+                "defaultConfiguration": {"level": "error"},
+            })
+        })
+        .collect()
+}
+
+/// One era's run.
+fn run(
+    report: &ErasReport,
+    checked: &CheckReport,
+    config: Option<&str>,
+    baseline: Option<&Applied>,
+) -> Value {
+    let server = if report.server_command.is_empty() {
+        report.url.clone().unwrap_or_default()
+    } else {
+        crate::error::shell_words(&report.server_command)
+    };
+    let location = || {
+        let mut location = json!({
+            "logicalLocations": [{
+                "name": checked.tool,
+                "fullyQualifiedName": format!("{server} {}", checked.tool),
+                "kind": "function",
+            }],
+        });
+        if let Some(config) = config {
+            location["physicalLocation"] = json!({
+                "artifactLocation": {"uri": config},
+                "region": {"startLine": 1},
+            });
+        }
+        location
+    };
+    let mut results: Vec<Value> = checked
+        .properties
+        .iter()
+        .filter_map(|property| {
+            let failure = property.failure.as_ref()?;
+            let answers: Vec<String> = failure.answers.iter().map(ToString::to_string).collect();
+            let answers = if answers.is_empty() {
+                "none sent".to_owned()
+            } else {
+                answers.join(" then ")
+            };
+            let mut result = json!({
+                "ruleId": rule_id(property.property),
+                "ruleIndex": usize::from(property.property) - 1,
+                "level": "error",
+                "message": {"text": format!(
+                    "{}\nminimal answer: {answers}\nreproduce: {}",
+                    failure.reason, failure.reproduce
+                )},
+                "locations": [location()],
+                "properties": {
+                    "protocol": checked.protocol,
+                    "tool": checked.tool,
+                    "answers": failure.answers,
+                    "reproduce": failure.reproduce,
+                    "reproduceSeed": failure.reproduce_seed,
+                    "reply": failure.reply,
+                },
+            });
+            if let Some(known) =
+                baseline.and_then(|applied| applied.known(property.property, checked.protocol))
+            {
+                result["suppressions"] = json!([{
+                    "kind": "external",
+                    "justification": known.reason,
+                }]);
+            }
+            Some(result)
+        })
+        .collect();
+    for stale in baseline
+        .iter()
+        .flat_map(|applied| applied.stale.iter().map(move |stale| (applied, stale)))
+        .filter(|(_, stale)| stale.protocol == checked.protocol)
+    {
+        let (applied, stale) = stale;
+        results.push(json!({
+            "ruleId": rule_id(stale.property),
+            "ruleIndex": usize::from(stale.property) - 1,
+            "level": "error",
+            "message": {"text": format!(
+                "stale baseline entry: P{} holds in {}; remove its entry from {}",
+                stale.property, stale.protocol, applied.file
+            )},
+            "locations": [location()],
+            "properties": {"protocol": checked.protocol, "tool": checked.tool, "baseline": applied.file},
+        }));
+    }
+    json!({
+        "tool": {"driver": {
+            "name": "elicit-check",
+            "version": checked.elicit_check_version,
+            "informationUri": "https://github.com/elicit-check/elicit-check",
+            "rules": rules(),
+        }},
+        "automationDetails": {"id": format!("elicit-check/{}/{}/", checked.tool, checked.protocol)},
+        "results": results,
+        "properties": {
+            "protocol": checked.protocol,
+            "tool": checked.tool,
+            "server": server,
+            "seed": checked.seed,
+            "passed": checked.passed,
+        },
+    })
+}

@@ -1,0 +1,104 @@
+//! `check --summary`: the report as Markdown for a CI job's summary page
+//! (GitHub Actions' `$GITHUB_STEP_SUMMARY`): a heading with the tool and the
+//! verdict, per era the property table, then each failed property with its
+//! primary reason, minimal answer and reproduction line. The same findings as
+//! the table, the JSON and the SARIF.
+
+use std::fmt::Write as _;
+
+use super::baseline::Applied;
+use super::eras::ErasReport;
+
+/// The Markdown summary of `report`.
+/// With a baseline, the verdict is the check's with it, and its known
+/// failures and stale entries are listed at the end.
+pub fn markdown(report: &ErasReport, baseline: Option<&Applied>) -> String {
+    let mut out = String::new();
+    let passed = baseline.map_or(report.passed, |applied| applied.passed);
+    let verdict = if passed { "passed" } else { "FAILED" };
+    let _ = writeln!(out, "## elicit-check check `{}`: {verdict}\n", report.tool);
+    let server = if report.server_command.is_empty() {
+        format!(
+            "the running server at `{}`",
+            report.url.as_deref().unwrap_or_default()
+        )
+    } else {
+        let command = crate::error::shell_words(&report.server_command);
+        match &report.url {
+            Some(url) => format!("`{command}` at `{url}`"),
+            None => format!("`{command}`"),
+        }
+    };
+    let _ = writeln!(out, "Server: {server}\n");
+    for era in &report.eras {
+        let Some(checked) = &era.report else {
+            let _ = writeln!(
+                out,
+                "### protocol {}: not checked\n\n{}\n",
+                era.protocol,
+                cell(&era.why)
+            );
+            continue;
+        };
+        let _ = writeln!(out, "### protocol {}\n", era.protocol);
+        let _ = writeln!(out, "| # | property | cases | verdict |");
+        let _ = writeln!(out, "|---|---|---|---|");
+        for property in &checked.properties {
+            let _ = writeln!(
+                out,
+                "| P{} | {} | {} | {} |",
+                property.property,
+                cell(property.statement),
+                property.cases,
+                property.verdict.word()
+            );
+        }
+        out.push('\n');
+        for property in &checked.properties {
+            let Some(failure) = &property.failure else {
+                continue;
+            };
+            let _ = writeln!(
+                out,
+                "#### P{} fails: {}\n",
+                property.property,
+                cell(&failure.reason)
+            );
+            let answers: Vec<String> = failure.answers.iter().map(ToString::to_string).collect();
+            if answers.is_empty() {
+                let _ = writeln!(out, "Minimal answer: none sent\n");
+            } else {
+                let _ = writeln!(
+                    out,
+                    "Minimal answer:\n\n```json\n{}\n```\n",
+                    answers.join("\n")
+                );
+            }
+            let _ = writeln!(out, "Reproduce:\n\n```sh\n{}\n```\n", failure.reproduce);
+        }
+    }
+    if let Some(applied) = baseline {
+        let _ = writeln!(out, "### Baseline `{}`\n", applied.file);
+        for line in applied.lines() {
+            let _ = writeln!(out, "- {}", cell(&line));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// `text` on one line, with the characters a Markdown table cell or heading
+/// reads as markup escaped (`|`).
+fn cell(text: &str) -> String {
+    text.replace(['\r', '\n'], " ").replace('|', "\\|")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cell;
+
+    #[test]
+    fn a_cell_stays_on_one_line_and_keeps_its_pipes_as_text() {
+        assert_eq!(cell("a | b\nc"), "a \\| b c");
+    }
+}
