@@ -5,7 +5,8 @@
 //! The peers live in `fixtures/peers/`; `scripts/peers.sh` installs their pinned
 //! environments under `target/peers/`. [`table`] turns the verdicts of one
 //! `elicit-check run` per peer (`results.json`) into the Markdown table of docs/src/peers.md,
-//! "The cross-SDK table".
+//! "The cross-SDK table", with the transports each peer is proven over
+//! ([`Peer::transports`]).
 
 use std::path::Path;
 
@@ -30,6 +31,26 @@ impl Variant {
     }
 }
 
+/// An MCP transport a peer serves the contract over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Transport {
+    /// stdio: the peer's command as given (`Peer::command`).
+    Stdio,
+    /// Streamable HTTP: the peer's command with `--port N`, at
+    /// `http://127.0.0.1:N/mcp` (`elicit-check run --url`).
+    Http,
+}
+
+impl Transport {
+    /// `stdio` or `HTTP`, as the cross-SDK table writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Transport::Stdio => "stdio",
+            Transport::Http => "HTTP",
+        }
+    }
+}
+
 /// One peer server: an SDK, its pinned version, a variant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Peer {
@@ -40,6 +61,10 @@ pub struct Peer {
     pub version: &'static str,
     /// Correct or naive.
     pub variant: Variant,
+    /// The transports a test proves this peer over, written by hand: stdio for
+    /// every peer (tests/peers.rs), HTTP only for a peer whose SDK has its
+    /// test in tests/run/http.rs (that test checks the peer lists it).
+    pub transports: &'static [Transport],
     /// The environment under `target/peers/` (`python-sdk1`, `python-sdk2`, `node`).
     environment: &'static str,
     /// The server file: under `fixtures/peers/` for Python, the environment for node.
@@ -56,19 +81,30 @@ pub const PEERS: [Peer; 6] = [
     typescript(Variant::Naive),
 ];
 
-/// (sdk, version, environment, script) of a Python peer.
-type PythonSdk = (&'static str, &'static str, &'static str, &'static str);
+/// stdio and Streamable HTTP.
+const STDIO_AND_HTTP: &[Transport] = &[Transport::Stdio, Transport::Http];
+
+/// (sdk, version, environment, script, transports) of a Python peer.
+type PythonSdk = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static [Transport],
+);
 const PYTHON_SDK1: PythonSdk = (
     "MCP Python SDK 1.x (`mcp`, FastMCP)",
     "1.30.0",
     "python-sdk1",
     "python_sdk1.py",
+    STDIO_AND_HTTP,
 );
 const PYTHON_SDK2: PythonSdk = (
     "MCP Python SDK 2.x (`mcp`, MCPServer)",
     "2.3.0",
     "python-sdk2",
     "python_sdk2.py",
+    STDIO_AND_HTTP,
 );
 
 const fn python(sdk: PythonSdk, variant: Variant) -> Peer {
@@ -76,6 +112,7 @@ const fn python(sdk: PythonSdk, variant: Variant) -> Peer {
         sdk: sdk.0,
         version: sdk.1,
         variant,
+        transports: sdk.4,
         environment: sdk.2,
         script: sdk.3,
     }
@@ -86,6 +123,7 @@ const fn typescript(variant: Variant) -> Peer {
         sdk: "MCP TypeScript SDK (`@modelcontextprotocol/sdk`, McpServer, zod 4.6.7)",
         version: "1.32.2",
         variant,
+        transports: STDIO_AND_HTTP,
         environment: "node",
         script: "server.mjs",
     }
@@ -226,24 +264,30 @@ fn cell(cases: &[(&str, &str)], verdicts: &[Value]) -> String {
     }
 }
 
-/// The cross-SDK table in Markdown: one row per peer (SDK, version, variant),
-/// one column per contract case group ([`GROUPS`]), and a cell saying `pass` or
-/// what the server did instead. `rows` holds each peer with the verdicts of its
-/// contract cases, as `results.json` writes them.
+/// The cross-SDK table in Markdown: one row per peer (SDK, version, variant,
+/// the transports it is proven over, [`Peer::transports`]), one column per
+/// contract case group ([`GROUPS`]), and a cell saying `pass` or what the
+/// server did instead, in a run over stdio. `rows` holds each peer with the
+/// verdicts of its contract cases, as `results.json` writes them.
 pub fn table(rows: &[(Peer, Vec<Value>)]) -> String {
-    let mut out = String::from("| SDK | version | variant |");
+    let mut out = String::from("| SDK | version | variant | transports |");
     for (group, _) in GROUPS {
         out.push_str(&format!(" {group} |"));
     }
-    out.push_str("\n|---|---|---|");
+    out.push_str("\n|---|---|---|---|");
     out.push_str(&"---|".repeat(GROUPS.len()));
     out.push('\n');
     for (peer, verdicts) in rows {
         out.push_str(&format!(
-            "| {} | {} | {} |",
+            "| {} | {} | {} | {} |",
             peer.sdk,
             peer.version,
-            peer.variant.name()
+            peer.variant.name(),
+            peer.transports
+                .iter()
+                .map(|transport| transport.name())
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
         for (_, cases) in GROUPS {
             out.push_str(&format!(" {} |", cell(cases, verdicts)));

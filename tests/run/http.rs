@@ -1,7 +1,10 @@
 //! `elicit-check run --url`: the contract over Streamable HTTP (MCP 2025-11-25,
 //! basic/transports). The Python SDK 1.x and 2.x peers served by their SDK's
-//! `streamable-http` give the verdicts they give over stdio: the correct one
-//! passes every case, the naive one fails the same contract cases; a server
+//! `streamable-http`, and the TypeScript SDK peers by its
+//! `StreamableHTTPServerTransport` (a transport and an `McpServer` per session),
+//! give the verdicts they give over stdio: the correct one passes every case,
+//! the naive one fails the same contract cases; each peer proven here lists
+//! HTTP among its transports (the cross-SDK table's column); a server
 //! elicit-check starts gets a free `{port}` per case, a running one a session
 //! (`Mcp-Session-Id`) per case and is left running; each case's evidence keeps
 //! the URL and its HTTP steps.
@@ -10,7 +13,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-use elicit_check::peers::{PEERS, Peer, Variant};
+use elicit_check::peers::{PEERS, Peer, Transport, Variant};
 use serde_json::Value;
 
 use crate::peers::{environments, naive_failures};
@@ -18,12 +21,16 @@ use crate::support::{OutputDir, Running, free_port, run_elicit_check};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-/// The peer of `variant` in `environment` (`python-sdk1`, `python-sdk2`).
-fn python_peer(environment: &str, variant: Variant) -> Peer {
+/// The environments of the SDK peers this file proves over HTTP, one test
+/// each (`python-sdk1`, `python-sdk2`, `node`: src/peers.rs).
+const OVER_HTTP: [&str; 3] = ["python-sdk1", "python-sdk2", "node"];
+
+/// The peer of `variant` in `environment` (`python-sdk1`, `python-sdk2`, `node`).
+fn sdk_peer(environment: &str, variant: Variant) -> Peer {
     *PEERS
         .iter()
         .find(|peer| peer.name() == format!("{environment}-{}", variant.name()))
-        .expect("the Python SDK peers are listed")
+        .expect("the SDK peers are listed")
 }
 
 /// `elicit-check run ARGS --output DIR [-- COMMAND]` with generous bounds (a
@@ -117,11 +124,44 @@ fn python_sdk2_peers_over_http_pass_when_correct_and_fail_the_stdio_cases_when_n
     peers_over_http_give_their_stdio_verdicts("python-sdk2");
 }
 
+/// The correct TypeScript peer reads each POST body's text itself, so `3.0`
+/// stays a non-integer over HTTP as over stdio (`accept_float_integer` passes).
+#[test]
+fn typescript_sdk_peers_over_http_pass_when_correct_and_fail_the_stdio_cases_when_naive() {
+    peers_over_http_give_their_stdio_verdicts("node");
+}
+
+/// The cross-SDK table's transports column says HTTP for exactly the peers
+/// this file proves over HTTP, stdio for every peer.
+#[test]
+fn the_peers_listed_over_http_are_those_proven_here() {
+    for peer in PEERS {
+        let name = peer.name();
+        let environment = name
+            .strip_suffix(&format!("-{}", peer.variant.name()))
+            .expect("a peer's name ends with its variant");
+        assert_eq!(
+            peer.transports.contains(&Transport::Http),
+            OVER_HTTP.contains(&environment),
+            "{}: {:?}",
+            peer.name(),
+            peer.transports
+        );
+        assert_eq!(
+            peer.transports.first(),
+            Some(&Transport::Stdio),
+            "{}",
+            peer.name()
+        );
+    }
+}
+
 /// The correct peer of `environment` served over HTTP (a server per session,
 /// each on its `{port}`) passes every contract case and 4 generated ones; the
 /// naive one (a server per case) gets the verdicts it gets over stdio, case by
 /// case, and its documented failures, each case's evidence over HTTP.
 fn peers_over_http_give_their_stdio_verdicts(environment: &str) {
+    assert!(OVER_HTTP.contains(&environment), "{environment}");
     let environments = environments();
     let url = "http://127.0.0.1:{port}/mcp";
     let with_port = |peer: &Peer| {
@@ -129,7 +169,7 @@ fn peers_over_http_give_their_stdio_verdicts(environment: &str) {
         command.extend(["--port".to_owned(), "{port}".to_owned()]);
         command
     };
-    let correct = python_peer(environment, Variant::Correct);
+    let correct = sdk_peer(environment, Variant::Correct);
     let (code, verdicts, summary) = run(
         &format!("http-{environment}-correct"),
         &[
@@ -154,7 +194,7 @@ fn peers_over_http_give_their_stdio_verdicts(environment: &str) {
         assert_eq!(session_ids(verdict).len(), 1, "{}", verdict["case"]);
     }
 
-    let naive = python_peer(environment, Variant::Naive);
+    let naive = sdk_peer(environment, Variant::Naive);
     let (code, verdicts, _) = run(
         &format!("http-{environment}-naive"),
         &["--url", url, "--cases", "0"],
@@ -211,8 +251,7 @@ fn peers_over_http_give_their_stdio_verdicts(environment: &str) {
 fn a_running_server_gets_one_session_id_per_case_and_is_left_running() {
     let environments = environments();
     let port = free_port();
-    let command =
-        python_peer("python-sdk1", Variant::Naive).command(Path::new(ROOT), &environments);
+    let command = sdk_peer("python-sdk1", Variant::Naive).command(Path::new(ROOT), &environments);
     let mut server = Running::start(
         Command::new(&command[0])
             .args(&command[1..])
@@ -301,9 +340,8 @@ fn an_http_servers_stdout_is_its_log_its_first_100_lines_in_the_timeline() {
     ]
     .map(str::to_owned)
     .to_vec();
-    command.extend(
-        python_peer("python-sdk1", Variant::Correct).command(Path::new(ROOT), &environments),
-    );
+    command
+        .extend(sdk_peer("python-sdk1", Variant::Correct).command(Path::new(ROOT), &environments));
     command.extend(["--port".to_owned(), "{port}".to_owned()]);
     let url = "http://127.0.0.1:{port}/mcp";
     let (code, verdicts, _) = run(
