@@ -183,14 +183,7 @@ impl<'t> Judge<'t> {
             &run,
             &violations,
         ));
-        for (property, reason) in violations {
-            if !self.known(property) {
-                let mut failure = failure_of(self.target, reason, &run, None, 0, false, self.seed);
-                // The forms run on every check: the check itself repeats them.
-                failure.reproduce = join_command(&base_command(self.target), &self.target.command);
-                self.failures.push((property, failure));
-            }
-        }
+        self.note_repeated_failures(violations, &run);
     }
 
     /// A call declined in its own session after a valid accept was planted
@@ -229,10 +222,16 @@ impl<'t> Judge<'t> {
             &run,
             &violations,
         ));
+        self.note_repeated_failures(violations, &run);
+    }
+
+    /// Keeps a failure of every property in `violations` that has none yet,
+    /// for a call every check makes (the retry forms, the planted replies):
+    /// the check itself repeats it, so its reproduction is the check's command.
+    fn note_repeated_failures(&mut self, violations: Vec<(Property, String)>, run: &CaseRun) {
         for (property, reason) in violations {
             if !self.known(property) {
-                let mut failure = failure_of(self.target, reason, &run, None, 0, false, self.seed);
-                // Planted on every check over HTTP: the check itself repeats it.
+                let mut failure = failure_of(self.target, reason, run, None, 0, false, self.seed);
                 failure.reproduce = join_command(&base_command(self.target), &self.target.command);
                 self.failures.push((property, failure));
             }

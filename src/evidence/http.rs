@@ -172,10 +172,7 @@ impl HttpStep {
                 headers,
                 carries,
             } => {
-                let carries = carries
-                    .as_ref()
-                    .map(|carried| format!(": {}", carried.describe()))
-                    .unwrap_or_default();
+                let carries = carried_suffix(carries.as_ref());
                 match headers.get("mcp-session-id") {
                     Some(session) => {
                         format!("{method} {path}{carries} (Mcp-Session-Id {session})")
@@ -197,10 +194,7 @@ impl HttpStep {
                 carries,
                 ..
             } => {
-                let carries = carries
-                    .as_ref()
-                    .map(|carried| format!(": {}", carried.describe()))
-                    .unwrap_or_default();
+                let carries = carried_suffix(carries.as_ref());
                 match id {
                     Some(id) => format!("event {id} ({data_bytes} bytes){carries}"),
                     None => format!("event ({data_bytes} bytes){carries}"),
@@ -210,6 +204,13 @@ impl HttpStep {
             HttpStep::Failed { error } => format!("no response: {error}"),
         }
     }
+}
+
+/// `: tools/call id 2` for a step that carried a message, empty otherwise.
+fn carried_suffix(carries: Option<&Carried>) -> String {
+    carries
+        .map(|carried| format!(": {}", carried.describe()))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -317,15 +317,8 @@ impl Bridge {
     async fn record_unforwarded(&self, exchange: u32, response: Response) {
         let (body, cut, _) = read_body(response, self.limits.call).await;
         if !body.is_empty() {
-            self.state.record_http(
-                exchange,
-                HttpStep::Body {
-                    bytes: body.len(),
-                    cut,
-                    text: Some(text_start(&body)),
-                    carries: None,
-                },
-            );
+            self.state
+                .record_http(exchange, unforwarded_body(&body, cut));
         }
     }
 
@@ -449,15 +442,8 @@ impl Bridge {
             return true;
         }
         if !status.is_success() {
-            self.state.record_http(
-                exchange,
-                HttpStep::Body {
-                    bytes: body.len(),
-                    cut,
-                    text: Some(text_start(&body)),
-                    carries: None,
-                },
-            );
+            self.state
+                .record_http(exchange, unforwarded_body(&body, cut));
             self.state.event(format!(
                 "HTTP exchange {exchange}: status {}",
                 status.as_u16()
@@ -811,6 +797,17 @@ async fn read_body(response: Response, limit: Duration) -> (Vec<u8>, bool, Optio
         ))
     });
     (body, cut, how)
+}
+
+/// The record of a body not forwarded as a JSON-RPC message: its size,
+/// whether it was cut, and its start.
+fn unforwarded_body(body: &[u8], cut: bool) -> HttpStep {
+    HttpStep::Body {
+        bytes: body.len(),
+        cut,
+        text: Some(text_start(body)),
+        carries: None,
+    }
 }
 
 /// The start of a body for its record: at most [`MAX_BODY_TEXT`] bytes,
