@@ -107,5 +107,8 @@ mod tests {
         assert_eq!(encoded("a\nb"), "=?base64?YQpi?=");
         assert_eq!(encoded("=?base64?x?="), "=?base64?PT9iYXNlNjQ/eD89?=");
         assert_eq!(encoded(""), "");
+        // Only a value wrapped at both ends looks encoded already.
+        assert_eq!(encoded("=?base64?x"), "=?base64?x");
+        assert_eq!(encoded("x?="), "x?=");
     }
 }
