@@ -20,6 +20,13 @@ use serde::{Deserialize, Serialize};
 use super::eras::ErasReport;
 use super::outcome::PropertyVerdict;
 
+/// The verdict of a failed property the baseline lists, in the table, the
+/// summary and the JUnit message.
+pub const KNOWN_VERDICT: &str = "known failure (baseline)";
+
+/// The verdict of a property that holds although the baseline lists it.
+pub const STALE_VERDICT: &str = "holds: stale baseline entry";
+
 /// The eras an entry may name.
 const ERAS: [&str; 2] = ["2025-11-25", "2026-07-28"];
 
@@ -76,24 +83,28 @@ pub struct Applied {
 }
 
 impl Applied {
-    /// The lines printed under the table: `known failure (baseline FILE): P2 in
-    /// 2025-11-25: REASON`, `stale baseline entry: P2 holds in 2025-11-25;
-    /// remove its entry from FILE`.
+    /// The lines printed under the table: one [`Applied::known_line`] per
+    /// known failure, then one [`Applied::stale_line`] per stale entry.
     pub fn lines(&self) -> Vec<String> {
-        let file = &self.file;
-        let known = self.known.iter().map(|listed| {
-            format!(
-                "known failure (baseline {file}): P{} in {}: {}",
-                listed.property, listed.protocol, listed.reason
-            )
-        });
-        let stale = self.stale.iter().map(|listed| {
-            format!(
-                "stale baseline entry: P{} holds in {}; remove its entry from {file}",
-                listed.property, listed.protocol
-            )
-        });
+        let known = self.known.iter().map(|listed| self.known_line(listed));
+        let stale = self.stale.iter().map(|listed| self.stale_line(listed));
         known.chain(stale).collect()
+    }
+
+    /// `known failure (baseline FILE): P2 in 2025-11-25: REASON`.
+    pub fn known_line(&self, listed: &Listed) -> String {
+        format!(
+            "known failure (baseline {}): P{} in {}: {}",
+            self.file, listed.property, listed.protocol, listed.reason
+        )
+    }
+
+    /// `stale baseline entry: P2 holds in 2025-11-25; remove its entry from FILE`.
+    pub fn stale_line(&self, listed: &Listed) -> String {
+        format!(
+            "stale baseline entry: P{} holds in {}; remove its entry from {}",
+            listed.property, listed.protocol, self.file
+        )
     }
 
     /// The entry listing property `property` of era `protocol` as known, if any.
@@ -101,6 +112,27 @@ impl Applied {
         self.known
             .iter()
             .find(|listed| listed.property == property && listed.protocol == protocol)
+    }
+
+    /// The entry listing property `property` of era `protocol` that is stale
+    /// (the property holds), if any.
+    pub fn stale_entry(&self, property: u8, protocol: &str) -> Option<&Listed> {
+        self.stale
+            .iter()
+            .find(|listed| listed.property == property && listed.protocol == protocol)
+    }
+
+    /// The verdict a property's row shows under the baseline, in place of
+    /// its own: [`KNOWN_VERDICT`] for a known failure, [`STALE_VERDICT`] for
+    /// a stale entry; none when no entry names it.
+    pub fn verdict(&self, property: u8, protocol: &str) -> Option<&'static str> {
+        if self.known(property, protocol).is_some() {
+            Some(KNOWN_VERDICT)
+        } else if self.stale_entry(property, protocol).is_some() {
+            Some(STALE_VERDICT)
+        } else {
+            None
+        }
     }
 }
 
@@ -276,6 +308,12 @@ mod tests {
         assert!(applied.known(2, "2025-11-25").is_some());
         assert!(applied.known(2, "2026-07-28").is_none());
         assert!(applied.known(1, "2025-11-25").is_none());
+        assert_eq!(
+            applied.verdict(2, "2025-11-25"),
+            Some("known failure (baseline)")
+        );
+        assert_eq!(applied.verdict(2, "2026-07-28"), None);
+        assert_eq!(applied.verdict(1, "2025-11-25"), None);
         assert!(applied.new_failures.is_empty() && applied.stale.is_empty());
         assert!(applied.passed);
         let empty = Baseline::default().apply(&report(&[("2025-11-25", P2_FAILS)]), "b.toml");
@@ -303,6 +341,11 @@ mod tests {
             ["stale baseline entry: P2 holds in 2025-11-25; remove its entry from b.toml"]
         );
         assert!(applied.known.is_empty());
+        assert_eq!(
+            applied.verdict(2, "2025-11-25"),
+            Some("holds: stale baseline entry")
+        );
+        assert!(applied.stale_entry(2, "2026-07-28").is_none());
         assert!(!applied.passed);
     }
 
@@ -324,6 +367,23 @@ mod tests {
         assert_eq!(applied.new_failures.len(), 1);
         assert_eq!(applied.new_failures[0].protocol, "2025-11-25");
         assert!(!applied.passed);
+
+        // Holding in its era, it is stale there; the other era's failure is new.
+        let applied = baseline.apply(
+            &report(&[("2025-11-25", P2_FAILS), ("2026-07-28", ALL_HOLD)]),
+            "b.toml",
+        );
+        assert_eq!(
+            applied.lines(),
+            ["stale baseline entry: P2 holds in 2026-07-28; remove its entry from b.toml"]
+        );
+        assert_eq!(applied.verdict(2, "2025-11-25"), None);
+        assert_eq!(applied.new_failures.len(), 1);
+
+        // An era the check did not run leaves the entry neither known nor stale.
+        let applied = baseline.apply(&report(&[("2025-11-25", ALL_HOLD)]), "b.toml");
+        assert_eq!(applied.lines(), Vec::<String>::new());
+        assert!(applied.passed);
     }
 
     #[test]

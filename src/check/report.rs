@@ -1,10 +1,12 @@
 //! The outputs of `elicit-check check`: a human table, one JSON document
-//! (`--json`), JUnit XML with one testcase per property (`--junit`).
+//! (`--json`), JUnit XML with one testcase per property (`--junit`), each
+//! showing what a baseline (`--baseline`) made of the check when one is given.
 
 use std::fmt::Write as _;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
+use crate::check::baseline::Applied;
 use crate::check::eras::ErasReport;
 use crate::check::outcome::{CheckReport, PropertyFailure, PropertyVerdict};
 use crate::format::counted;
@@ -17,6 +19,12 @@ use crate::transcript;
 /// minimal answer, shrink note, reproduction command, the tool's reply and
 /// stderr (property 3) and wire frames; warnings; and a last line.
 pub fn table(report: &CheckReport) -> String {
+    table_under(report, None)
+}
+
+/// [`table`], each property's verdict read through `baseline` when one is
+/// given ([`Applied::verdict`]: a known failure, a stale entry).
+fn table_under(report: &CheckReport, baseline: Option<&Applied>) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -51,7 +59,9 @@ pub fn table(report: &CheckReport) -> String {
             property.property,
             property.statement,
             property.cases,
-            property.verdict.word()
+            baseline
+                .and_then(|applied| applied.verdict(property.property, report.protocol))
+                .unwrap_or(property.verdict.word())
         );
         for finding in &property.findings {
             let _ = writeln!(
@@ -138,13 +148,16 @@ pub fn json(report: &CheckReport) -> Result<String, serde_json::Error> {
 
 /// The human report over eras: per era tried, a line saying whether it was
 /// checked and why, then (checked) its [`table`]; a last line over all eras.
-pub fn eras_table(report: &ErasReport) -> String {
+/// With a baseline, the rows it names read [`Applied::verdict`], then come
+/// its lines ([`Applied::lines`]) and the verdict with it: `passes with the
+/// baseline FILE` or `FAILED with the baseline FILE`.
+pub fn eras_table(report: &ErasReport, baseline: Option<&Applied>) -> String {
     let mut out = String::new();
     for era in &report.eras {
         match &era.report {
             Some(checked) => {
                 let _ = writeln!(out, "== protocol {} ({})", era.protocol, era.why);
-                out.push_str(&table(checked));
+                out.push_str(&table_under(checked, baseline));
             }
             None => {
                 let _ = writeln!(
@@ -177,6 +190,17 @@ pub fn eras_table(report: &ErasReport) -> String {
     } else {
         let _ = writeln!(out, "FAILED in protocol {}", failed.join(" and "));
     }
+    if let Some(applied) = baseline {
+        for line in applied.lines() {
+            let _ = writeln!(out, "{line}");
+        }
+        let verdict = if applied.passed {
+            "passes with the baseline"
+        } else {
+            "FAILED with the baseline"
+        };
+        let _ = writeln!(out, "{verdict} {}", applied.file);
+    }
     out
 }
 
@@ -192,13 +216,25 @@ pub fn eras_json(report: &ErasReport) -> Result<String, serde_json::Error> {
 /// JUnit XML over eras: one `<testsuite name="elicit-check check TOOL
 /// (protocol ERA)">` per era checked, as [`junit`] builds it.
 ///
+/// With a baseline, a known failure is `<skipped>` (its message
+/// `known failure (baseline FILE): REASON`, its text the failure's), so the
+/// report agrees with the exit code; a stale entry turns its property's
+/// passed testcase into a `<failure>` saying to remove it.
+///
 /// # Errors
 /// quick-junit's serialization error.
-pub fn eras_junit(report: &ErasReport) -> Result<String, quick_junit::SerializeError> {
+pub fn eras_junit(
+    report: &ErasReport,
+    baseline: Option<&Applied>,
+) -> Result<String, quick_junit::SerializeError> {
     let mut junit = Report::new("elicit-check");
     for era in &report.eras {
         if let Some(checked) = &era.report {
-            junit.add_test_suite(suite(checked, &format!(" (protocol {})", era.protocol)));
+            junit.add_test_suite(suite(
+                checked,
+                &format!(" (protocol {})", era.protocol),
+                baseline,
+            ));
         }
     }
     junit.to_string()
@@ -213,16 +249,40 @@ pub fn eras_junit(report: &ErasReport) -> Result<String, quick_junit::SerializeE
 /// quick-junit's serialization error.
 pub fn junit(report: &CheckReport) -> Result<String, quick_junit::SerializeError> {
     let mut junit = Report::new("elicit-check");
-    junit.add_test_suite(suite(report, ""));
+    junit.add_test_suite(suite(report, "", None));
     junit.to_string()
 }
 
-/// One report's `<testsuite>`, its name ending in `suffix`.
-fn suite(report: &CheckReport, suffix: &str) -> TestSuite {
+/// One report's `<testsuite>`, its name ending in `suffix`, read through
+/// `baseline` as [`eras_junit`] says.
+fn suite(report: &CheckReport, suffix: &str, baseline: Option<&Applied>) -> TestSuite {
     let mut suite = TestSuite::new(format!("elicit-check check {}{suffix}", report.tool));
     for property in &report.properties {
-        let status = match (&property.failure, property.verdict) {
-            (Some(failure), _) => {
+        let known = baseline.and_then(|applied| {
+            applied
+                .known(property.property, report.protocol)
+                .map(|listed| applied.known_line(listed))
+        });
+        let stale = baseline.and_then(|applied| {
+            applied
+                .stale_entry(property.property, report.protocol)
+                .map(|listed| applied.stale_line(listed))
+        });
+        let status = match (&property.failure, property.verdict, known, stale) {
+            (Some(failure), _, Some(known), _) => {
+                let mut status = TestCaseStatus::skipped();
+                status.set_message(known);
+                let mut text = String::new();
+                write_failure(&mut text, failure);
+                status.set_description(text);
+                status
+            }
+            (None, _, _, Some(stale)) => {
+                let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                status.set_message(stale);
+                status
+            }
+            (Some(failure), _, None, _) => {
                 let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
                 status.set_message(failure.reason.clone());
                 let mut text = String::new();
@@ -230,12 +290,12 @@ fn suite(report: &CheckReport, suffix: &str) -> TestSuite {
                 status.set_description(text);
                 status
             }
-            (None, PropertyVerdict::Untested) => {
+            (None, PropertyVerdict::Untested, _, None) => {
                 let mut status = TestCaseStatus::skipped();
                 status.set_message("no case applied to this property");
                 status
             }
-            (None, _) => TestCaseStatus::success(),
+            (None, _, _, None) => TestCaseStatus::success(),
         };
         let mut case = TestCase::new(
             format!("property {}: {}", property.property, property.statement),

@@ -4,6 +4,10 @@
 //! failed property, level `error`, its message leading with the primary reason,
 //! then the minimal answer and the reproduction line.
 //!
+//! A property's warnings (acting on lenient accepts, valid accepts refused,
+//! forms not exercised: they fail nothing without `--strict`) are results of
+//! their own, level `warning`, one per warning.
+//!
 //! A result's location is logical (the tool, kind `function`), and physical
 //! when the check read a config file (`--config`): code scanning shows a
 //! result only at a file, and the config is the file that names the target.
@@ -24,18 +28,30 @@ pub const SCHEMA_URI: &str = "https://json.schemastore.org/sarif-2.1.0.json";
 /// Where a property is explained, for each rule's `helpUri`.
 const PROPERTIES_DOC: &str = "https://github.com/elicit-check/elicit-check/blob/main/docs/src/check.md#the-properties-p1-to-p8";
 
-/// The SARIF document of `report`; `config` is the config file the target came
-/// from (a results' physical location), none without `--config`.
+/// What a SARIF document says beside the report itself.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Context<'a> {
+    /// The config file the target came from (`--config`): the results'
+    /// physical location.
+    pub config: Option<&'a str>,
+    /// The file holding every session's evidence (`--output DIR`'s
+    /// `cases.jsonl`): each result's `properties.evidence`.
+    pub evidence: Option<&'a str>,
+    /// What the baseline (`--baseline`) made of the check.
+    pub baseline: Option<&'a Applied>,
+}
+
+/// The SARIF document of `report`, with what `context` adds.
 ///
 /// With a baseline (`--baseline`), a known failure's result carries an
 /// external suppression whose justification is the entry's reason, and each
 /// stale entry is a result of its own (level `error`).
-pub fn document(report: &ErasReport, config: Option<&str>, baseline: Option<&Applied>) -> Value {
+pub fn document(report: &ErasReport, context: &Context<'_>) -> Value {
     let runs: Vec<Value> = report
         .eras
         .iter()
         .filter_map(|era| era.report.as_ref())
-        .map(|checked| run(report, checked, config, baseline))
+        .map(|checked| run(report, checked, context))
         .collect();
     json!({
         "$schema": SCHEMA_URI,
@@ -49,14 +65,15 @@ pub fn rule_id(number: u8) -> String {
     format!("P{number}")
 }
 
-/// The rules: one per property, in order.
+/// The rules: one per property, in order, each named as the code names the
+/// property (`NoActOnRefusal`).
 fn rules() -> Vec<Value> {
     Property::ALL
         .iter()
         .map(|property| {
             json!({
                 "id": rule_id(property.number()),
-                "name": format!("property-{}", property.number()),
+                "name": format!("{property:?}"),
                 "shortDescription": {"text": property.statement()},
                 "fullDescription": {"text": format!(
                     "elicit-check property {}: the tool {}.",
@@ -71,12 +88,12 @@ fn rules() -> Vec<Value> {
 }
 
 /// One era's run.
-fn run(
-    report: &ErasReport,
-    checked: &CheckReport,
-    config: Option<&str>,
-    baseline: Option<&Applied>,
-) -> Value {
+fn run(report: &ErasReport, checked: &CheckReport, context: &Context<'_>) -> Value {
+    let Context {
+        config,
+        evidence,
+        baseline,
+    } = *context;
     let server = if report.server_command.is_empty() {
         report.url.clone().unwrap_or_default()
     } else {
@@ -127,6 +144,9 @@ fn run(
                     "reply": failure.reply,
                 },
             });
+            if let Some(evidence) = evidence {
+                result["properties"]["evidence"] = json!(evidence);
+            }
             if let Some(known) =
                 baseline.and_then(|applied| applied.known(property.property, checked.protocol))
             {
@@ -138,6 +158,22 @@ fn run(
             Some(result)
         })
         .collect();
+    for property in &checked.properties {
+        for warning in &property.warnings {
+            let mut result = json!({
+                "ruleId": rule_id(property.property),
+                "ruleIndex": usize::from(property.property) - 1,
+                "level": "warning",
+                "message": {"text": warning},
+                "locations": [location()],
+                "properties": {"protocol": checked.protocol, "tool": checked.tool},
+            });
+            if let Some(evidence) = evidence {
+                result["properties"]["evidence"] = json!(evidence);
+            }
+            results.push(result);
+        }
+    }
     for stale in baseline
         .iter()
         .flat_map(|applied| applied.stale.iter().map(move |stale| (applied, stale)))
@@ -148,10 +184,7 @@ fn run(
             "ruleId": rule_id(stale.property),
             "ruleIndex": usize::from(stale.property) - 1,
             "level": "error",
-            "message": {"text": format!(
-                "stale baseline entry: P{} holds in {}; remove its entry from {}",
-                stale.property, stale.protocol, applied.file
-            )},
+            "message": {"text": applied.stale_line(stale)},
             "locations": [location()],
             "properties": {"protocol": checked.protocol, "tool": checked.tool, "baseline": applied.file},
         }));

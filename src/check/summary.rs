@@ -9,13 +9,15 @@ use std::fmt::Write as _;
 use super::baseline::Applied;
 use super::eras::ErasReport;
 
-/// The Markdown summary of `report`.
-/// With a baseline, the verdict is the check's with it, and its known
-/// failures and stale entries are listed at the end.
+/// The Markdown summary of `report`: `## elicit-check check `TOOL`: PASSED`
+/// (or `FAILED`), the server, then per era its table and failures.
+/// With a baseline, the verdict is the check's with it, the rows it names
+/// read [`Applied::verdict`], and its known failures and stale entries are
+/// listed at the end.
 pub fn markdown(report: &ErasReport, baseline: Option<&Applied>) -> String {
     let mut out = String::new();
     let passed = baseline.map_or(report.passed, |applied| applied.passed);
-    let verdict = if passed { "passed" } else { "FAILED" };
+    let verdict = if passed { "PASSED" } else { "FAILED" };
     let _ = writeln!(out, "## elicit-check check `{}`: {verdict}\n", report.tool);
     let server = if report.server_command.is_empty() {
         format!(
@@ -50,7 +52,9 @@ pub fn markdown(report: &ErasReport, baseline: Option<&Applied>) -> String {
                 property.property,
                 cell(property.statement),
                 property.cases,
-                property.verdict.word()
+                baseline
+                    .and_then(|applied| applied.verdict(property.property, checked.protocol))
+                    .unwrap_or(property.verdict.word())
             );
         }
         out.push('\n');

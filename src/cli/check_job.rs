@@ -351,18 +351,11 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
         if args.json {
             writeln!(stdout, "{json}")?;
         } else {
-            write!(stdout, "{}", crate::check::report::eras_table(&report))?;
-            if let Some(applied) = &applied {
-                for line in applied.lines() {
-                    writeln!(stdout, "{line}")?;
-                }
-                let verdict = if applied.passed {
-                    "passes with the baseline"
-                } else {
-                    "FAILED with the baseline"
-                };
-                writeln!(stdout, "{verdict} {}", applied.file)?;
-            }
+            write!(
+                stdout,
+                "{}",
+                crate::check::report::eras_table(&report, applied.as_ref())
+            )?;
         }
     }
     if let Some(dir) = &args.output {
@@ -370,7 +363,7 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
         std::fs::write(&path, &json).with_context(|| format!("cannot write {}", path.display()))?;
     }
     if let Some(path) = &args.junit {
-        let xml = crate::check::report::eras_junit(&report)?;
+        let xml = crate::check::report::eras_junit(&report, applied.as_ref())?;
         std::fs::write(path, xml).with_context(|| format!("cannot write {}", path.display()))?;
     }
     if let Some(path) = &args.sarif {
@@ -378,7 +371,16 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
             .config
             .as_ref()
             .map(|config| config.display().to_string());
-        let sarif = crate::check::sarif::document(&report, config.as_deref(), applied.as_ref());
+        let evidence = args
+            .output
+            .as_ref()
+            .map(|dir| dir.join("cases.jsonl").display().to_string());
+        let context = crate::check::sarif::Context {
+            config: config.as_deref(),
+            evidence: evidence.as_deref(),
+            baseline: applied.as_ref(),
+        };
+        let sarif = crate::check::sarif::document(&report, &context);
         let text = serde_json::to_string_pretty(&sarif)?;
         std::fs::write(path, text + "\n")
             .with_context(|| format!("cannot write {}", path.display()))?;

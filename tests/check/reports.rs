@@ -4,8 +4,9 @@
 //! and `--baseline` (known failures pass, stale entries fail, a bad file is
 //! refused before any server starts). The server is
 //! `fixtures/servers/calculator.py`: with `--bug computes-on-decline` it acts
-//! on a decline, which breaks property 1 and nothing else; without a bug every
-//! property holds.
+//! on a decline, which breaks property 1 and nothing else; with `--bug
+//! float-as-integer` it acts on `3.0` for an integer (a warning of property 2);
+//! without a bug every property holds.
 
 use serde_json::Value;
 
@@ -50,8 +51,73 @@ fn sarif_errors(document: &Value) -> Vec<String> {
         .collect()
 }
 
+/// `(testcase name, status, message)` of every `<testcase>` in a JUnit file:
+/// status `passed`, `failure` or `skipped`.
+fn junit_cases(path: &std::path::Path) -> Vec<(String, &'static str, Option<String>)> {
+    use quick_xml::events::{BytesStart, Event};
+    let text = std::fs::read_to_string(path).expect("the JUnit file is written");
+    let mut reader = quick_xml::Reader::from_str(&text);
+    let attribute = |element: &BytesStart, key: &[u8]| {
+        element
+            .attributes()
+            .filter_map(Result::ok)
+            .find(|a| a.key.as_ref() == key)
+            .map(|a| {
+                a.normalized_value(quick_xml::XmlVersion::Implicit1_0)
+                    .expect("escaped")
+                    .into_owned()
+            })
+    };
+    let mut cases: Vec<(String, &'static str, Option<String>)> = Vec::new();
+    loop {
+        match reader.read_event().expect("well-formed XML") {
+            Event::Start(element) | Event::Empty(element) => {
+                let status = match element.name().as_ref() {
+                    b"testcase" => {
+                        cases.push((attribute(&element, b"name").expect("name"), "passed", None));
+                        continue;
+                    }
+                    b"failure" => "failure",
+                    b"skipped" => "skipped",
+                    _ => continue,
+                };
+                let case = cases.last_mut().expect("inside a testcase");
+                case.1 = status;
+                case.2 = attribute(&element, b"message");
+            }
+            Event::Eof => break,
+            _ => {}
+        }
+    }
+    cases
+}
+
 fn read_json(path: &std::path::Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("written")).expect("JSON")
+}
+
+/// The failed properties a summary lists (`#### P1 fails: …`), in order.
+fn summary_failures(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| line.strip_prefix("#### "))
+        .filter_map(|rest| rest.split_once(" fails: "))
+        .map(|(id, _)| id.to_owned())
+        .collect()
+}
+
+/// `(ruleId, level)` of every result of a SARIF run.
+fn sarif_results(run: &Value) -> Vec<(String, String)> {
+    run["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|result| {
+            (
+                result["ruleId"].as_str().expect("ruleId").to_owned(),
+                result["level"].as_str().expect("level").to_owned(),
+            )
+        })
+        .collect()
 }
 
 #[test]
@@ -59,9 +125,30 @@ fn sarif_has_one_valid_result_per_failed_property() {
     let scratch = Scratch::new("check-reports");
     let sarif = scratch.path().join("check.sarif");
     let sarif_text = sarif.display().to_string();
-    let run = check_calculator(Some("computes-on-decline"), &["--sarif", &sarif_text]);
+    let summary = scratch.path().join("summary.md");
+    let evidence = scratch.path().join("evidence");
+    let run = check_calculator(
+        Some("computes-on-decline"),
+        &[
+            "--sarif",
+            &sarif_text,
+            "--summary",
+            &summary.display().to_string(),
+            "--output",
+            &evidence.display().to_string(),
+        ],
+    );
     assert_eq!(run.status.code(), Some(1));
+    // The table, the summary and the SARIF name the same failed property.
+    let table = String::from_utf8_lossy(&run.stdout);
+    assert!(table.contains("\nFAILED: property 1\n"), "{table}");
+    let summary = std::fs::read_to_string(&summary).expect("written");
+    assert_eq!(summary_failures(&summary), ["P1"], "{summary}");
     let document = read_json(&sarif);
+    assert_eq!(
+        sarif_results(&document["runs"][0]),
+        [("P1".to_owned(), "error".to_owned())]
+    );
     assert_eq!(sarif_errors(&document), Vec::<String>::new());
     assert_eq!(document["version"], "2.1.0");
     let runs = document["runs"].as_array().expect("runs");
@@ -73,6 +160,12 @@ fn sarif_has_one_valid_result_per_failed_property() {
         .filter_map(|rule| rule["id"].as_str())
         .collect();
     assert_eq!(rules, ["P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8"]);
+    let rule = &runs[0]["tool"]["driver"]["rules"][0];
+    assert_eq!(rule["name"], "NoActOnRefusal");
+    assert_eq!(
+        rule["shortDescription"]["text"],
+        "never acts when an answer was decline or cancel"
+    );
     let results = runs[0]["results"].as_array().expect("results");
     assert_eq!(results.len(), 1, "{results:#?}");
     assert_eq!(results[0]["ruleId"], "P1");
@@ -91,6 +184,11 @@ fn sarif_has_one_valid_result_per_failed_property() {
         "calculate"
     );
     assert_eq!(results[0]["properties"]["protocol"], "2025-11-25");
+    assert_eq!(
+        results[0]["properties"]["evidence"],
+        evidence.join("cases.jsonl").display().to_string()
+    );
+    assert!(evidence.join("cases.jsonl").is_file());
 
     // A server that holds every property: a valid document with no result.
     let clean = scratch.path().join("clean.sarif");
@@ -112,6 +210,39 @@ fn the_vendored_sarif_schema_refuses_a_broken_document() {
         "results": [{"message": {"text": "x"}, "level": "fatal"}]
     }]});
     assert_ne!(sarif_errors(&bad_level), Vec::<String>::new());
+}
+
+/// A warning fails nothing without `--strict`: a result of level `warning`
+/// under its property, and the check passes.
+#[test]
+fn a_warning_is_a_sarif_result_of_level_warning() {
+    let scratch = Scratch::new("check-reports");
+    let sarif = scratch.path().join("warning.sarif");
+    let run = check_calculator(
+        Some("float-as-integer"),
+        &[
+            "--answer",
+            r#"{"action":"accept","content":{"units":3.0,"unit_value":7}}"#,
+            "--sarif",
+            &sarif.display().to_string(),
+        ],
+    );
+    assert_eq!(
+        run.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+    let document = read_json(&sarif);
+    assert_eq!(sarif_errors(&document), Vec::<String>::new());
+    assert_eq!(
+        sarif_results(&document["runs"][0]),
+        [("P2".to_owned(), "warning".to_owned())]
+    );
+    assert_eq!(
+        document["runs"][0]["results"][0]["message"]["text"],
+        r#"acted on {"action":"accept","content":{"units":3.0,"unit_value":7}} (whole float 3.0 for integer `units`): valid JSON Schema, refused by strict servers"#
+    );
 }
 
 #[test]
@@ -144,16 +275,26 @@ fn the_summary_names_the_same_findings_and_is_appended() {
 fn a_baseline_lets_a_known_failure_pass_and_fails_when_it_is_stale() {
     let scratch = Scratch::new("check-reports");
     let baseline = scratch.path().join("baseline.toml");
+    // The second entry names another target's tool: left out, with a warning.
     std::fs::write(
         &baseline,
-        "[[known]]\ntool = \"calculate\"\nproperty = \"P1\"\nreason = \"acts on a decline, fixed upstream in 2.0\"\n",
+        "[[known]]\ntool = \"calculate\"\nproperty = \"P1\"\nreason = \"acts on a decline, fixed upstream in 2.0\"\n\n\
+         [[known]]\ntool = \"refund\"\nproperty = \"P2\"\nreason = \"another server\"\n",
     )
     .expect("written");
     let file = baseline.display().to_string();
     let sarif = scratch.path().join("known.sarif");
+    let junit = scratch.path().join("known.xml");
     let known = check_calculator(
         Some("computes-on-decline"),
-        &["--baseline", &file, "--sarif", &sarif.display().to_string()],
+        &[
+            "--baseline",
+            &file,
+            "--sarif",
+            &sarif.display().to_string(),
+            "--junit",
+            &junit.display().to_string(),
+        ],
     );
     let stdout = String::from_utf8_lossy(&known.stdout);
     assert_eq!(known.status.code(), Some(0), "{stdout}");
@@ -163,6 +304,40 @@ fn a_baseline_lets_a_known_failure_pass_and_fails_when_it_is_stale() {
         )),
         "{stdout}"
     );
+    // Property 1's row reads as known.
+    assert!(
+        stdout.lines().any(|line| {
+            line.starts_with("1  never acts when an answer was decline or cancel")
+                && line.ends_with("  known failure (baseline)")
+        }),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&known.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "elicit-check: warning: baseline {file} lists P2 of tool \"refund\", not \"calculate\": left out\n"
+        )),
+        "{stderr}"
+    );
+    // JUnit agrees with the exit code: the known failure is skipped, not failed.
+    let cases = junit_cases(&junit);
+    assert_eq!(cases.len(), 8);
+    assert_eq!(
+        (cases[0].1, cases[0].2.as_deref()),
+        (
+            "skipped",
+            Some(
+                format!(
+                    "known failure (baseline {file}): P1 in 2025-11-25: acts on a decline, fixed upstream in 2.0"
+                )
+                .as_str()
+            )
+        )
+    );
+    assert!(
+        cases.iter().all(|(_, status, _)| *status != "failure"),
+        "{cases:?}"
+    );
     let document = read_json(&sarif);
     assert_eq!(sarif_errors(&document), Vec::<String>::new());
     assert_eq!(
@@ -171,8 +346,33 @@ fn a_baseline_lets_a_known_failure_pass_and_fails_when_it_is_stale() {
     );
 
     // The same entry against the fixed server: stale, the check fails.
-    let fixed = check_calculator(None, &["--baseline", &file, "--json"]);
+    let junit = scratch.path().join("stale.xml");
+    let fixed = check_calculator(
+        None,
+        &[
+            "--baseline",
+            &file,
+            "--json",
+            "--junit",
+            &junit.display().to_string(),
+        ],
+    );
     assert_eq!(fixed.status.code(), Some(1));
+    let stale_line =
+        format!("stale baseline entry: P1 holds in 2025-11-25; remove its entry from {file}");
+    let cases = junit_cases(&junit);
+    assert_eq!(
+        (cases[0].1, cases[0].2.as_deref()),
+        ("failure", Some(stale_line.as_str()))
+    );
+    assert_eq!(
+        cases
+            .iter()
+            .filter(|(_, status, _)| *status == "failure")
+            .count(),
+        1,
+        "{cases:?}"
+    );
     let report: Value = serde_json::from_slice(&fixed.stdout).expect("JSON");
     super::cli::assert_valid_report_json(&report);
     assert_eq!(report["passed"], true, "every property holds");
@@ -182,12 +382,18 @@ fn a_baseline_lets_a_known_failure_pass_and_fails_when_it_is_stale() {
         serde_json::json!([{"property": 1, "protocol": "2025-11-25", "reason": "acts on a decline, fixed upstream in 2.0"}])
     );
     let table = check_calculator(None, &["--baseline", &file]);
+    assert_eq!(table.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&table.stdout);
     assert!(
-        String::from_utf8_lossy(&table.stdout).contains(&format!(
-            "stale baseline entry: P1 holds in 2025-11-25; remove its entry from {file}\nFAILED with the baseline {file}\n"
-        )),
-        "{}",
-        String::from_utf8_lossy(&table.stdout)
+        stdout.contains(&format!("{stale_line}\nFAILED with the baseline {file}\n")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.lines().any(|line| {
+            line.starts_with("1  never acts when an answer was decline or cancel")
+                && line.ends_with("  holds: stale baseline entry")
+        }),
+        "{stdout}"
     );
 }
 
@@ -195,35 +401,43 @@ fn a_baseline_lets_a_known_failure_pass_and_fails_when_it_is_stale() {
 fn a_bad_baseline_is_refused_before_any_server_starts() {
     let scratch = Scratch::new("check-reports");
     let baseline = scratch.path().join("baseline.toml");
-    std::fs::write(
-        &baseline,
-        "[[known]]\ntool = \"calculate\"\nproperty = \"P12\"\nreason = \"r\"\n",
-    )
-    .expect("written");
-    let marker = scratch.path().join("started");
     let file = baseline.display().to_string();
+    let marker = scratch.path().join("started");
     let touch = format!("touch '{}'; exec python3 \"$0\"", marker.display());
     let script = fixture("fixtures/servers/calculator.py");
-    let run = cli(&[
-        "--tool",
-        "calculate",
-        "--acted",
-        "/computed=true",
-        "--baseline",
-        &file,
-        "--",
-        "sh",
-        "-c",
-        &touch,
-        &script,
-    ]);
-    assert_eq!(run.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&run.stderr);
-    assert!(
-        stderr.contains(&format!(
-            "baseline {file}: [[known]] #1: property \"P12\" is none of P1 to P8"
-        )),
-        "{stderr}"
-    );
-    assert!(!marker.exists(), "no server was started");
+    // (the file's text, none: no file; what stderr says)
+    let bad: [(Option<&str>, String); 3] = [
+        (
+            Some("[[known]]\ntool = \"calculate\"\nproperty = \"P12\"\nreason = \"r\"\n"),
+            format!("baseline {file}: [[known]] #1: property \"P12\" is none of P1 to P8"),
+        ),
+        (
+            Some("[[known]]\ntool = \"calculate\"\nproperty = P1\nreason = \"r\"\n"),
+            format!("baseline {file}: TOML parse error at line 3"),
+        ),
+        (None, format!("cannot read the baseline {file}")),
+    ];
+    for (text, expected) in bad {
+        match text {
+            Some(text) => std::fs::write(&baseline, text).expect("written"),
+            None => std::fs::remove_file(&baseline).expect("removed"),
+        }
+        let run = cli(&[
+            "--tool",
+            "calculate",
+            "--acted",
+            "/computed=true",
+            "--baseline",
+            &file,
+            "--",
+            "sh",
+            "-c",
+            &touch,
+            &script,
+        ]);
+        assert_eq!(run.status.code(), Some(2), "{expected}");
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert!(stderr.contains(&expected), "{stderr}");
+        assert!(!marker.exists(), "no server was started: {expected}");
+    }
 }
