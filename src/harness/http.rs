@@ -159,13 +159,7 @@ impl Bridge {
             .and_then(Value::as_str)
             .map(str::to_owned)
             .or_else(|| lock(&self.protocol_version).clone());
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            CONTENT_TYPE,
-            "application/json".parse().expect("a header value"),
-        );
-        headers.insert(ACCEPT, POST_ACCEPT.parse().expect("a header value"));
-        self.session_headers(&mut headers, version.as_deref());
+        let mut headers = json_headers(self.session_id.as_deref(), version.as_deref());
         for (name, value) in super::standard_headers::for_request(&message, version.as_deref()) {
             if let Ok(value) = value.parse() {
                 headers.insert(name, value);
@@ -294,22 +288,8 @@ impl Bridge {
     /// The headers of a POST of JSON under `session` (none: no
     /// `Mcp-Session-Id`), with the negotiated `MCP-Protocol-Version`.
     fn json_headers(&self, session: Option<&str>) -> HeaderMap {
-        let mut headers = HeaderMap::new();
-        headers.insert(
-            CONTENT_TYPE,
-            "application/json".parse().expect("a header value"),
-        );
-        headers.insert(ACCEPT, POST_ACCEPT.parse().expect("a header value"));
-        if let Some(id) = session.and_then(|id| id.parse().ok()) {
-            headers.insert("mcp-session-id", id);
-        }
-        if let Some(version) = lock(&self.protocol_version)
-            .as_deref()
-            .and_then(|version| version.parse().ok())
-        {
-            headers.insert("mcp-protocol-version", version);
-        }
-        headers
+        let version = lock(&self.protocol_version).clone();
+        json_headers(session, version.as_deref())
     }
 
     /// Reads a body that is not forwarded to the client, within the call
@@ -322,14 +302,9 @@ impl Bridge {
         }
     }
 
-    /// Adds `Mcp-Session-Id` and `MCP-Protocol-Version` when known.
+    /// Adds the session's `Mcp-Session-Id` and `MCP-Protocol-Version` when known.
     fn session_headers(&self, headers: &mut HeaderMap, version: Option<&str>) {
-        if let Some(id) = self.session_id.as_deref().and_then(|id| id.parse().ok()) {
-            headers.insert("mcp-session-id", id);
-        }
-        if let Some(version) = version.and_then(|version| version.parse().ok()) {
-            headers.insert("mcp-protocol-version", version);
-        }
+        add_session(headers, self.session_id.as_deref(), version);
     }
 
     /// Records a request of a new exchange (carrying the JSON-RPC message
@@ -695,6 +670,30 @@ async fn read_events(events: Events, response: Response) {
         {
             let _ = stop.send(());
         }
+    }
+}
+
+/// The headers of a POST of a JSON-RPC message under `session` and
+/// `version` (each left out when none).
+fn json_headers(session: Option<&str>, version: Option<&str>) -> HeaderMap {
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        CONTENT_TYPE,
+        "application/json".parse().expect("a header value"),
+    );
+    headers.insert(ACCEPT, POST_ACCEPT.parse().expect("a header value"));
+    add_session(&mut headers, session, version);
+    headers
+}
+
+/// Adds `Mcp-Session-Id: session` and `MCP-Protocol-Version: version`, each
+/// when given and a valid header value.
+fn add_session(headers: &mut HeaderMap, session: Option<&str>, version: Option<&str>) {
+    if let Some(id) = session.and_then(|id| id.parse().ok()) {
+        headers.insert("mcp-session-id", id);
+    }
+    if let Some(version) = version.and_then(|version| version.parse().ok()) {
+        headers.insert("mcp-protocol-version", version);
     }
 }
 
