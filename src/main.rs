@@ -74,6 +74,7 @@ fn main() -> ExitCode {
         Some(Command::Serve(args)) => runtime.block_on(cli::serve(args)),
         Some(Command::Run(args)) => runtime.block_on(cli::run(*args)),
         Some(Command::Check(args)) => runtime.block_on(cli::check(*args)),
+        Some(Command::Merge(args)) => cli::merge(&args),
         None => unreachable!("defaulted to run above"),
     };
     ExitCode::from(cli::exit_code(result))

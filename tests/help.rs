@@ -11,7 +11,7 @@ fn every_subcommand_has_its_help_snapshotted() {
     settings.set_prepend_module_to_snapshot(false);
     settings.bind(|| {
         insta::assert_snapshot!("elicit-check", elicit_check::cli::args::help(None));
-        for subcommand in ["serve", "run", "check"] {
+        for subcommand in ["serve", "run", "check", "merge"] {
             insta::assert_snapshot!(
                 format!("elicit-check-{subcommand}"),
                 elicit_check::cli::args::help(Some(subcommand))
@@ -41,7 +41,13 @@ fn the_binary_prints_the_snapshotted_help() {
 #[test]
 fn no_help_names_an_issue() {
     let ticket = regex::Regex::new(r"(?i)\bissue\s*#?\d").expect("a regex");
-    for subcommand in [None, Some("serve"), Some("run"), Some("check")] {
+    for subcommand in [
+        None,
+        Some("serve"),
+        Some("run"),
+        Some("check"),
+        Some("merge"),
+    ] {
         let help = elicit_check::cli::args::help(subcommand);
         assert!(!ticket.is_match(&help), "{subcommand:?}: {help}");
     }

@@ -36,6 +36,10 @@ const ERAS: [&str; 2] = ["2025-11-25", "2026-07-28"];
 pub struct Known {
     /// The target's tool.
     pub tool: String,
+    /// The config target's name (`[[target]]`'s `name`): the entry then
+    /// speaks of that target only, not of every target of its tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
     /// `P1` to `P8`.
     pub property: String,
     /// `2025-11-25` or `2026-07-28`; none: every era checked.
@@ -169,6 +173,20 @@ impl Baseline {
         Ok(baseline)
     }
 
+    /// The entries that speak of the target named `name` (none: a target
+    /// from the command line, not a config's): those naming no target, and
+    /// those naming it.
+    pub fn for_target(&self, name: Option<&str>) -> Baseline {
+        Baseline {
+            known: self
+                .known
+                .iter()
+                .filter(|known| known.target.is_none() || known.target.as_deref() == name)
+                .cloned()
+                .collect(),
+        }
+    }
+
     /// The entries naming another tool than `tool`.
     pub fn other_tools(&self, tool: &str) -> Vec<&Known> {
         self.known
@@ -231,12 +249,13 @@ fn property_number(id: &str) -> Option<u8> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::check::eras::EraCheck;
     use crate::check::outcome::{CheckReport, PropertyReport};
 
-    fn report(verdicts: &[(&'static str, [PropertyVerdict; 8])]) -> ErasReport {
+    /// A report of tool `book` with these verdicts per era (`passed` false).
+    pub(crate) fn report(verdicts: &[(&'static str, [PropertyVerdict; 8])]) -> ErasReport {
         let eras = verdicts
             .iter()
             .map(|(protocol, verdicts)| EraCheck {
@@ -290,8 +309,29 @@ mod tests {
 
     use PropertyVerdict::{Fails as F, Holds as H, Untested as U};
 
-    const P2_FAILS: [PropertyVerdict; 8] = [H, F, H, H, H, U, H, U];
-    const ALL_HOLD: [PropertyVerdict; 8] = [H, H, H, H, H, U, H, U];
+    pub(crate) const P2_FAILS: [PropertyVerdict; 8] = [H, F, H, H, H, U, H, U];
+    pub(crate) const ALL_HOLD: [PropertyVerdict; 8] = [H, H, H, H, H, U, H, U];
+
+    #[test]
+    fn an_entry_naming_a_target_speaks_of_that_target_only() {
+        let baseline = Baseline::parse(
+            "[[known]]\ntool = \"book\"\nproperty = \"P2\"\nreason = \"all\"\n\
+             [[known]]\ntool = \"book\"\ntarget = \"book-porto\"\nproperty = \"P1\"\nreason = \"porto\"\n",
+            "b.toml",
+        )
+        .expect("valid");
+        let reasons = |name: Option<&str>| -> Vec<String> {
+            baseline
+                .for_target(name)
+                .known
+                .into_iter()
+                .map(|known| known.reason)
+                .collect()
+        };
+        assert_eq!(reasons(Some("book-porto")), ["all", "porto"]);
+        assert_eq!(reasons(Some("book")), ["all"]);
+        assert_eq!(reasons(None), ["all"]);
+    }
 
     #[test]
     fn a_listed_failure_is_known_and_an_unlisted_one_is_new() {

@@ -1,9 +1,11 @@
 //! `elicit-check.toml`: how a repository checks its server, committed beside it
-//! (the config file of `elicit-check check`). One `[[target]]` per tool; unknown keys
-//! are errors.
+//! (the config file of `elicit-check check`). One `[[target]]` per tool (or per
+//! tool and arguments); unknown keys are errors. `check --config` runs every
+//! target, or those named with `--target NAME`.
 //!
 //! ```toml
 //! [[target]]
+//! name = "book-lisbon"                  # optional: the tool's name by default
 //! command = ["python3", "server.py"]   # or give it after `--`
 //! # url = "http://127.0.0.1:{port}/mcp" # Streamable HTTP instead of stdio (--url)
 //! tool = "book"
@@ -41,6 +43,10 @@ pub struct ConfigFile {
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct TargetConfig {
+    /// The target's name (`--target NAME`, the evidence folder `DIR/NAME/`):
+    /// the tool's name when absent. Letters, digits, `_`, `-` and `.`, as MCP's
+    /// tool names (2025-11-25, Tools, "Tool names"), unique in the file.
+    pub name: Option<String>,
     /// The server command: program, then arguments.
     #[serde(default)]
     pub command: Vec<String>,
@@ -105,7 +111,49 @@ impl ConfigFile {
     /// # Errors
     /// toml's message (line, column, key).
     pub fn parse(text: &str) -> Result<ConfigFile, String> {
-        toml::from_str(text).map_err(|error| error.to_string())
+        let config: ConfigFile = toml::from_str(text).map_err(|error| error.to_string())?;
+        let mut seen: Vec<&str> = Vec::new();
+        for (index, target) in config.target.iter().enumerate() {
+            let name = target.name();
+            let at = format!("[[target]] #{}", index + 1);
+            if !valid_name(name) {
+                return Err(format!(
+                    "{at}: name {name:?} is not a target name: 1 to 128 letters, digits, `_`, `-` or `.`, not `.` or `..` (it names the evidence folder)"
+                ));
+            }
+            if seen.contains(&name) {
+                return Err(format!(
+                    "{at}: a second target named {name:?} (a target is named after its tool unless it sets name = \"...\"): give each its own name"
+                ));
+            }
+            seen.push(name);
+        }
+        Ok(config)
+    }
+
+    /// The targets `names` asks for (`--target NAME`, repeatable), in the
+    /// file's order; every target when `names` is empty.
+    ///
+    /// # Errors
+    /// A name no target has (the message lists the names there are).
+    pub fn named(&self, names: &[String]) -> Result<Vec<&TargetConfig>, String> {
+        if let Some(missing) = names.iter().find(|name| {
+            !self
+                .target
+                .iter()
+                .any(|target| target.name() == name.as_str())
+        }) {
+            let have: Vec<&str> = self.target.iter().map(TargetConfig::name).collect();
+            return Err(format!(
+                "the config has no [[target]] named {missing:?} (it has: {})",
+                have.join(", ")
+            ));
+        }
+        Ok(self
+            .target
+            .iter()
+            .filter(|target| names.is_empty() || names.iter().any(|name| name == target.name()))
+            .collect())
     }
 
     /// The target for `tool`, or the only one when `tool` is `None`.
@@ -131,6 +179,24 @@ impl ConfigFile {
             },
         }
     }
+}
+
+impl TargetConfig {
+    /// The target's name: `name`, else the tool's.
+    pub fn name(&self) -> &str {
+        self.name.as_deref().unwrap_or(&self.tool)
+    }
+}
+
+/// Whether `name` can name a target: 1 to 128 of `A-Z a-z 0-9 _ - .` (MCP's
+/// tool-name characters), and not `.` or `..` (it is a folder's name).
+fn valid_name(name: &str) -> bool {
+    (1..=128).contains(&name.len())
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        && name != "."
+        && name != ".."
 }
 
 #[cfg(test)]
@@ -207,5 +273,62 @@ jobs = 3
         assert!(error.contains("choose one with --tool"), "{error}");
         let error = config.select(Some("c")).expect_err("missing");
         assert!(error.contains("no [[target]] for tool \"c\""), "{error}");
+    }
+
+    #[test]
+    fn targets_are_named_after_their_tool_unless_named() {
+        let config = ConfigFile::parse(
+            "[[target]]\ntool = \"book\"\n[[target]]\nname = \"book-porto\"\ntool = \"book\"\n[[target]]\ntool = \"pay\"\n",
+        )
+        .expect("valid");
+        let names: Vec<&str> = config.target.iter().map(TargetConfig::name).collect();
+        assert_eq!(names, ["book", "book-porto", "pay"]);
+        let all: Vec<&str> = config
+            .named(&[])
+            .expect("all")
+            .into_iter()
+            .map(TargetConfig::name)
+            .collect();
+        assert_eq!(all, ["book", "book-porto", "pay"]);
+        // The file's order, whatever the order asked.
+        let two: Vec<&str> = config
+            .named(&["pay".to_owned(), "book".to_owned()])
+            .expect("two")
+            .into_iter()
+            .map(TargetConfig::name)
+            .collect();
+        assert_eq!(two, ["book", "pay"]);
+        let error = config
+            .named(&["porto".to_owned()])
+            .expect_err("no such name");
+        assert_eq!(
+            error,
+            "the config has no [[target]] named \"porto\" (it has: book, book-porto, pay)"
+        );
+    }
+
+    #[test]
+    fn names_are_unique_and_fit_a_folder() {
+        let error = ConfigFile::parse("[[target]]\ntool = \"book\"\n[[target]]\ntool = \"book\"\n")
+            .expect_err("two named book");
+        assert!(
+            error.starts_with("[[target]] #2: a second target named \"book\""),
+            "{error}"
+        );
+        for bad in ["../up", "a b", "..", ""] {
+            let text = format!("[[target]]\nname = {bad:?}\ntool = \"book\"\n");
+            let error = ConfigFile::parse(&text).expect_err(bad);
+            assert!(
+                error.starts_with(&format!("[[target]] #1: name {bad:?} is not a target name")),
+                "{bad}: {error}"
+            );
+        }
+        let long = "n".repeat(129);
+        assert!(
+            ConfigFile::parse(&format!("[[target]]\nname = {long:?}\ntool = \"t\"\n")).is_err()
+        );
+        let fits = "n".repeat(128);
+        assert!(ConfigFile::parse(&format!("[[target]]\nname = {fits:?}\ntool = \"t\"\n")).is_ok());
+        assert!(ConfigFile::parse("[[target]]\nname = \"v1.2_a-b\"\ntool = \"t\"\n").is_ok());
     }
 }

@@ -37,7 +37,9 @@
 //! (`probe`), planning the cases (`plan`), session mode (`session`), judging
 //! the calls (`judge`), shrinking (`shrink`), reproduction lines
 //! (`reproduction`) and assembling the report (`assemble`); this file is the
-//! job that runs them in order.
+//! job that runs them in order. A config's targets are checked one after
+//! another: their report (`targets`), the slices of a CI matrix (`shard`)
+//! and the join of the slices' reports (`merge`).
 
 mod assemble;
 pub mod baseline;
@@ -48,6 +50,7 @@ pub mod eras;
 mod error;
 pub mod hooks;
 mod judge;
+pub mod merge;
 mod outcome;
 mod plan;
 mod probe;
@@ -56,10 +59,12 @@ mod reproduction;
 mod retry;
 pub mod sarif;
 mod session;
+pub mod shard;
 mod shrink;
 pub mod summary;
 pub mod tally;
 mod target;
+pub mod targets;
 
 use std::sync::Arc;
 

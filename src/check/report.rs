@@ -228,16 +228,40 @@ pub fn eras_junit(
     baseline: Option<&Applied>,
 ) -> Result<String, quick_junit::SerializeError> {
     let mut junit = Report::new("elicit-check");
-    for era in &report.eras {
-        if let Some(checked) = &era.report {
-            junit.add_test_suite(suite(
-                checked,
-                &format!(" (protocol {})", era.protocol),
-                baseline,
-            ));
-        }
-    }
+    junit.add_test_suites(eras_suites(report, baseline, &report.tool));
     junit.to_string()
+}
+
+/// The `<testsuite>`s of [`eras_junit`], named `elicit-check check LABEL
+/// (protocol ERA)`: `label` is the tool, or the target's name when the check
+/// ran a config's targets.
+pub fn eras_suites(report: &ErasReport, baseline: Option<&Applied>, label: &str) -> Vec<TestSuite> {
+    report
+        .eras
+        .iter()
+        .filter_map(|era| {
+            let checked = era.report.as_ref()?;
+            Some(suite(
+                checked,
+                &format!("{label} (protocol {})", era.protocol),
+                baseline,
+            ))
+        })
+        .collect()
+}
+
+/// The `<testsuite name="elicit-check check NAME">` of a target that could
+/// not be checked: one testcase, `check`, in error (`<error>`) with `error`
+/// as its message, so a CI system counts it as broken rather than passed.
+pub fn not_checked_suite(name: &str, error: &str) -> TestSuite {
+    let mut suite = TestSuite::new(format!("elicit-check check {name}"));
+    let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+    status.set_message(error.lines().next().unwrap_or_default());
+    status.set_description(error);
+    let mut case = TestCase::new("check", status);
+    case.set_classname(format!("elicit-check.{name}"));
+    suite.add_test_case(case);
+    suite
 }
 
 /// The report as JUnit XML: one `<testsuite name="elicit-check check TOOL">` with
@@ -249,14 +273,14 @@ pub fn eras_junit(
 /// quick-junit's serialization error.
 pub fn junit(report: &CheckReport) -> Result<String, quick_junit::SerializeError> {
     let mut junit = Report::new("elicit-check");
-    junit.add_test_suite(suite(report, "", None));
+    junit.add_test_suite(suite(report, &report.tool, None));
     junit.to_string()
 }
 
-/// One report's `<testsuite>`, its name ending in `suffix`, read through
+/// One report's `<testsuite name="elicit-check check NAME">`, read through
 /// `baseline` as [`eras_junit`] says.
-fn suite(report: &CheckReport, suffix: &str, baseline: Option<&Applied>) -> TestSuite {
-    let mut suite = TestSuite::new(format!("elicit-check check {}{suffix}", report.tool));
+fn suite(report: &CheckReport, name: &str, baseline: Option<&Applied>) -> TestSuite {
+    let mut suite = TestSuite::new(format!("elicit-check check {name}"));
     for property in &report.properties {
         let known = baseline.and_then(|applied| {
             applied

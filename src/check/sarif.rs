@@ -39,6 +39,10 @@ pub struct Context<'a> {
     pub evidence: Option<&'a str>,
     /// What the baseline (`--baseline`) made of the check.
     pub baseline: Option<&'a Applied>,
+    /// The target's name when the check ran a config's targets: each run's
+    /// `automationDetails.id` is then `elicit-check/NAME/ERA/`, so two targets
+    /// of one tool stay apart in code scanning.
+    pub target: Option<&'a str>,
 }
 
 /// The SARIF document of `report`, with what `context` adds.
@@ -47,17 +51,55 @@ pub struct Context<'a> {
 /// external suppression whose justification is the entry's reason, and each
 /// stale entry is a result of its own (level `error`).
 pub fn document(report: &ErasReport, context: &Context<'_>) -> Value {
-    let runs: Vec<Value> = report
+    wrap(runs(report, context))
+}
+
+/// The runs of `report`: one per era checked, as [`document`] holds them.
+pub fn runs(report: &ErasReport, context: &Context<'_>) -> Vec<Value> {
+    report
         .eras
         .iter()
         .filter_map(|era| era.report.as_ref())
         .map(|checked| run(report, checked, context))
-        .collect();
+        .collect()
+}
+
+/// The run of a target that could not be checked: no results, and an
+/// invocation that did not succeed (`executionSuccessful` false) whose
+/// error notification says why (SARIF 2.1.0, 3.20 "invocation object").
+pub fn not_checked_run(name: &str, tool: &str, error: &str) -> Value {
+    json!({
+        "tool": driver(),
+        "automationDetails": {"id": format!("elicit-check/{name}/")},
+        "invocations": [{
+            "executionSuccessful": false,
+            "toolExecutionNotifications": [{
+                "level": "error",
+                "message": {"text": error},
+            }],
+        }],
+        "results": [],
+        "properties": {"tool": tool, "passed": false},
+    })
+}
+
+/// The SARIF document holding `runs`.
+pub fn wrap(runs: Vec<Value>) -> Value {
     json!({
         "$schema": SCHEMA_URI,
         "version": VERSION,
         "runs": runs,
     })
+}
+
+/// The tool object: elicit-check, its version and the rules.
+fn driver() -> Value {
+    json!({"driver": {
+        "name": "elicit-check",
+        "version": env!("CARGO_PKG_VERSION"),
+        "informationUri": "https://github.com/elicit-check/elicit-check",
+        "rules": rules(),
+    }})
 }
 
 /// `P2`: the rule id of `property`.
@@ -93,6 +135,7 @@ fn run(report: &ErasReport, checked: &CheckReport, context: &Context<'_>) -> Val
         config,
         evidence,
         baseline,
+        target,
     } = *context;
     let server = if report.server_command.is_empty() {
         report.url.clone().unwrap_or_default()
@@ -190,13 +233,12 @@ fn run(report: &ErasReport, checked: &CheckReport, context: &Context<'_>) -> Val
         }));
     }
     json!({
-        "tool": {"driver": {
-            "name": "elicit-check",
-            "version": checked.elicit_check_version,
-            "informationUri": "https://github.com/elicit-check/elicit-check",
-            "rules": rules(),
-        }},
-        "automationDetails": {"id": format!("elicit-check/{}/{}/", checked.tool, checked.protocol)},
+        "tool": driver(),
+        "automationDetails": {"id": format!(
+            "elicit-check/{}/{}/",
+            target.unwrap_or(&checked.tool),
+            checked.protocol
+        )},
         "results": results,
         "properties": {
             "protocol": checked.protocol,

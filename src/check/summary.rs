@@ -9,16 +9,17 @@ use std::fmt::Write as _;
 use super::baseline::Applied;
 use super::eras::ErasReport;
 
-/// The Markdown summary of `report`: `## elicit-check check `TOOL`: PASSED`
-/// (or `FAILED`), the server, then per era its table and failures.
+/// The Markdown summary of `report`: `## elicit-check check `TITLE`: PASSED`
+/// (or `FAILED`), the server, then per era its table and failures. `title`
+/// is the tool, or the target's name when the check ran a config's targets.
 /// With a baseline, the verdict is the check's with it, the rows it names
 /// read [`Applied::verdict`], and its known failures and stale entries are
 /// listed at the end.
-pub fn markdown(report: &ErasReport, baseline: Option<&Applied>) -> String {
+pub fn markdown(report: &ErasReport, baseline: Option<&Applied>, title: &str) -> String {
     let mut out = String::new();
     let passed = baseline.map_or(report.passed, |applied| applied.passed);
     let verdict = if passed { "PASSED" } else { "FAILED" };
-    let _ = writeln!(out, "## elicit-check check `{}`: {verdict}\n", report.tool);
+    let _ = writeln!(out, "## elicit-check check `{title}`: {verdict}\n");
     let server = if report.server_command.is_empty() {
         format!(
             "the running server at `{}`",

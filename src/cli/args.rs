@@ -39,14 +39,48 @@ pub enum Command {
     /// Check any MCP server's tool (stdio or Streamable HTTP) from the
     /// requestedSchema it sends: does it act on anything but a valid, consenting accept?
     Check(Box<CheckArgs>),
+    /// Join the `--json` reports of `check --config FILE --shard K/N` (one per
+    /// shard of a CI matrix) into the report of all the config's targets.
+    Merge(MergeArgs),
+}
+
+/// The options of `elicit-check merge`.
+#[derive(Debug, clap::Args)]
+pub struct MergeArgs {
+    /// The shards' reports (`check --config FILE --shard K/N --json > FILE`),
+    /// each shard exactly once.
+    #[arg(required = true, value_name = "FILE")]
+    pub(crate) reports: Vec<PathBuf>,
+    /// Print the merged report as one JSON document instead of the table.
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Append the overview (one row per target) as Markdown to this file,
+    /// e.g. "$GITHUB_STEP_SUMMARY".
+    #[arg(long, value_name = "PATH")]
+    pub(crate) summary: Option<PathBuf>,
 }
 
 /// The options of `elicit-check check`.
 #[derive(Debug, clap::Args)]
 pub struct CheckArgs {
-    /// The tool to call (required unless the config has exactly one target).
+    /// The tool to call; with --config, the target of this tool (without it,
+    /// every target of the config is checked).
     #[arg(long)]
     pub(crate) tool: Option<String>,
+    /// With --config, check only the [[target]] of this name (its `name`, else
+    /// its tool); repeatable.
+    #[arg(
+        long = "target",
+        value_name = "NAME",
+        requires = "config",
+        conflicts_with = "tool"
+    )]
+    pub(crate) target: Vec<String>,
+    /// With --config, check the K-th of N slices of its targets (round-robin in
+    /// the file's order), for a CI matrix of N jobs; `elicit-check merge` joins
+    /// the slices' --json reports (docs/src/ci.md).
+    #[arg(long, value_name = "K/N", requires = "config", conflicts_with = "tool")]
+    pub(crate) shard: Option<crate::check::shard::Shard>,
     /// The tool's arguments, a JSON object.
     #[arg(long, value_name = "JSON")]
     pub(crate) arguments: Option<String>,
@@ -148,7 +182,9 @@ pub struct CheckArgs {
     /// Folder for the evidence: check.json (the report) and cases.jsonl (every session).
     #[arg(long, value_name = "DIR")]
     pub(crate) output: Option<PathBuf>,
-    /// A TOML file of [[target]]s (docs/src/config.md); options given here override it.
+    /// A TOML file of [[target]]s (docs/src/config.md): every target is checked
+    /// (or those --tool, --target or --shard choose); options given here
+    /// override it.
     #[arg(long, value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
     /// Speak Streamable HTTP to the MCP endpoint at this URL instead of stdio.

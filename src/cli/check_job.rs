@@ -1,9 +1,11 @@
 //! The `check` job: the target from the options and the config file, the
 //! report on stdout (table or JSON), `--junit`, `--sarif`, `--summary`, the
 //! evidence in `--output`,
-//! and whether every property held.
+//! and whether every property held; the parts a config's targets share
+//! (`super::targets_job`).
 
 use std::io::Write;
+use std::path::Path;
 
 use anyhow::Context;
 use serde_json::json;
@@ -11,48 +13,34 @@ use serde_json::json;
 use super::args::CheckArgs;
 use super::program::{check_program, output_is_a_folder, report_file_can_be_written};
 use super::signals::StopSignals;
+use crate::check::baseline::{Applied, Baseline};
+use crate::check::config::{ConfigFile, TargetConfig};
+use crate::check::eras::ErasReport;
 use crate::format::counted;
 
-/// The target of `check` and its eras from the options and, when given, the
-/// config file.
-fn check_target(
-    args: &CheckArgs,
-) -> anyhow::Result<(crate::check::Target, crate::check::eras::Eras)> {
-    use crate::check::Target;
-    use crate::check::config::ConfigFile;
-    let config = match &args.config {
-        Some(path) => Some(
-            ConfigFile::load(path)
-                .map_err(anyhow::Error::msg)?
-                .select(args.tool.as_deref())
-                .map_err(anyhow::Error::msg)?
-                .clone(),
-        ),
-        None => None,
-    };
-    let command = if args.server.is_empty() {
-        config
-            .as_ref()
-            .map(|c| c.command.clone())
-            .unwrap_or_default()
-    } else {
-        args.server.clone()
-    };
-    let url = args
-        .url
-        .clone()
-        .or_else(|| config.as_ref().and_then(|c| c.url.clone()));
-    let transport = match &url {
-        Some(url) => crate::harness::Transport::http(url, !command.is_empty())?,
-        None if command.is_empty() => anyhow::bail!(
-            "no server command: give it after `--` (e.g. `-- python3 server.py`), or --url URL for a running Streamable HTTP server"
-        ),
-        None => crate::harness::Transport::Stdio,
-    };
-    // As `run` does: a program that cannot start is refused before anything runs.
-    if let Some(program) = command.first() {
-        check_program(program)?;
-    }
+/// A check that was stopped by SIGINT or SIGTERM: the message says where the
+/// sessions that finished are.
+#[derive(Debug, thiserror::Error)]
+#[error("interrupted; {0}")]
+pub(super) struct Interrupted(pub(super) String);
+
+/// The baseline file read and checked (`--baseline`), with its path as given.
+pub(super) type BaselineFile = (Baseline, String);
+
+/// One target checked: its report, what the baseline made of it, and the
+/// report's JSON (as `--json` prints it).
+pub(super) struct Checked {
+    /// The report over its eras.
+    pub(super) report: ErasReport,
+    /// The baseline applied, when one is given.
+    pub(super) applied: Option<Applied>,
+    /// The report as JSON, `baseline` added when one is given.
+    pub(super) json: String,
+}
+
+/// Refuses, before any server starts, report files and an evidence folder
+/// that cannot be written.
+pub(super) fn outputs_can_be_written(args: &CheckArgs) -> anyhow::Result<()> {
     if let Some(dir) = &args.output {
         output_is_a_folder(dir)?;
     }
@@ -65,10 +53,53 @@ fn check_target(
     if let Some(path) = &args.summary {
         report_file_can_be_written("--summary", path)?;
     }
+    Ok(())
+}
+
+/// Reads the baseline (`--baseline`); a file that cannot be read or is not
+/// one is refused before any server starts.
+pub(super) fn read_baseline(args: &CheckArgs) -> anyhow::Result<Option<BaselineFile>> {
+    let Some(path) = &args.baseline else {
+        return Ok(None);
+    };
+    let file = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the baseline {file}"))?;
+    let baseline = Baseline::parse(&text, &file).map_err(anyhow::Error::msg)?;
+    Ok(Some((baseline, file)))
+}
+
+/// The target of `check` and its eras from the options and, when given, the
+/// config file's target `config`.
+pub(super) fn check_target(
+    args: &CheckArgs,
+    config: Option<&TargetConfig>,
+) -> anyhow::Result<(crate::check::Target, crate::check::eras::Eras)> {
+    use crate::check::Target;
+    let command = if args.server.is_empty() {
+        config.map(|c| c.command.clone()).unwrap_or_default()
+    } else {
+        args.server.clone()
+    };
+    let url = args
+        .url
+        .clone()
+        .or_else(|| config.and_then(|c| c.url.clone()));
+    let transport = match &url {
+        Some(url) => crate::harness::Transport::http(url, !command.is_empty())?,
+        None if command.is_empty() => anyhow::bail!(
+            "no server command: give it after `--` (e.g. `-- python3 server.py`), or --url URL for a running Streamable HTTP server"
+        ),
+        None => crate::harness::Transport::Stdio,
+    };
+    // As `run` does: a program that cannot start is refused before anything runs.
+    if let Some(program) = command.first() {
+        check_program(program)?;
+    }
     let tool = args
         .tool
         .clone()
-        .or_else(|| config.as_ref().map(|c| c.tool.clone()))
+        .or_else(|| config.map(|c| c.tool.clone()))
         .context("no tool: give --tool NAME")?;
     let mut target = Target::stdio(command).transport(transport).tool(tool);
     let arguments = match &args.arguments {
@@ -77,7 +108,7 @@ fn check_target(
             Ok(_) => anyhow::bail!("--arguments must be a JSON object, got {text}"),
             Err(error) => anyhow::bail!("--arguments is not JSON: {error}"),
         },
-        None => config.as_ref().and_then(|c| c.arguments.clone()),
+        None => config.and_then(|c| c.arguments.clone()),
     };
     if let Some(arguments) = arguments {
         target = target.arguments(arguments);
@@ -93,7 +124,7 @@ fn check_target(
             args.acted_not_error,
             args.acted_cmd.clone(),
         )
-    } else if let Some(config) = &config {
+    } else if let Some(config) = config {
         (
             config.acted.clone(),
             config.acted_text.clone(),
@@ -125,12 +156,11 @@ fn check_target(
     if let Some(setup) = args
         .setup
         .clone()
-        .or_else(|| config.as_ref().and_then(|c| c.setup.clone()))
+        .or_else(|| config.and_then(|c| c.setup.clone()))
     {
         target = target.setup(setup);
     }
     let mut environment: Vec<(String, String)> = config
-        .as_ref()
         .map(|c| c.env.clone().into_iter().collect())
         .unwrap_or_default();
     for pair in &args.env {
@@ -146,29 +176,29 @@ fn check_target(
     if let Some(cwd) = args
         .cwd
         .clone()
-        .or_else(|| config.as_ref().and_then(|c| c.cwd.clone()))
+        .or_else(|| config.and_then(|c| c.cwd.clone()))
     {
         if !cwd.is_dir() {
             anyhow::bail!("--cwd {}: no such folder", cwd.display());
         }
         target = target.cwd(cwd);
     }
-    if let Some(cases) = args.cases.or_else(|| config.as_ref().and_then(|c| c.cases)) {
+    if let Some(cases) = args.cases.or_else(|| config.and_then(|c| c.cases)) {
         target = target.cases(cases);
     }
-    if let Some(seed) = args.seed.or_else(|| config.as_ref().and_then(|c| c.seed)) {
+    if let Some(seed) = args.seed.or_else(|| config.and_then(|c| c.seed)) {
         target = target.seed(seed);
     }
     if let Some(runs) = args
         .max_shrink_runs
-        .or_else(|| config.as_ref().and_then(|c| c.max_shrink_runs))
+        .or_else(|| config.and_then(|c| c.max_shrink_runs))
     {
         target = target.max_shrink_runs(runs);
     }
     if let Some(jobs) = args
         .jobs
         .map(usize::from)
-        .or_else(|| config.as_ref().and_then(|c| c.jobs))
+        .or_else(|| config.and_then(|c| c.jobs))
     {
         if jobs == 0 {
             anyhow::bail!("jobs = 0 in the config: give at least 1");
@@ -190,13 +220,13 @@ fn check_target(
     } else if args.session {
         true
     } else {
-        config.as_ref().and_then(|c| c.session).unwrap_or(true)
+        config.and_then(|c| c.session).unwrap_or(true)
     };
     target = target
-        .strict(args.strict || config.as_ref().is_some_and(|c| c.strict))
+        .strict(args.strict || config.is_some_and(|c| c.strict))
         .session(session);
-    target.allow_unasked = args.allow_unasked || config.as_ref().is_some_and(|c| c.allow_unasked);
-    let eras: crate::check::eras::Eras = match (args.protocol, config.as_ref()) {
+    target.allow_unasked = args.allow_unasked || config.is_some_and(|c| c.allow_unasked);
+    let eras: crate::check::eras::Eras = match (args.protocol, config) {
         (Some(eras), _) => eras,
         (None, Some(config)) => match &config.protocol {
             Some(protocol) => protocol.parse().map_err(anyhow::Error::msg)?,
@@ -210,27 +240,134 @@ fn check_target(
     Ok((target.limits(args.limits.limits()), eras))
 }
 
-/// `elicit-check check`: `Ok(true)` when every property holds.
-pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
-    let (target, eras) = check_target(&args)?;
-    // A baseline that cannot be read is refused before any server starts.
-    let baseline = match &args.baseline {
-        Some(path) => {
-            let file = path.display().to_string();
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read the baseline {file}"))?;
-            let baseline = crate::check::baseline::Baseline::parse(&text, &file)
-                .map_err(anyhow::Error::msg)?;
-            for other in baseline.other_tools(&target.tool) {
-                eprintln!(
-                    "elicit-check: warning: baseline {file} lists {} of tool {:?}, not {:?}: left out",
-                    other.property, other.tool, target.tool
-                );
-            }
-            Some((baseline, file))
-        }
+/// `elicit-check check` of one target: the options, and `config`'s target
+/// when given (the only one, or the one of `--tool`). `Ok(true)` when every
+/// property holds.
+pub(super) async fn check_single(
+    args: CheckArgs,
+    config: Option<&ConfigFile>,
+) -> anyhow::Result<bool> {
+    let chosen = match config {
+        Some(config) => Some(
+            config
+                .select(args.tool.as_deref())
+                .map_err(anyhow::Error::msg)?,
+        ),
         None => None,
     };
+    outputs_can_be_written(&args)?;
+    let baseline = read_baseline(&args)?;
+    if let Some((baseline, file)) = &baseline {
+        let tool = args
+            .tool
+            .as_deref()
+            .or(chosen.map(|target| target.tool.as_str()))
+            .unwrap_or_default();
+        for other in baseline.other_tools(tool) {
+            eprintln!(
+                "elicit-check: warning: baseline {file} lists {} of tool {:?}, not {tool:?}: left out",
+                other.property, other.tool
+            );
+        }
+    }
+    let mut signals = StopSignals::listen();
+    let checked = check_one(
+        &args,
+        chosen,
+        baseline.as_ref(),
+        args.output.as_deref(),
+        &mut signals,
+    )
+    .await?;
+    let Checked {
+        report,
+        applied,
+        json,
+    } = checked;
+    // The report first: a file that cannot be written then loses nothing.
+    {
+        let mut stdout = std::io::stdout().lock();
+        if args.json {
+            writeln!(stdout, "{json}")?;
+        } else {
+            write!(
+                stdout,
+                "{}",
+                crate::check::report::eras_table(&report, applied.as_ref())
+            )?;
+        }
+    }
+    if let Some(dir) = &args.output {
+        write_check_json(dir, &json)?;
+    }
+    if let Some(path) = &args.junit {
+        let xml = crate::check::report::eras_junit(&report, applied.as_ref())?;
+        std::fs::write(path, xml).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &args.sarif {
+        let config = args
+            .config
+            .as_ref()
+            .map(|config| config.display().to_string());
+        let evidence = args
+            .output
+            .as_ref()
+            .map(|dir| dir.join("cases.jsonl").display().to_string());
+        let context = crate::check::sarif::Context {
+            config: config.as_deref(),
+            evidence: evidence.as_deref(),
+            baseline: applied.as_ref(),
+            target: None,
+        };
+        let sarif = crate::check::sarif::document(&report, &context);
+        let text = serde_json::to_string_pretty(&sarif)?;
+        std::fs::write(path, text + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &args.summary {
+        append_summary(
+            path,
+            &crate::check::summary::markdown(&report, applied.as_ref(), &report.tool),
+        )?;
+    }
+    Ok(applied.map_or(report.passed, |applied| applied.passed))
+}
+
+/// Writes a target's report `json` to `dir/check.json`.
+pub(super) fn write_check_json(dir: &Path, json: &str) -> anyhow::Result<()> {
+    let path = dir.join("check.json");
+    std::fs::write(&path, json).with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Appends `markdown` to the summary file `path` (`--summary`): appended, as
+/// a CI job's summary file collects every step's.
+pub(super) fn append_summary(path: &Path, markdown: &str) -> anyhow::Result<()> {
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    file.write_all(markdown.as_bytes())
+        .with_context(|| format!("cannot write {}", path.display()))
+}
+
+/// Checks one target (`config`, the options overriding it): prints what it
+/// checks, keeps every session in `output/cases.jsonl` when `output` is
+/// given (and, when the check cannot be done, why in `output/check.json`),
+/// and stops at a signal.
+///
+/// # Errors
+/// The target's options are wrong, the check could not be done (its
+/// `check.json` then says why), the evidence cannot be written, or a signal
+/// came ([`Interrupted`]).
+pub(super) async fn check_one(
+    args: &CheckArgs,
+    config: Option<&TargetConfig>,
+    baseline: Option<&BaselineFile>,
+    output: Option<&Path>,
+    signals: &mut StopSignals,
+) -> anyhow::Result<Checked> {
+    let (target, eras) = check_target(args, config)?;
     let seed = target
         .seed
         .map_or_else(|| "from the clock".to_owned(), |seed| seed.to_string());
@@ -261,7 +398,7 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
             (false, jobs) => format!("a fresh process per case, -j {jobs}"),
         }
     );
-    let mut cases_log = match &args.output {
+    let mut cases_log = match output {
         Some(dir) => {
             std::fs::create_dir_all(dir)
                 .with_context(|| format!("cannot write the evidence folder {}", dir.display()))?;
@@ -274,7 +411,6 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
         None => None,
     };
     let mut log_error = None;
-    let mut signals = StopSignals::listen();
     let mut on_record = |record: crate::check::CaseRecord| {
         if let Some(file) = cases_log.as_mut() {
             let line = serde_json::to_string(&record).unwrap_or_default();
@@ -294,22 +430,21 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
         if let Some(file) = cases_log.as_mut() {
             file.flush().context("cannot write cases.jsonl")?;
         }
-        match &args.output {
-            Some(dir) => anyhow::bail!(
-                "interrupted; the sessions that finished are in {}",
+        return Err(Interrupted(match output {
+            Some(dir) => format!(
+                "the sessions that finished are in {}",
                 dir.join("cases.jsonl").display()
             ),
-            None => anyhow::bail!(
-                "interrupted; no report (give --output DIR to keep the sessions that finish)"
-            ),
-        }
+            None => "no report (give --output DIR to keep the sessions that finish)".to_owned(),
+        })
+        .into());
     };
     let report = match report {
         Ok(report) => report,
         Err(error) => {
             // The report file is written even when the check cannot be done, so
             // a CI job that archives it never keeps an earlier run's report.
-            if let Some(dir) = &args.output {
+            if let Some(dir) = output {
                 let path = dir.join("check.json");
                 let failed = json!({
                     "passed": false,
@@ -334,9 +469,12 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
     if let Some(mut file) = cases_log {
         file.flush().context("cannot write cases.jsonl")?;
     }
-    let applied = baseline
-        .as_ref()
-        .map(|(baseline, file)| baseline.apply(&report, file));
+    // An entry naming a config target speaks of that target only.
+    let applied = baseline.map(|(baseline, file)| {
+        baseline
+            .for_target(config.map(TargetConfig::name))
+            .apply(&report, file)
+    });
     let json = match &applied {
         None => crate::check::report::eras_json(&report)?,
         Some(applied) => {
@@ -345,55 +483,9 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
             serde_json::to_string_pretty(&document)?
         }
     };
-    // The report first: a file that cannot be written then loses nothing.
-    {
-        let mut stdout = std::io::stdout().lock();
-        if args.json {
-            writeln!(stdout, "{json}")?;
-        } else {
-            write!(
-                stdout,
-                "{}",
-                crate::check::report::eras_table(&report, applied.as_ref())
-            )?;
-        }
-    }
-    if let Some(dir) = &args.output {
-        let path = dir.join("check.json");
-        std::fs::write(&path, &json).with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    if let Some(path) = &args.junit {
-        let xml = crate::check::report::eras_junit(&report, applied.as_ref())?;
-        std::fs::write(path, xml).with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    if let Some(path) = &args.sarif {
-        let config = args
-            .config
-            .as_ref()
-            .map(|config| config.display().to_string());
-        let evidence = args
-            .output
-            .as_ref()
-            .map(|dir| dir.join("cases.jsonl").display().to_string());
-        let context = crate::check::sarif::Context {
-            config: config.as_deref(),
-            evidence: evidence.as_deref(),
-            baseline: applied.as_ref(),
-        };
-        let sarif = crate::check::sarif::document(&report, &context);
-        let text = serde_json::to_string_pretty(&sarif)?;
-        std::fs::write(path, text + "\n")
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    if let Some(path) = &args.summary {
-        // Appended, as a CI job's summary file collects every step's.
-        let mut file = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        file.write_all(crate::check::summary::markdown(&report, applied.as_ref()).as_bytes())
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
-    Ok(applied.map_or(report.passed, |applied| applied.passed))
+    Ok(Checked {
+        report,
+        applied,
+        json,
+    })
 }

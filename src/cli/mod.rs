@@ -2,23 +2,52 @@
 //! options and hands them here, so every job runs (and is tested) without
 //! spawning the binary.
 //!
-//! - [`args`]: the options of `serve`, `run` and `check`.
-//! - [`run`], [`check`], [`serve`]: the jobs; `Ok(true)` when everything
+//! - [`args`]: the options of `serve`, `run`, `check` and `merge`.
+//! - [`run`], [`check`] (a config's targets: `targets_job`), [`serve`],
+//!   [`merge`]: the jobs; `Ok(true)` when everything
 //!   passed, `Ok(false)` when the server failed a case or a property, `Err`
 //!   when nothing could be judged ([`mod@exit_code`] maps the three).
 
 pub mod args;
 mod check_job;
 pub mod exit_code;
+mod merge_job;
 mod program;
 mod run_job;
 mod signals;
+mod targets_job;
 
 use std::time::Duration;
 
-pub use args::{CheckArgs, Cli, Command, RunArgs, ServeArgs};
-pub use check_job::check;
+pub use args::{CheckArgs, Cli, Command, MergeArgs, RunArgs, ServeArgs};
+pub use merge_job::merge;
 pub use run_job::run;
+
+/// `elicit-check check`: `Ok(true)` when every property holds (in every
+/// target). A config whose targets are all to be run (several `[[target]]`s
+/// and no `--tool`, or `--target`, or `--shard`) goes to `targets_job`, one
+/// target to `check_job`.
+///
+/// # Errors
+/// The config cannot be read, or (as each job says) the check could not be
+/// done.
+pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
+    let config = match &args.config {
+        Some(path) => {
+            Some(crate::check::config::ConfigFile::load(path).map_err(anyhow::Error::msg)?)
+        }
+        None => None,
+    };
+    match &config {
+        Some(config)
+            if args.tool.is_none()
+                && (config.target.len() > 1 || !args.target.is_empty() || args.shard.is_some()) =>
+        {
+            targets_job::check_targets(&args, config).await
+        }
+        config => check_job::check_single(args, config.as_ref()).await,
+    }
+}
 
 /// `elicit-check serve`: the reference server on stdin/stdout until the client
 /// closes stdin (`Ok(true)`), or with `--port` over Streamable HTTP until

@@ -2,7 +2,8 @@
 //! against the properties P1 to P8 from the `requestedSchema` it sends. The
 //! command line and its reports, the gate on servers written with the MCP SDKs
 //! (a planted defect fails the property it breaks, in both protocol eras), the
-//! `jsonschema` judge, and session mode giving the `--fresh` report.
+//! `jsonschema` judge, session mode giving the `--fresh` report, and a
+//! config's targets checked in one run, sliced into shards and merged.
 
 mod cli;
 mod gate;
@@ -10,3 +11,4 @@ mod http;
 mod judge;
 mod reports;
 mod session;
+mod targets;

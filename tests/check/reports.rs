@@ -38,7 +38,7 @@ fn check_calculator(bug: Option<&str>, extra: &[&str]) -> std::process::Output {
 }
 
 /// The vendored SARIF 2.1.0 schema's errors for `document` (empty: valid).
-fn sarif_errors(document: &Value) -> Vec<String> {
+pub(super) fn sarif_errors(document: &Value) -> Vec<String> {
     let schema: Value = serde_json::from_str(
         &std::fs::read_to_string(fixture("schemas/vendor/sarif-schema-2.1.0.json"))
             .expect("the SARIF schema is readable"),
@@ -52,8 +52,8 @@ fn sarif_errors(document: &Value) -> Vec<String> {
 }
 
 /// `(testcase name, status, message)` of every `<testcase>` in a JUnit file:
-/// status `passed`, `failure` or `skipped`.
-fn junit_cases(path: &std::path::Path) -> Vec<(String, &'static str, Option<String>)> {
+/// status `passed`, `failure`, `error` or `skipped`.
+pub(super) fn junit_cases(path: &std::path::Path) -> Vec<(String, &'static str, Option<String>)> {
     use quick_xml::events::{BytesStart, Event};
     let text = std::fs::read_to_string(path).expect("the JUnit file is written");
     let mut reader = quick_xml::Reader::from_str(&text);
@@ -78,6 +78,7 @@ fn junit_cases(path: &std::path::Path) -> Vec<(String, &'static str, Option<Stri
                         continue;
                     }
                     b"failure" => "failure",
+                    b"error" => "error",
                     b"skipped" => "skipped",
                     _ => continue,
                 };

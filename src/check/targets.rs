@@ -1,0 +1,531 @@
+//! `check --config` over the config's targets: one entry per target checked
+//! (its name, tool, outcome, a one-line verdict, and its own report as
+//! `check --json` prints it for that target alone, or why it could not be
+//! checked), the overview table across targets, and its Markdown.
+//!
+//! This is the document `check --json` prints when it runs the targets of a
+//! config (`schemas/check-targets.schema.json`), a shard (`--shard K/N`)
+//! writes, and `elicit-check merge` reads and writes.
+
+use std::fmt::Write as _;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::baseline::Applied;
+use super::eras::ErasReport;
+use super::outcome::PropertyVerdict;
+use super::shard::Shard;
+
+/// How one target ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TargetOutcome {
+    /// Every property holds (or, with a baseline, every failure is known and
+    /// no entry is stale).
+    Passed,
+    /// A property fails.
+    Failed,
+    /// The check could not be done (the server did not start, the tool is
+    /// not listed, the acted rule cannot be read, ...).
+    Error,
+}
+
+/// One target's entry.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetEntry {
+    /// Its position among the targets selected (the file's order after
+    /// `--target`, from 0), which fixes its shard.
+    pub position: usize,
+    /// Its name (the `[[target]]`'s `name`, else its tool).
+    pub name: String,
+    /// The tool called.
+    pub tool: String,
+    /// How it ended.
+    pub outcome: TargetOutcome,
+    /// One line: `every property holds in protocol 2025-11-25`, `FAILED: P1
+    /// in 2025-11-25`, or `not checked: REASON`.
+    pub verdict: String,
+    /// Its report as `check --json` prints it for this target alone (with
+    /// `baseline` when one is given); absent when it could not be checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub report: Option<Value>,
+    /// Why it could not be checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+impl TargetEntry {
+    /// The entry of a target that was checked: `report` read through
+    /// `baseline` when given, `document` its JSON.
+    pub fn checked(
+        position: usize,
+        name: &str,
+        report: &ErasReport,
+        baseline: Option<&Applied>,
+        document: Value,
+    ) -> TargetEntry {
+        let (outcome, verdict) = verdict(report, baseline);
+        TargetEntry {
+            position,
+            name: name.to_owned(),
+            tool: report.tool.clone(),
+            outcome,
+            verdict,
+            report: Some(document),
+            error: None,
+        }
+    }
+
+    /// The entry of a target that could not be checked, and why (`error`, as
+    /// `check` prints it).
+    pub fn not_checked(position: usize, name: &str, tool: &str, error: &str) -> TargetEntry {
+        let first = error.lines().next().unwrap_or_default();
+        TargetEntry {
+            position,
+            name: name.to_owned(),
+            tool: tool.to_owned(),
+            outcome: TargetOutcome::Error,
+            verdict: format!("not checked: {first}"),
+            report: None,
+            error: Some(error.to_owned()),
+        }
+    }
+}
+
+/// The outcome and one-line verdict of `report`, read through `baseline`.
+fn verdict(report: &ErasReport, baseline: Option<&Applied>) -> (TargetOutcome, String) {
+    let eras_checked: Vec<&str> = report
+        .eras
+        .iter()
+        .filter(|era| era.checked)
+        .map(|era| era.protocol)
+        .collect();
+    let warnings: usize = report
+        .eras
+        .iter()
+        .filter_map(|era| era.report.as_ref())
+        .flat_map(|checked| &checked.properties)
+        .map(|property| property.warnings.len())
+        .sum();
+    let holds = format!(
+        "every property holds in protocol {}{}",
+        eras_checked.join(" and "),
+        match warnings {
+            0 => String::new(),
+            count => format!(" ({})", crate::format::counted(count, "warning")),
+        }
+    );
+    // `P1, P2 in 2025-11-25; P4 in 2026-07-28` of (property, era) pairs.
+    let listed = |pairs: Vec<(u8, &str)>| {
+        let mut by_era: Vec<(&str, Vec<String>)> = Vec::new();
+        for (property, protocol) in pairs {
+            match by_era.iter_mut().find(|(era, _)| *era == protocol) {
+                Some((_, properties)) => properties.push(format!("P{property}")),
+                None => by_era.push((protocol, vec![format!("P{property}")])),
+            }
+        }
+        let parts: Vec<String> = by_era
+            .into_iter()
+            .map(|(era, properties)| format!("{} in {era}", properties.join(", ")))
+            .collect();
+        parts.join("; ")
+    };
+    match baseline {
+        None if report.passed => (TargetOutcome::Passed, holds),
+        None => {
+            let failed = report
+                .eras
+                .iter()
+                .filter_map(|era| era.report.as_ref())
+                .flat_map(|checked| {
+                    checked
+                        .properties
+                        .iter()
+                        .filter(|property| property.verdict == PropertyVerdict::Fails)
+                        .map(|property| (property.property, checked.protocol))
+                })
+                .collect();
+            (TargetOutcome::Failed, format!("FAILED: {}", listed(failed)))
+        }
+        Some(applied) if applied.passed && applied.known.is_empty() => {
+            (TargetOutcome::Passed, holds)
+        }
+        Some(applied) if applied.passed => {
+            let known = applied
+                .known
+                .iter()
+                .map(|listed| (listed.property, listed.protocol))
+                .collect();
+            (
+                TargetOutcome::Passed,
+                format!("passes with the baseline (known: {})", listed(known)),
+            )
+        }
+        Some(applied) => {
+            let mut parts = Vec::new();
+            let new: Vec<(u8, &str)> = applied
+                .new_failures
+                .iter()
+                .map(|listed| (listed.property, listed.protocol))
+                .collect();
+            if !new.is_empty() {
+                parts.push(listed(new));
+            }
+            let stale: Vec<(u8, &str)> = applied
+                .stale
+                .iter()
+                .map(|listed| (listed.property, listed.protocol))
+                .collect();
+            if !stale.is_empty() {
+                parts.push(format!("stale baseline entry: {}", listed(stale)));
+            }
+            (
+                TargetOutcome::Failed,
+                format!("FAILED with the baseline: {}", parts.join("; ")),
+            )
+        }
+    }
+}
+
+/// The report over the targets of one config (or one shard of them).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TargetsReport {
+    /// The version of elicit-check that checked them.
+    pub elicit_check_version: String,
+    /// The config file, as given (`--config`).
+    pub config: String,
+    /// The slice checked (`--shard K/N`); absent for all of them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<Shard>,
+    /// How many targets were selected before slicing (the config's, or those
+    /// `--target` names).
+    pub selected: usize,
+    /// Whether every target checked passed.
+    pub passed: bool,
+    /// The targets checked, in the order of their position.
+    pub targets: Vec<TargetEntry>,
+}
+
+impl TargetsReport {
+    /// The report of `targets` (sorted by position), `passed` from their
+    /// outcomes.
+    pub fn new(
+        config: &str,
+        shard: Option<Shard>,
+        selected: usize,
+        mut targets: Vec<TargetEntry>,
+    ) -> TargetsReport {
+        targets.sort_by_key(|entry| entry.position);
+        TargetsReport {
+            elicit_check_version: env!("CARGO_PKG_VERSION").to_owned(),
+            config: config.to_owned(),
+            shard,
+            selected,
+            passed: targets
+                .iter()
+                .all(|entry| entry.outcome == TargetOutcome::Passed),
+            targets,
+        }
+    }
+
+    /// The names of the targets with `outcome`.
+    pub fn named(&self, outcome: TargetOutcome) -> Vec<&str> {
+        self.targets
+            .iter()
+            .filter(|entry| entry.outcome == outcome)
+            .map(|entry| entry.name.as_str())
+            .collect()
+    }
+
+    /// What was checked: `the 3 targets of FILE`, `shard 1/2 of the 3
+    /// targets of FILE (2 of them)`.
+    fn scope(&self) -> String {
+        let all = match self.selected {
+            1 => format!("the 1 target of {}", self.config),
+            selected => format!("the {selected} targets of {}", self.config),
+        };
+        match self.shard {
+            None => all,
+            Some(shard) => format!("shard {shard} of {all} ({} of them)", self.targets.len()),
+        }
+    }
+
+    /// The last line: `every target passes (3 of 3)`, or what failed and
+    /// what could not be checked.
+    fn last_line(&self) -> String {
+        let failed = self.named(TargetOutcome::Failed);
+        let errors = self.named(TargetOutcome::Error);
+        let total = self.targets.len();
+        let mut parts = Vec::new();
+        if !failed.is_empty() {
+            parts.push(format!(
+                "FAILED: {} ({} of {total})",
+                failed.join(", "),
+                failed.len()
+            ));
+        }
+        if !errors.is_empty() {
+            parts.push(format!(
+                "NOT CHECKED: {} ({} of {total})",
+                errors.join(", "),
+                errors.len()
+            ));
+        }
+        if parts.is_empty() {
+            format!("every target passes ({total} of {total})")
+        } else {
+            parts.join("; ")
+        }
+    }
+
+    /// The overview table: a heading saying what was checked, one row per
+    /// target (name, tool, verdict), and a last line.
+    pub fn table(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "== {}", self.scope());
+        let width = |column: fn(&TargetEntry) -> &str, title: &str| {
+            self.targets
+                .iter()
+                .map(|entry| column(entry).chars().count())
+                .chain([title.len()])
+                .max()
+                .unwrap_or_default()
+                + 2
+        };
+        let name_width = width(|entry| &entry.name, "target");
+        let tool_width = width(|entry| &entry.tool, "tool");
+        let _ = writeln!(
+            out,
+            "{:<name_width$}{:<tool_width$}verdict",
+            "target", "tool"
+        );
+        for entry in &self.targets {
+            let _ = writeln!(
+                out,
+                "{:<name_width$}{:<tool_width$}{}",
+                entry.name, entry.tool, entry.verdict
+            );
+        }
+        let _ = writeln!(out, "{}", self.last_line());
+        out
+    }
+
+    /// The overview as Markdown for a CI job's summary: a heading with the
+    /// verdict, what was checked, one table row per target.
+    pub fn markdown(&self) -> String {
+        let mut out = String::new();
+        let verdict = if self.passed { "PASSED" } else { "FAILED" };
+        let _ = writeln!(out, "## elicit-check check: {verdict}\n");
+        let _ = writeln!(out, "{}\n", cell(&self.scope()));
+        let _ = writeln!(out, "| target | tool | verdict |");
+        let _ = writeln!(out, "|---|---|---|");
+        for entry in &self.targets {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} |",
+                cell(&entry.name),
+                cell(&entry.tool),
+                cell(&entry.verdict)
+            );
+        }
+        let _ = writeln!(out, "\n{}\n", cell(&self.last_line()));
+        out
+    }
+}
+
+/// `text` on one line with a table cell's `|` escaped.
+fn cell(text: &str) -> String {
+    text.replace(['\r', '\n'], " ").replace('|', "\\|")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(position: usize, name: &str, outcome: TargetOutcome, verdict: &str) -> TargetEntry {
+        TargetEntry {
+            position,
+            name: name.to_owned(),
+            tool: "calculate".to_owned(),
+            outcome,
+            verdict: verdict.to_owned(),
+            report: None,
+            error: None,
+        }
+    }
+
+    #[test]
+    fn the_table_has_a_row_per_target_in_position_order_and_a_verdict_line() {
+        let report = TargetsReport::new(
+            "ci.toml",
+            None,
+            3,
+            vec![
+                entry(
+                    2,
+                    "broken",
+                    TargetOutcome::Error,
+                    "not checked: no such tool",
+                ),
+                entry(
+                    0,
+                    "ok",
+                    TargetOutcome::Passed,
+                    "every property holds in protocol 2025-11-25",
+                ),
+                entry(
+                    1,
+                    "on-decline",
+                    TargetOutcome::Failed,
+                    "FAILED: P1 in 2025-11-25",
+                ),
+            ],
+        );
+        assert!(!report.passed);
+        assert_eq!(
+            report.table(),
+            "== the 3 targets of ci.toml\n\
+             target      tool       verdict\n\
+             ok          calculate  every property holds in protocol 2025-11-25\n\
+             on-decline  calculate  FAILED: P1 in 2025-11-25\n\
+             broken      calculate  not checked: no such tool\n\
+             FAILED: on-decline (1 of 3); NOT CHECKED: broken (1 of 3)\n"
+        );
+    }
+
+    #[test]
+    fn a_shard_says_which_slice_and_an_all_passing_one_says_so() {
+        let report = TargetsReport::new(
+            "ci.toml",
+            Some(Shard { index: 2, count: 2 }),
+            3,
+            vec![entry(
+                1,
+                "a",
+                TargetOutcome::Passed,
+                "every property holds in protocol 2026-07-28",
+            )],
+        );
+        assert!(report.passed);
+        let table = report.table();
+        assert!(
+            table.starts_with("== shard 2/2 of the 3 targets of ci.toml (1 of them)\n"),
+            "{table}"
+        );
+        assert!(table.ends_with("every target passes (1 of 1)\n"), "{table}");
+        let markdown = report.markdown();
+        assert!(
+            markdown.starts_with("## elicit-check check: PASSED\n"),
+            "{markdown}"
+        );
+        assert!(
+            markdown.contains("| a | calculate | every property holds in protocol 2026-07-28 |"),
+            "{markdown}"
+        );
+    }
+
+    #[test]
+    fn a_checked_target_reads_its_failures_per_era_and_through_the_baseline() {
+        use crate::check::baseline::Baseline;
+        use crate::check::baseline::tests::{ALL_HOLD, P2_FAILS, report};
+        let mut holds = report(&[("2025-11-25", ALL_HOLD), ("2026-07-28", ALL_HOLD)]);
+        holds.passed = true;
+        assert_eq!(
+            verdict(&holds, None),
+            (
+                TargetOutcome::Passed,
+                "every property holds in protocol 2025-11-25 and 2026-07-28".to_owned()
+            )
+        );
+        let mut warned = holds.clone();
+        if let Some(checked) = warned.eras[1].report.as_mut() {
+            checked.properties[1]
+                .warnings
+                .push("acted on 1.0".to_owned());
+            checked.properties[2]
+                .warnings
+                .push("refused a valid accept".to_owned());
+        }
+        assert_eq!(
+            verdict(&warned, None).1,
+            "every property holds in protocol 2025-11-25 and 2026-07-28 (2 warnings)"
+        );
+        let fails = report(&[("2025-11-25", P2_FAILS), ("2026-07-28", P2_FAILS)]);
+        assert_eq!(
+            verdict(&fails, None),
+            (
+                TargetOutcome::Failed,
+                "FAILED: P2 in 2025-11-25; P2 in 2026-07-28".to_owned()
+            )
+        );
+        let mut several = P2_FAILS;
+        several[0] = PropertyVerdict::Fails;
+        let fails = report(&[("2025-11-25", several)]);
+        assert_eq!(verdict(&fails, None).1, "FAILED: P1, P2 in 2025-11-25");
+
+        let known = Baseline::parse(
+            "[[known]]\ntool = \"book\"\nproperty = \"P2\"\nera = \"2025-11-25\"\nreason = \"upstream\"\n",
+            "b.toml",
+        )
+        .expect("valid");
+        let one_era = report(&[("2025-11-25", P2_FAILS)]);
+        let applied = known.apply(&one_era, "b.toml");
+        assert_eq!(
+            verdict(&one_era, Some(&applied)),
+            (
+                TargetOutcome::Passed,
+                "passes with the baseline (known: P2 in 2025-11-25)".to_owned()
+            )
+        );
+        // The entry names 2025-11-25 only: 2026-07-28's P2 is new.
+        let applied = known.apply(&fails_both(), "b.toml");
+        assert_eq!(
+            verdict(&fails_both(), Some(&applied)),
+            (
+                TargetOutcome::Failed,
+                "FAILED with the baseline: P2 in 2026-07-28".to_owned()
+            )
+        );
+        let mut fixed = report(&[("2025-11-25", ALL_HOLD)]);
+        fixed.passed = true;
+        let applied = known.apply(&fixed, "b.toml");
+        assert_eq!(
+            verdict(&fixed, Some(&applied)),
+            (
+                TargetOutcome::Failed,
+                "FAILED with the baseline: stale baseline entry: P2 in 2025-11-25".to_owned()
+            )
+        );
+        // A baseline with nothing to say of this target: as without one.
+        let applied = Baseline::default().apply(&fixed, "b.toml");
+        assert_eq!(
+            verdict(&fixed, Some(&applied)),
+            (
+                TargetOutcome::Passed,
+                "every property holds in protocol 2025-11-25".to_owned()
+            )
+        );
+    }
+
+    fn fails_both() -> ErasReport {
+        use crate::check::baseline::tests::{P2_FAILS, report};
+        report(&[("2025-11-25", P2_FAILS), ("2026-07-28", P2_FAILS)])
+    }
+
+    #[test]
+    fn an_error_entry_keeps_the_whole_error_and_its_first_line_as_verdict() {
+        let entry = TargetEntry::not_checked(
+            0,
+            "pay",
+            "pay",
+            "the server did not start\nits stderr: boom",
+        );
+        assert_eq!(entry.outcome, TargetOutcome::Error);
+        assert_eq!(entry.verdict, "not checked: the server did not start");
+        assert_eq!(
+            entry.error.as_deref(),
+            Some("the server did not start\nits stderr: boom")
+        );
+    }
+}
