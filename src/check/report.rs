@@ -86,17 +86,42 @@ fn table_under(report: &CheckReport, baseline: Option<&Applied>) -> String {
             let _ = writeln!(out, "     warning: {warning}");
         }
     }
-    let failed: Vec<String> = report
+    // A failure the baseline lists is known, not a failure of this check.
+    let (known, failed): (Vec<String>, Vec<String>) = report
         .properties
         .iter()
         .filter(|p| p.verdict == PropertyVerdict::Fails)
-        .map(|p| p.property.to_string())
-        .collect();
-    if failed.is_empty() {
-        let _ = writeln!(out, "every property holds");
-    } else {
-        let _ = writeln!(out, "FAILED: property {}", failed.join(", "));
-    }
+        .map(|p| {
+            let known = baseline
+                .is_some_and(|applied| applied.known(p.property, report.protocol).is_some());
+            (known, p.property.to_string())
+        })
+        .fold(
+            (Vec::new(), Vec::new()),
+            |(mut known, mut failed), (is_known, property)| {
+                if is_known {
+                    known.push(property);
+                } else {
+                    failed.push(property);
+                }
+                (known, failed)
+            },
+        );
+    let _ = match (failed.is_empty(), known.is_empty()) {
+        (true, true) => writeln!(out, "every property holds"),
+        (true, false) => writeln!(
+            out,
+            "every failure is a known one (baseline): property {}",
+            known.join(", ")
+        ),
+        (false, true) => writeln!(out, "FAILED: property {}", failed.join(", ")),
+        (false, false) => writeln!(
+            out,
+            "FAILED: property {} (known: property {})",
+            failed.join(", "),
+            known.join(", ")
+        ),
+    };
     out
 }
 
@@ -168,11 +193,19 @@ pub fn eras_table(report: &ErasReport, baseline: Option<&Applied>) -> String {
             }
         }
     }
+    // With a baseline, an era fails on a failure it does not list or a stale entry.
     let failed: Vec<String> = report
         .eras
         .iter()
         .filter_map(|era| era.report.as_ref())
-        .filter(|checked| !checked.passed)
+        .filter(|checked| match baseline {
+            None => !checked.passed,
+            Some(applied) => applied
+                .new_failures
+                .iter()
+                .chain(&applied.stale)
+                .any(|listed| listed.protocol == checked.protocol),
+        })
         .map(|checked| checked.protocol.to_owned())
         .collect();
     let checked: Vec<&str> = report
@@ -182,11 +215,12 @@ pub fn eras_table(report: &ErasReport, baseline: Option<&Applied>) -> String {
         .map(|era| era.protocol)
         .collect();
     if failed.is_empty() {
-        let _ = writeln!(
-            out,
-            "every property holds in protocol {}",
-            checked.join(" and ")
-        );
+        let holds = if baseline.is_some_and(|applied| !applied.known.is_empty()) {
+            "no failure beyond the baseline's"
+        } else {
+            "every property holds"
+        };
+        let _ = writeln!(out, "{holds} in protocol {}", checked.join(" and "));
     } else {
         let _ = writeln!(out, "FAILED in protocol {}", failed.join(" and "));
     }

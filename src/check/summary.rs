@@ -63,10 +63,18 @@ pub fn markdown(report: &ErasReport, baseline: Option<&Applied>, title: &str) ->
             let Some(failure) = &property.failure else {
                 continue;
             };
+            let known = baseline.is_some_and(|applied| {
+                applied.known(property.property, checked.protocol).is_some()
+            });
             let _ = writeln!(
                 out,
-                "#### P{} fails: {}\n",
+                "#### P{} fails{}: {}\n",
                 property.property,
+                if known {
+                    " (known failure, baseline)"
+                } else {
+                    ""
+                },
                 cell(&failure.reason)
             );
             let answers: Vec<String> = failure.answers.iter().map(ToString::to_string).collect();

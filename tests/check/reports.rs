@@ -286,6 +286,7 @@ fn a_baseline_lets_a_known_failure_pass_and_fails_when_it_is_stale() {
     let file = baseline.display().to_string();
     let sarif = scratch.path().join("known.sarif");
     let junit = scratch.path().join("known.xml");
+    let summary = scratch.path().join("known.md");
     let known = check_calculator(
         Some("computes-on-decline"),
         &[
@@ -295,7 +296,16 @@ fn a_baseline_lets_a_known_failure_pass_and_fails_when_it_is_stale() {
             &sarif.display().to_string(),
             "--junit",
             &junit.display().to_string(),
+            "--summary",
+            &summary.display().to_string(),
         ],
+    );
+    let markdown = std::fs::read_to_string(&summary).expect("the summary is written");
+    assert!(
+        markdown.contains(
+            "#### P1 fails (known failure, baseline): acted although the answer was decline\n"
+        ),
+        "{markdown}"
     );
     let stdout = String::from_utf8_lossy(&known.stdout);
     assert_eq!(known.status.code(), Some(0), "{stdout}");
@@ -303,6 +313,13 @@ fn a_baseline_lets_a_known_failure_pass_and_fails_when_it_is_stale() {
         stdout.contains(&format!(
             "known failure (baseline {file}): P1 in 2025-11-25: acts on a decline, fixed upstream in 2.0\npasses with the baseline {file}\n"
         )),
+        "{stdout}"
+    );
+    // The era's lines say the failure is known, not that the check failed.
+    assert!(
+        stdout.contains(
+            "\nevery failure is a known one (baseline): property 1\nno failure beyond the baseline's in protocol 2025-11-25\n"
+        ),
         "{stdout}"
     );
     // Property 1's row reads as known.
