@@ -100,6 +100,17 @@ pub(super) async fn check_targets(args: &CheckArgs, config: &ConfigFile) -> anyh
     };
     eprintln!("elicit-check: checking {scope}");
 
+    if let Some(dir) = &args.output {
+        // An earlier run's report would outlive a run stopped before its end.
+        match std::fs::remove_file(dir.join("check.json")) {
+            Err(error) if error.kind() != std::io::ErrorKind::NotFound => {
+                return Err(error).with_context(|| {
+                    format!("cannot replace {}", dir.join("check.json").display())
+                });
+            }
+            _ => {}
+        }
+    }
     let mut signals = StopSignals::listen();
     let mut entries = Vec::new();
     let mut suites = Vec::new();

@@ -570,3 +570,65 @@ fn a_check_stopped_by_sigint_says_where_its_sessions_are_or_that_none_were_kept(
         assert!(!alive(server), "the server {server} is gone");
     }
 }
+
+/// `check --config` over several targets stopped by SIGINT in its first
+/// target: that target's server is killed, the check exits 2 naming the
+/// target and how many finished, and no earlier run's targets report is left
+/// in `--output` to pass for this run's.
+#[test]
+fn a_check_of_several_targets_stopped_by_sigint_leaves_no_earlier_report() {
+    let scratch = Scratch::new("check-targets-sigint");
+    let pid_file = scratch.arg("pid");
+    let output = scratch.arg("out");
+    std::fs::create_dir_all(&output).expect("the evidence folder");
+    std::fs::write(scratch.join("out/check.json"), "{\"passed\": true}\n").expect("an old report");
+    let config = scratch.join("ci.toml");
+    let script = format!("echo $$ > {pid_file}; exec sleep 1000");
+    std::fs::write(
+        &config,
+        format!(
+            "[[target]]\nname = \"hang\"\ncommand = [\"sh\", \"-c\", {script:?}]\ntool = \"t\"\nacted = \"/acted\"\n\
+             [[target]]\nname = \"never\"\ncommand = [\"sh\", \"-c\", \"exit 1\"]\ntool = \"t\"\nacted = \"/acted\"\n"
+        ),
+    )
+    .expect("config written");
+    let check = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+        .args(["check", "--config"])
+        .arg(&config)
+        .args([
+            "--protocol",
+            "2025-11-25",
+            "--startup-timeout",
+            "600",
+            "--output",
+            &output,
+        ])
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("elicit-check starts");
+    let server = read_pid(&pid_file);
+    let pid = Pid::from_raw(i32::try_from(check.id()).expect("pid fits"));
+    kill(pid, Signal::SIGINT).expect("the check gets the signal");
+    let ended = check.wait_with_output().expect("elicit-check ends");
+    assert_eq!(ended.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&ended.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "target hang, after 0 of 2 targets: interrupted; the sessions that finished are in {output}/hang/cases.jsonl"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        !scratch.join("out/check.json").exists(),
+        "the earlier report is gone"
+    );
+    assert_eq!(
+        wait_group_gone(server),
+        Vec::<String>::new(),
+        "the server's group"
+    );
+    assert!(!alive(server), "the server {server} is gone");
+}
