@@ -102,7 +102,7 @@ pub fn markdown(report: &ErasReport, baseline: Option<&Applied>, title: &str) ->
 
 /// `text` on one line, with the characters a Markdown table cell or heading
 /// reads as markup escaped (`|`).
-fn cell(text: &str) -> String {
+pub(crate) fn cell(text: &str) -> String {
     text.replace(['\r', '\n'], " ").replace('|', "\\|")
 }
 

@@ -16,6 +16,7 @@ use super::baseline::Applied;
 use super::eras::ErasReport;
 use super::outcome::PropertyVerdict;
 use super::shard::Shard;
+use super::summary::cell;
 
 /// How one target ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -332,11 +333,6 @@ impl TargetsReport {
         let _ = writeln!(out, "\n{}\n", cell(&self.last_line()));
         out
     }
-}
-
-/// `text` on one line with a table cell's `|` escaped.
-fn cell(text: &str) -> String {
-    text.replace(['\r', '\n'], " ").replace('|', "\\|")
 }
 
 #[cfg(test)]

@@ -93,20 +93,22 @@ pub(super) fn era<'a>(document: &'a Value, protocol: &str) -> &'a Value {
 
 /// Validates a `--json` document against `schemas/check-report.schema.json`.
 pub(super) fn assert_valid_report_json(document: &Value) {
-    let schema: Value = serde_json::from_str(
-        &std::fs::read_to_string(fixture("schemas/check-report.schema.json"))
-            .expect("the report schema is readable"),
+    assert_valid_against("schemas/check-report.schema.json", document);
+}
+
+/// Validates `document` against the JSON schema in the file `schema` (a path
+/// from the repository root).
+pub(super) fn assert_valid_against(schema: &str, document: &Value) {
+    let schema_text: Value = serde_json::from_str(
+        &std::fs::read_to_string(fixture(schema)).expect("the schema is readable"),
     )
-    .expect("the report schema is JSON");
-    let validator = jsonschema::validator_for(&schema).expect("the report schema compiles");
+    .expect("the schema is JSON");
+    let validator = jsonschema::validator_for(&schema_text).expect("the schema compiles");
     let errors: Vec<String> = validator
         .iter_errors(document)
         .map(|error| format!("{}: {error}", error.instance_path()))
         .collect();
-    assert!(
-        errors.is_empty(),
-        "--json output breaks its schema: {errors:#?}"
-    );
+    assert!(errors.is_empty(), "the JSON breaks {schema}: {errors:#?}");
 }
 
 #[test]

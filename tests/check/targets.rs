@@ -15,7 +15,7 @@ use std::process::{Command, Output};
 
 use serde_json::Value;
 
-use super::cli::{assert_valid_report_json, cli, fixture};
+use super::cli::{assert_valid_against, assert_valid_report_json, cli};
 use super::reports::{junit_cases, sarif_errors};
 use crate::support::Scratch;
 
@@ -24,20 +24,7 @@ const CONFIG: &str = "fixtures/configs/calculators.toml";
 /// Validates a targets document against schemas/check-targets.schema.json,
 /// and each target's report against schemas/check-report.schema.json.
 fn assert_valid_targets_json(document: &Value) {
-    let schema: Value = serde_json::from_str(
-        &std::fs::read_to_string(fixture("schemas/check-targets.schema.json"))
-            .expect("the targets schema is readable"),
-    )
-    .expect("the targets schema is JSON");
-    let validator = jsonschema::validator_for(&schema).expect("the targets schema compiles");
-    let errors: Vec<String> = validator
-        .iter_errors(document)
-        .map(|error| format!("{}: {error}", error.instance_path()))
-        .collect();
-    assert!(
-        errors.is_empty(),
-        "the targets JSON breaks its schema: {errors:#?}"
-    );
+    assert_valid_against("schemas/check-targets.schema.json", document);
     for entry in document["targets"].as_array().expect("targets") {
         if let Some(report) = entry.get("report") {
             assert_valid_report_json(report);

@@ -541,18 +541,7 @@ fn a_check_stopped_by_sigint_says_where_its_sessions_are_or_that_none_were_kept(
             args.extend(["--output", &output]);
         }
         args.extend(["--", "sh", "-c", &script]);
-        let check = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
-            .args(&args)
-            .env_remove("RUST_LOG")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("elicit-check starts");
-        let server = read_pid(&pid_file);
-        let pid = Pid::from_raw(i32::try_from(check.id()).expect("pid fits"));
-        kill(pid, Signal::SIGINT).expect("the check gets the signal");
-        let ended = check.wait_with_output().expect("elicit-check ends");
+        let (ended, server) = stopped_by_sigint(&args, &pid_file);
         assert_eq!(ended.status.code(), Some(2));
         let stderr = String::from_utf8_lossy(&ended.stderr);
         let said = if with_output {
@@ -592,27 +581,21 @@ fn a_check_of_several_targets_stopped_by_sigint_leaves_no_earlier_report() {
         ),
     )
     .expect("config written");
-    let check = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
-        .args(["check", "--config"])
-        .arg(&config)
-        .args([
+    let config = config.display().to_string();
+    let (ended, server) = stopped_by_sigint(
+        &[
+            "check",
+            "--config",
+            &config,
             "--protocol",
             "2025-11-25",
             "--startup-timeout",
             "600",
             "--output",
             &output,
-        ])
-        .env_remove("RUST_LOG")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("elicit-check starts");
-    let server = read_pid(&pid_file);
-    let pid = Pid::from_raw(i32::try_from(check.id()).expect("pid fits"));
-    kill(pid, Signal::SIGINT).expect("the check gets the signal");
-    let ended = check.wait_with_output().expect("elicit-check ends");
+        ],
+        &pid_file,
+    );
     assert_eq!(ended.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&ended.stderr);
     assert!(
@@ -631,4 +614,21 @@ fn a_check_of_several_targets_stopped_by_sigint_leaves_no_earlier_report() {
         "the server's group"
     );
     assert!(!alive(server), "the server {server} is gone");
+}
+
+/// `elicit-check ARGS`, sent SIGINT once its server (which writes its pid to
+/// `pid_file`, then hangs) has started: what it printed, and the server's pid.
+fn stopped_by_sigint(args: &[&str], pid_file: &str) -> (std::process::Output, i32) {
+    let check = Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+        .args(args)
+        .env_remove("RUST_LOG")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("elicit-check starts");
+    let server = read_pid(pid_file);
+    let pid = Pid::from_raw(i32::try_from(check.id()).expect("pid fits"));
+    kill(pid, Signal::SIGINT).expect("the check gets the signal");
+    (check.wait_with_output().expect("elicit-check ends"), server)
 }
