@@ -2,13 +2,17 @@
 //! FILE --shard K/N --json`, one per job) joined into the report of the whole
 //! config, as if one `check` had run every target.
 //!
+//! The shards of a config with one target are slices of its planned cases:
+//! their reports of that target are joined into one
+//! ([`super::case_slices`]).
+//!
 //! A merge is refused rather than guessed when the shards do not make one
 //! whole: a report that is not a shard's, shards of different counts or
 //! configs, a shard given twice or missing, or targets that do not add up to
 //! those the config selected.
 
 use super::shard::Shard;
-use super::targets::TargetsReport;
+use super::targets::{TargetEntry, TargetOutcome, TargetsReport};
 
 /// Joins `shards` (each with the file it was read from, for messages) into
 /// one report: no shard, the targets of all in position order, `passed`
@@ -31,6 +35,7 @@ pub fn merge(shards: &[(String, TargetsReport)]) -> Result<TargetsReport, String
     };
     let count = shard_of(first_file, first)?.count;
     let mut by_index: Vec<Option<&str>> = vec![None; count];
+    let mut ordered: Vec<Option<&TargetsReport>> = vec![None; count];
     let mut targets = Vec::new();
     for (file, report) in shards {
         let shard = shard_of(file, report)?;
@@ -40,7 +45,10 @@ pub fn merge(shards: &[(String, TargetsReport)]) -> Result<TargetsReport, String
                 shard_of(first_file, first)?
             ));
         }
-        if report.config != first.config || report.selected != first.selected {
+        if report.config != first.config
+            || report.selected != first.selected
+            || report.cases_sliced != first.cases_sliced
+        {
             return Err(format!(
                 "{file} checked {} of {} but {first_file} checked {} of {}: shards of different runs",
                 counted_targets(report.selected),
@@ -55,6 +63,7 @@ pub fn merge(shards: &[(String, TargetsReport)]) -> Result<TargetsReport, String
             ));
         }
         by_index[shard.index - 1] = Some(file.as_str());
+        ordered[shard.index - 1] = Some(report);
         targets.extend(report.targets.iter().cloned());
     }
     let missing: Vec<String> = by_index
@@ -73,6 +82,16 @@ pub fn merge(shards: &[(String, TargetsReport)]) -> Result<TargetsReport, String
         return Err(format!(
             "shard {} missing: give the report of every shard",
             missing.join(", ")
+        ));
+    }
+    if first.cases_sliced {
+        let slices: Vec<&TargetsReport> = ordered.into_iter().flatten().collect();
+        let joined = join_case_slices(&slices)?;
+        return Ok(TargetsReport::new(
+            &first.config,
+            None,
+            first.selected,
+            vec![joined],
         ));
     }
     let mut positions: Vec<usize> = targets.iter().map(|entry| entry.position).collect();
@@ -98,6 +117,50 @@ pub fn merge(shards: &[(String, TargetsReport)]) -> Result<TargetsReport, String
     ))
 }
 
+/// The one target's entry joined from its case slices (`slices` in shard
+/// order): the first slice's error when one could not be checked, else its
+/// reports joined ([`super::case_slices::join`]) and read again.
+fn join_case_slices(slices: &[&TargetsReport]) -> Result<TargetEntry, String> {
+    let mut entries = Vec::new();
+    for (index, slice) in slices.iter().enumerate() {
+        match slice.targets.as_slice() {
+            [entry] => entries.push(entry),
+            other => {
+                return Err(format!(
+                    "shard {} of one target's cases holds {}: shards of different runs",
+                    index + 1,
+                    counted_targets(other.len())
+                ));
+            }
+        }
+    }
+    let first = entries[0];
+    if let Some(other) = entries.iter().find(|entry| entry.name != first.name) {
+        return Err(format!(
+            "the case slices are of targets {:?} and {:?}: shards of different runs",
+            first.name, other.name
+        ));
+    }
+    if let Some(error) = entries
+        .iter()
+        .find(|entry| entry.outcome == TargetOutcome::Error)
+    {
+        return Ok((*error).clone());
+    }
+    let reports: Vec<&serde_json::Value> = entries
+        .iter()
+        .filter_map(|entry| entry.report.as_ref())
+        .collect();
+    let joined = super::case_slices::join(&reports)?;
+    Ok(TargetEntry::checked(
+        first.position,
+        &first.name,
+        &first.tool,
+        joined,
+        None,
+    ))
+}
+
 /// `1 target`, `3 targets`.
 fn counted_targets(count: usize) -> String {
     crate::format::counted(count, "target")
@@ -106,7 +169,6 @@ fn counted_targets(count: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::check::targets::{TargetEntry, TargetOutcome};
 
     fn entry(position: usize, outcome: TargetOutcome) -> TargetEntry {
         TargetEntry {
@@ -223,6 +285,89 @@ mod tests {
             ]))
             .expect_err("the same position twice"),
             "the target at position 2 is in two shards' reports: shards of different runs"
+        );
+    }
+
+    /// A slice of one target's cases: shard `index` of 2, its entry's report
+    /// with P1 `verdict` (or, with no verdict, an error entry).
+    fn slice(index: usize, name: &str, verdict: Option<&str>) -> TargetsReport {
+        let entry = match verdict {
+            Some(verdict) => TargetEntry::checked(
+                0,
+                name,
+                "calculate",
+                serde_json::json!({
+                    "passed": verdict != "fails",
+                    "eras": [{"protocol": "2025-11-25", "checked": true, "why": "", "report": {
+                        "passed": verdict != "fails", "cases": 1, "coverage_cases": 1, "reclassified": 0,
+                        "properties": [{"property": 1, "verdict": verdict, "cases": 1,
+                                        "warnings": [], "failure": null, "findings": []}],
+                    }}],
+                }),
+                None,
+            ),
+            None => TargetEntry::not_checked(0, name, "calculate", "the server did not start"),
+        };
+        let mut report =
+            TargetsReport::new("ci.toml", Some(Shard { index, count: 2 }), 1, vec![entry]);
+        report.cases_sliced = true;
+        report
+    }
+
+    #[test]
+    fn the_case_slices_of_one_target_join_into_one_entry() {
+        let merged = merge(&files(vec![
+            slice(1, "pay", Some("holds")),
+            slice(2, "pay", Some("fails")),
+        ]))
+        .expect("joined");
+        assert!(!merged.cases_sliced);
+        assert_eq!(merged.shard, None);
+        assert_eq!(merged.targets.len(), 1);
+        assert_eq!(merged.targets[0].outcome, TargetOutcome::Failed);
+        assert_eq!(merged.targets[0].verdict, "FAILED: P1 in 2025-11-25");
+        assert!(!merged.passed);
+        let passing = merge(&files(vec![
+            slice(1, "pay", Some("holds")),
+            slice(2, "pay", Some("untested")),
+        ]))
+        .expect("joined");
+        assert!(passing.passed);
+        assert_eq!(
+            passing.targets[0].verdict,
+            "every property holds in protocol 2025-11-25"
+        );
+        let broken = merge(&files(vec![
+            slice(1, "pay", Some("holds")),
+            slice(2, "pay", None),
+        ]))
+        .expect("joined");
+        assert_eq!(broken.targets[0].outcome, TargetOutcome::Error);
+        assert_eq!(
+            broken.targets[0].error.as_deref(),
+            Some("the server did not start")
+        );
+
+        assert_eq!(
+            merge(&files(vec![
+                slice(1, "pay", Some("holds")),
+                slice(2, "book", Some("holds"))
+            ]))
+            .expect_err("two targets"),
+            "the case slices are of targets \"pay\" and \"book\": shards of different runs"
+        );
+        let mut two = slice(2, "pay", Some("holds"));
+        two.targets.push(two.targets[0].clone());
+        assert_eq!(
+            merge(&files(vec![slice(1, "pay", Some("holds")), two])).expect_err("two entries"),
+            "shard 2 of one target's cases holds 2 targets: shards of different runs"
+        );
+        let mut targets_slice = slice(2, "pay", Some("holds"));
+        targets_slice.cases_sliced = false;
+        assert!(
+            merge(&files(vec![slice(1, "pay", Some("holds")), targets_slice]))
+                .expect_err("mixed")
+                .ends_with("shards of different runs")
         );
     }
 }

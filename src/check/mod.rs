@@ -28,6 +28,9 @@
 //!    over Streamable HTTP (2025-11-25), a valid accept planted in another
 //!    session before the call's own decline (property 7, `cross_session`).
 //!
+//! With a shard ([`Target::shard`]), phases 2 and 3 run their slice of the
+//! planned cases, and phases 5 and 6 run in slice 1 only.
+//!
 //! Each phase runs its calls, then hands them, in order, to the judge
 //! (`judge`: violations, tally, the failure of each property, what to shrink);
 //! only session mode asks the judge which properties are already shown.
@@ -39,11 +42,13 @@
 //! (`reproduction`) and assembling the report (`assemble`); this file is the
 //! job that runs them in order. A config's targets are checked one after
 //! another: their report (`targets`), the slices of a CI matrix (`shard`)
-//! and the join of the slices' reports (`merge`).
+//! and the join of the slices' reports (`merge`; one target's case slices:
+//! `case_slices`).
 
 mod assemble;
 pub mod baseline;
 mod case_run;
+pub mod case_slices;
 pub mod config;
 mod cross_session;
 pub mod eras;
@@ -143,7 +148,13 @@ pub async fn check_with_log(
             .iter()
             .map(|step| answer_strategy(&step.form))
             .collect();
-        let planned = plan::cases(target, &steps, &probed.bases, &strategy, seed);
+        let planned: Vec<plan::Planned> =
+            plan::cases(target, &steps, &probed.bases, &strategy, seed)
+                .into_iter()
+                .enumerate()
+                .filter(|(position, _)| target.shard.is_none_or(|shard| shard.takes(*position)))
+                .map(|(_, planned)| planned)
+                .collect();
         coverage_cases = planned.iter().filter(|case| case.random.is_none()).count();
         let plans: Vec<Vec<GeneratedAnswer>> =
             planned.iter().map(|planned| planned.plan.clone()).collect();
@@ -175,19 +186,29 @@ pub async fn check_with_log(
         judge.replay(&plan, &run, log);
     }
 
+    // The phases that are not slices of the planned cases run in slice 1.
+    let first_slice = target.shard.is_none_or(|shard| shard.index == 1);
+
     // Property 4: sessions declaring no elicitation, and URL only, at once.
-    let declared = [json!({}), json!({"elicitation": {"url": {}}})];
-    let (none, url) = futures::join!(
-        run_case(target, &steps, &[], &declared[0]),
-        run_case(target, &steps, &[], &declared[1])
-    );
-    for (capabilities, run) in declared.iter().zip([none?, url?]) {
-        judge.capability_session(capabilities, &run, log);
+    if first_slice {
+        let declared = [json!({}), json!({"elicitation": {"url": {}}})];
+        let (none, url) = futures::join!(
+            run_case(target, &steps, &[], &declared[0]),
+            run_case(target, &steps, &[], &declared[1])
+        );
+        for (capabilities, run) in declared.iter().zip([none?, url?]) {
+            judge.capability_session(capabilities, &run, log);
+        }
     }
 
     // Property 7 over Streamable HTTP: a valid accept from another session.
     let over_http = target.transport.url().is_some();
-    if over_http && target.protocol == Protocol::V2025_11_25 && !steps.is_empty() && !replaying {
+    if first_slice
+        && over_http
+        && target.protocol == Protocol::V2025_11_25
+        && !steps.is_empty()
+        && !replaying
+    {
         for session in cross_session::PLANTED {
             let outcome = cross_session::run(target, &steps, &probed.bases, session).await?;
             judge.cross_session(session, outcome, log);
@@ -195,7 +216,7 @@ pub async fn check_with_log(
     }
 
     // Properties 8 and 7 on 2026-07-28: the retries a client can get wrong.
-    if target.protocol == Protocol::V2026_07_28 && !steps.is_empty() && !replaying {
+    if first_slice && target.protocol == Protocol::V2026_07_28 && !steps.is_empty() && !replaying {
         use futures::{StreamExt, TryStreamExt};
         let forms = retry::forms();
         let outcomes: Vec<retry::Outcome> = futures::stream::iter(&forms)

@@ -3,14 +3,14 @@
 //! [`PropertyFailure`] with the commands that reproduce it; and the whole
 //! [`CheckReport`] the table, JSON and JUnit renderings read.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::tally::ClassFinding;
 use crate::evidence::wire::{Frame, StrayLine};
 
 /// A property's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum PropertyVerdict {
     /// It held on every case it applied to (warnings aside).

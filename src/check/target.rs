@@ -80,6 +80,14 @@ pub struct Target {
     /// retries of 2026-07-28. `--setup` and `--acted-cmd` then run
     /// concurrently too, so more than 1 suits only cases that share no state.
     pub jobs: usize,
+    /// The slice of the planned cases to run (`--shard K/N` of a config with
+    /// one target): the coverage and random cases at positions `i` (in plan
+    /// order) with `i % N + 1 == K`. The probe runs and is judged in every
+    /// slice (each needs the schemas, and a property must not fail in a slice
+    /// for want of the probe's calls); the sessions declaring other
+    /// capabilities, the planted reply and the 2026-07-28 retries run in slice
+    /// 1 only. `None`: every case.
+    pub shard: Option<super::shard::Shard>,
 }
 
 impl Target {
@@ -110,6 +118,7 @@ impl Target {
             allow_unasked: false,
             protocol: Protocol::V2025_11_25,
             jobs: 1,
+            shard: None,
         }
     }
 

@@ -13,7 +13,6 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::baseline::Applied;
-use super::eras::ErasReport;
 use super::outcome::PropertyVerdict;
 use super::shard::Shard;
 use super::summary::cell;
@@ -57,24 +56,34 @@ pub struct TargetEntry {
 }
 
 impl TargetEntry {
-    /// The entry of a target that was checked: `report` read through
-    /// `baseline` when given, `document` its JSON.
+    /// The entry of a target that was checked: `document` its report as
+    /// `check --json` prints it, read through `baseline` when given.
     pub fn checked(
         position: usize,
         name: &str,
-        report: &ErasReport,
-        baseline: Option<&Applied>,
+        tool: &str,
         document: Value,
+        baseline: Option<&Applied>,
     ) -> TargetEntry {
-        let (outcome, verdict) = verdict(report, baseline);
-        TargetEntry {
-            position,
-            name: name.to_owned(),
-            tool: report.tool.clone(),
-            outcome,
-            verdict,
-            report: Some(document),
-            error: None,
+        match ReportView::read(&document) {
+            Ok(view) => {
+                let (outcome, verdict) = verdict(&view, baseline);
+                TargetEntry {
+                    position,
+                    name: name.to_owned(),
+                    tool: tool.to_owned(),
+                    outcome,
+                    verdict,
+                    report: Some(document),
+                    error: None,
+                }
+            }
+            Err(error) => TargetEntry::not_checked(
+                position,
+                name,
+                tool,
+                &format!("its report cannot be read: {error}"),
+            ),
         }
     }
 
@@ -94,13 +103,64 @@ impl TargetEntry {
     }
 }
 
+/// What a verdict line reads of a target's report: the JSON of `check
+/// --json` (schemas/check-report.schema.json), its other fields left out.
+#[derive(Debug, Deserialize)]
+pub(super) struct ReportView {
+    /// Whether every property holds in every era checked.
+    passed: bool,
+    /// Each era tried.
+    eras: Vec<EraView>,
+}
+
+/// One era of a [`ReportView`].
+#[derive(Debug, Deserialize)]
+struct EraView {
+    /// `2025-11-25` or `2026-07-28`.
+    protocol: String,
+    /// Whether its properties were judged.
+    checked: bool,
+    /// Its properties, when checked.
+    #[serde(default)]
+    report: Option<EraPropertiesView>,
+}
+
+/// The properties of a checked era.
+#[derive(Debug, Deserialize)]
+struct EraPropertiesView {
+    /// P1 to P8.
+    properties: Vec<PropertyView>,
+}
+
+/// One property's verdict and warnings.
+#[derive(Debug, Deserialize)]
+struct PropertyView {
+    /// 1 to 8.
+    property: u8,
+    /// Holds, fails or untested.
+    verdict: PropertyVerdict,
+    /// Its warnings.
+    #[serde(default)]
+    warnings: Vec<String>,
+}
+
+impl ReportView {
+    /// Reads `report` (a target's `check --json` document).
+    ///
+    /// # Errors
+    /// It is not that document (serde's message).
+    pub(super) fn read(report: &Value) -> Result<ReportView, String> {
+        ReportView::deserialize(report).map_err(|error| error.to_string())
+    }
+}
+
 /// The outcome and one-line verdict of `report`, read through `baseline`.
-fn verdict(report: &ErasReport, baseline: Option<&Applied>) -> (TargetOutcome, String) {
+fn verdict(report: &ReportView, baseline: Option<&Applied>) -> (TargetOutcome, String) {
     let eras_checked: Vec<&str> = report
         .eras
         .iter()
         .filter(|era| era.checked)
-        .map(|era| era.protocol)
+        .map(|era| era.protocol.as_str())
         .collect();
     let warnings: usize = report
         .eras
@@ -138,13 +198,13 @@ fn verdict(report: &ErasReport, baseline: Option<&Applied>) -> (TargetOutcome, S
             let failed = report
                 .eras
                 .iter()
-                .filter_map(|era| era.report.as_ref())
-                .flat_map(|checked| {
+                .filter_map(|era| Some((era.protocol.as_str(), era.report.as_ref()?)))
+                .flat_map(|(protocol, checked)| {
                     checked
                         .properties
                         .iter()
                         .filter(|property| property.verdict == PropertyVerdict::Fails)
-                        .map(|property| (property.property, checked.protocol))
+                        .map(move |property| (property.property, protocol))
                 })
                 .collect();
             (TargetOutcome::Failed, format!("FAILED: {}", listed(failed)))
@@ -202,6 +262,10 @@ pub struct TargetsReport {
     /// How many targets were selected before slicing (the config's, or those
     /// `--target` names).
     pub selected: usize,
+    /// Whether the shard is a slice of the one target's planned cases (a
+    /// config with one target sharded) rather than of the targets.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cases_sliced: bool,
     /// Whether every target checked passed.
     pub passed: bool,
     /// The targets checked, in the order of their position.
@@ -223,6 +287,7 @@ impl TargetsReport {
             config: config.to_owned(),
             shard,
             selected,
+            cases_sliced: false,
             passed: targets
                 .iter()
                 .all(|entry| entry.outcome == TargetOutcome::Passed),
@@ -248,6 +313,9 @@ impl TargetsReport {
         };
         match self.shard {
             None => all,
+            Some(shard) if self.cases_sliced => {
+                format!("shard {shard} of the planned cases of {all}")
+            }
             Some(shard) => format!("shard {shard} of {all} ({} of them)", self.targets.len()),
         }
     }
@@ -338,6 +406,7 @@ impl TargetsReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::check::eras::ErasReport;
 
     fn entry(position: usize, name: &str, outcome: TargetOutcome, verdict: &str) -> TargetEntry {
         TargetEntry {
@@ -428,7 +497,7 @@ mod tests {
         let mut holds = report(&[("2025-11-25", ALL_HOLD), ("2026-07-28", ALL_HOLD)]);
         holds.passed = true;
         assert_eq!(
-            verdict(&holds, None),
+            verdict(&view(&holds), None),
             (
                 TargetOutcome::Passed,
                 "every property holds in protocol 2025-11-25 and 2026-07-28".to_owned()
@@ -444,12 +513,12 @@ mod tests {
                 .push("refused a valid accept".to_owned());
         }
         assert_eq!(
-            verdict(&warned, None).1,
+            verdict(&view(&warned), None).1,
             "every property holds in protocol 2025-11-25 and 2026-07-28 (2 warnings)"
         );
         let fails = report(&[("2025-11-25", P2_FAILS), ("2026-07-28", P2_FAILS)]);
         assert_eq!(
-            verdict(&fails, None),
+            verdict(&view(&fails), None),
             (
                 TargetOutcome::Failed,
                 "FAILED: P2 in 2025-11-25; P2 in 2026-07-28".to_owned()
@@ -458,7 +527,10 @@ mod tests {
         let mut several = P2_FAILS;
         several[0] = PropertyVerdict::Fails;
         let fails = report(&[("2025-11-25", several)]);
-        assert_eq!(verdict(&fails, None).1, "FAILED: P1, P2 in 2025-11-25");
+        assert_eq!(
+            verdict(&view(&fails), None).1,
+            "FAILED: P1, P2 in 2025-11-25"
+        );
 
         let known = Baseline::parse(
             "[[known]]\ntool = \"book\"\nproperty = \"P2\"\nera = \"2025-11-25\"\nreason = \"upstream\"\n",
@@ -468,7 +540,7 @@ mod tests {
         let one_era = report(&[("2025-11-25", P2_FAILS)]);
         let applied = known.apply(&one_era, "b.toml");
         assert_eq!(
-            verdict(&one_era, Some(&applied)),
+            verdict(&view(&one_era), Some(&applied)),
             (
                 TargetOutcome::Passed,
                 "passes with the baseline (known: P2 in 2025-11-25)".to_owned()
@@ -477,7 +549,7 @@ mod tests {
         // The entry names 2025-11-25 only: 2026-07-28's P2 is new.
         let applied = known.apply(&fails_both(), "b.toml");
         assert_eq!(
-            verdict(&fails_both(), Some(&applied)),
+            verdict(&view(&fails_both()), Some(&applied)),
             (
                 TargetOutcome::Failed,
                 "FAILED with the baseline: P2 in 2026-07-28".to_owned()
@@ -487,7 +559,7 @@ mod tests {
         fixed.passed = true;
         let applied = known.apply(&fixed, "b.toml");
         assert_eq!(
-            verdict(&fixed, Some(&applied)),
+            verdict(&view(&fixed), Some(&applied)),
             (
                 TargetOutcome::Failed,
                 "FAILED with the baseline: stale baseline entry: P2 in 2025-11-25".to_owned()
@@ -496,7 +568,7 @@ mod tests {
         // A baseline with nothing to say of this target: as without one.
         let applied = Baseline::default().apply(&fixed, "b.toml");
         assert_eq!(
-            verdict(&fixed, Some(&applied)),
+            verdict(&view(&fixed), Some(&applied)),
             (
                 TargetOutcome::Passed,
                 "every property holds in protocol 2025-11-25".to_owned()
@@ -504,9 +576,27 @@ mod tests {
         );
     }
 
+    /// What a verdict reads of `report`, through its JSON as `check --json`
+    /// prints it.
+    fn view(report: &ErasReport) -> ReportView {
+        ReportView::read(&serde_json::to_value(report).expect("JSON")).expect("a report")
+    }
+
     fn fails_both() -> ErasReport {
         use crate::check::baseline::tests::{P2_FAILS, report};
         report(&[("2025-11-25", P2_FAILS), ("2026-07-28", P2_FAILS)])
+    }
+
+    #[test]
+    fn a_report_that_cannot_be_read_makes_an_error_entry() {
+        let entry =
+            TargetEntry::checked(0, "pay", "pay", serde_json::json!({"passed": true}), None);
+        assert_eq!(entry.outcome, TargetOutcome::Error);
+        assert_eq!(entry.report, None);
+        assert_eq!(
+            entry.verdict,
+            "not checked: its report cannot be read: missing field `eras`"
+        );
     }
 
     #[test]

@@ -16,6 +16,7 @@ use super::signals::StopSignals;
 use crate::check::baseline::{Applied, Baseline};
 use crate::check::config::{ConfigFile, TargetConfig};
 use crate::check::eras::ErasReport;
+use crate::check::shard::Shard;
 use crate::format::counted;
 
 /// A check that was stopped by SIGINT or SIGTERM: the message says where the
@@ -277,6 +278,7 @@ pub(super) async fn check_single(
         baseline.as_ref(),
         args.output.as_deref(),
         &mut signals,
+        None,
     )
     .await?;
     let Checked {
@@ -351,8 +353,8 @@ pub(super) fn append_summary(path: &Path, markdown: &str) -> anyhow::Result<()> 
         .with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// Checks one target (`config`, the options overriding it): prints what it
-/// checks, keeps every session in `output/cases.jsonl` when `output` is
+/// Checks one target (`config`, the options overriding it), only the slice
+/// `cases_shard` of its planned cases when given: prints what it checks, keeps every session in `output/cases.jsonl` when `output` is
 /// given (and, when the check cannot be done, why in `output/check.json`),
 /// and stops at a signal.
 ///
@@ -366,8 +368,10 @@ pub(super) async fn check_one(
     baseline: Option<&BaselineFile>,
     output: Option<&Path>,
     signals: &mut StopSignals,
+    cases_shard: Option<Shard>,
 ) -> anyhow::Result<Checked> {
-    let (target, eras) = check_target(args, config)?;
+    let (mut target, eras) = check_target(args, config)?;
+    target.shard = cases_shard;
     let seed = target
         .seed
         .map_or_else(|| "from the clock".to_owned(), |seed| seed.to_string());

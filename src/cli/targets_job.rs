@@ -1,6 +1,7 @@
 //! `check --config` over the config's targets: every `[[target]]`, those
 //! `--target` names, or the slice `--shard K/N` takes, checked one after
-//! another. Each target's table is printed as it ends, then the overview
+//! another. A config with one target (or one `--target`) sharded is sliced
+//! by its planned cases instead ([`crate::check::Target::shard`]). Each target's table is printed as it ends, then the overview
 //! (one row per target); `--json` prints the targets' report
 //! ([`TargetsReport`]); `--output DIR` keeps each target's evidence in
 //! `DIR/NAME/` and the targets' report in `DIR/check.json`; `--junit`,
@@ -44,6 +45,33 @@ fn one_target_options(args: &CheckArgs) -> Vec<&'static str> {
     .collect()
 }
 
+/// Refuses a slice of one target's cases that could not be merged into the
+/// whole: every slice must draw the same cases (a fixed seed), the cases must
+/// be planned (not `--answer` or `--case-index`), and a baseline is a whole
+/// target's (a property that fails in one slice holds in another).
+fn slicing_cases_can_be_done(
+    args: &CheckArgs,
+    target: &crate::check::Target,
+    shard: crate::check::shard::Shard,
+) -> anyhow::Result<()> {
+    if target.seed.is_none() {
+        anyhow::bail!(
+            "--shard {shard} slices the cases of the config's one target: give it a fixed seed (--seed S, or seed = S in its [[target]]) so every shard draws the same cases"
+        );
+    }
+    if !target.replay.is_empty() || target.case_index.is_some() {
+        anyhow::bail!(
+            "--shard {shard} slices the planned cases: not with --answer or --case-index"
+        );
+    }
+    if args.baseline.is_some() {
+        anyhow::bail!(
+            "--shard {shard} slices one target's cases, and a baseline speaks of the whole target: check the shards without --baseline (a property may fail in one slice and hold in another)"
+        );
+    }
+    Ok(())
+}
+
 /// Checks the config's targets (see the module docs): `Ok(true)` when every
 /// target checked passed.
 ///
@@ -79,24 +107,33 @@ pub(super) async fn check_targets(args: &CheckArgs, config: &ConfigFile) -> anyh
             }
         }
     }
+    // One target: a shard is a slice of its planned cases, not of the targets.
+    let cases_shard = args.shard.filter(|_| selected.len() == 1);
     let chosen: Vec<(usize, &TargetConfig)> = selected
         .iter()
         .copied()
         .enumerate()
-        .filter(|(position, _)| args.shard.is_none_or(|shard| shard.takes(*position)))
+        .filter(|(position, _)| {
+            cases_shard.is_some() || args.shard.is_none_or(|shard| shard.takes(*position))
+        })
         .collect();
     // Every target's options are read before any server starts.
     for (_, target) in &chosen {
-        check_target(args, Some(target))
+        let (checked, _) = check_target(args, Some(target))
             .with_context(|| format!("target {} of {file}", target.name()))?;
+        if let Some(shard) = cases_shard {
+            slicing_cases_can_be_done(args, &checked, shard)
+                .with_context(|| format!("target {} of {file}", target.name()))?;
+        }
     }
-    let scope = match args.shard {
-        Some(shard) => format!(
+    let scope = match (args.shard, cases_shard) {
+        (_, Some(shard)) => format!("shard {shard} of the planned cases of the 1 target of {file}"),
+        (Some(shard), None) => format!(
             "shard {shard}: {} of the {} targets of {file}",
             chosen.len(),
             selected.len()
         ),
-        None => format!("the {} targets of {file}", selected.len()),
+        (None, None) => format!("the {} targets of {file}", selected.len()),
     };
     eprintln!("elicit-check: checking {scope}");
 
@@ -130,6 +167,7 @@ pub(super) async fn check_targets(args: &CheckArgs, config: &ConfigFile) -> anyh
             baseline.as_ref(),
             dir.as_deref(),
             &mut signals,
+            cases_shard,
         )
         .await
         {
@@ -172,9 +210,9 @@ pub(super) async fn check_targets(args: &CheckArgs, config: &ConfigFile) -> anyh
                 entries.push(TargetEntry::checked(
                     *position,
                     name,
-                    &checked.report,
-                    applied,
+                    &target.tool,
                     serde_json::from_str(&checked.json)?,
+                    applied,
                 ));
             }
             Err(error) if error.is::<Interrupted>() => {
@@ -214,7 +252,8 @@ pub(super) async fn check_targets(args: &CheckArgs, config: &ConfigFile) -> anyh
         }
     }
 
-    let report = TargetsReport::new(&file, args.shard, selected.len(), entries);
+    let mut report = TargetsReport::new(&file, args.shard, selected.len(), entries);
+    report.cases_sliced = cases_shard.is_some();
     // The report first: a file that cannot be written then loses nothing.
     print(&report, args.json)?;
     if let Some(dir) = &args.output {

@@ -530,3 +530,86 @@ fn a_baseline_entry_naming_a_target_speaks_of_it_alone() {
         ]
     );
 }
+
+#[test]
+fn one_targets_shards_slice_its_cases_and_merge_into_its_unsharded_verdicts() {
+    let scratch = Scratch::new("targets-case-slices");
+    let one = ["--config", CONFIG, "--target", "on-decline"];
+    let whole = cli(&[&one[..], &["--json"]].concat());
+    assert_eq!(whole.status.code(), Some(1), "{}", stderr(&whole));
+    let whole = json_of(&whole);
+    let mut files = Vec::new();
+    let mut coverage = 0;
+    for shard in ["1/2", "2/2"] {
+        let output = cli(&[&one[..], &["--shard", shard, "--json"]].concat());
+        let document = json_of(&output);
+        assert_valid_targets_json(&document);
+        assert_eq!(document["cases_sliced"], true, "{shard}");
+        assert_eq!(document["selected"], 1);
+        let report = &document["targets"][0]["report"]["eras"][0]["report"];
+        coverage += report["coverage_cases"].as_u64().expect("coverage cases");
+        // The capability sessions (property 4) run in slice 1 only.
+        let p4 = &report["properties"][3]["verdict"];
+        assert_eq!(
+            p4,
+            if shard == "1/2" { "holds" } else { "untested" },
+            "{shard}"
+        );
+        let file = scratch.join(&format!("slice-{}.json", &shard[..1]));
+        std::fs::write(&file, &output.stdout).expect("written");
+        files.push(file.display().to_string());
+    }
+    // Every coverage case ran in exactly one slice.
+    assert_eq!(
+        Some(coverage),
+        whole["targets"][0]["report"]["eras"][0]["report"]["coverage_cases"].as_u64()
+    );
+    let merged = merge(&[&files[0], &files[1], "--json"]);
+    assert_eq!(merged.status.code(), Some(1), "{}", stderr(&merged));
+    let merged = json_of(&merged);
+    assert_valid_targets_json(&merged);
+    assert!(merged.get("cases_sliced").is_none());
+    assert_eq!(outcomes(&merged), outcomes(&whole));
+    assert_eq!(property_verdicts(&merged), property_verdicts(&whole));
+}
+
+#[test]
+fn slicing_one_targets_cases_needs_a_seed_and_no_baseline() {
+    let scratch = Scratch::new("targets-case-slices-refused");
+    let config = scratch.join("one.toml");
+    std::fs::write(
+        &config,
+        "[[target]]\ncommand = [\"python3\", \"fixtures/servers/calculator.py\"]\ntool = \"calculate\"\nacted = \"/computed=true\"\n",
+    )
+    .expect("config written");
+    let config = config.display().to_string();
+    let output = cli(&["--config", &config, "--shard", "1/2"]);
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        stderr(&output).trim(),
+        format!(
+            "elicit-check: target calculate of {config}: --shard 1/2 slices the cases of the config's one target: give it a fixed seed (--seed S, or seed = S in its [[target]]) so every shard draws the same cases"
+        )
+    );
+    let baseline = scratch.join("baseline.toml");
+    std::fs::write(&baseline, "").expect("an empty baseline");
+    let baseline = baseline.display().to_string();
+    let output = cli(&[
+        "--config",
+        &config,
+        "--seed",
+        "1",
+        "--shard",
+        "2/2",
+        "--baseline",
+        &baseline,
+    ]);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains(
+            "--shard 2/2 slices one target's cases, and a baseline speaks of the whole target"
+        ),
+        "{}",
+        stderr(&output)
+    );
+}
