@@ -77,8 +77,9 @@ pub struct CheckArgs {
     )]
     pub(crate) target: Vec<String>,
     /// With --config, check the K-th of N slices of its targets (round-robin in
-    /// the file's order), for a CI matrix of N jobs; `elicit-check merge` joins
-    /// the slices' --json reports (docs/src/ci.md).
+    /// the file's order; of its planned cases when one target is selected), for
+    /// a CI matrix of N jobs; `elicit-check merge` joins the slices' --json
+    /// reports (docs/src/ci.md).
     #[arg(long, value_name = "K/N", requires = "config", conflicts_with = "tool")]
     pub(crate) shard: Option<crate::check::shard::Shard>,
     /// The tool's arguments, a JSON object.
