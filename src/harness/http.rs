@@ -113,7 +113,11 @@ async fn write_lines<W: AsyncWrite + Unpin>(mut lines: mpsc::UnboundedReceiver<S
     while let Some(line) = lines.recv().await {
         let mut bytes = line.into_bytes();
         bytes.push(b'\n');
-        if to.write_all(&bytes).await.is_err() || to.flush().await.is_err() {
+        let written = async {
+            to.write_all(&bytes).await?;
+            to.flush().await
+        };
+        if written.await.is_err() {
             break;
         }
     }
@@ -165,8 +169,9 @@ impl Bridge {
                 headers.insert(name, value);
             }
         }
-        if method == "initialize" && self.initialize.is_none() {
-            self.initialize = Some(line.clone());
+        if method == "initialize" {
+            // The first one: a second session opens as this one did.
+            self.initialize.get_or_insert_with(|| line.clone());
         }
         if carries
             .as_ref()
