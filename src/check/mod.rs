@@ -63,6 +63,7 @@ pub mod report;
 mod reproduction;
 mod retry;
 pub mod sarif;
+pub mod server_json;
 mod session;
 pub mod shard;
 mod shrink;
