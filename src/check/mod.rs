@@ -51,6 +51,7 @@ mod case_run;
 pub mod case_slices;
 pub mod config;
 mod cross_session;
+pub mod eliciting_tools;
 pub mod eras;
 mod error;
 pub mod hooks;
