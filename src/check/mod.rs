@@ -60,6 +60,7 @@ pub mod merge;
 mod outcome;
 mod plan;
 mod probe;
+pub mod registry;
 pub mod report;
 mod reproduction;
 mod retry;
