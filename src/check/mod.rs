@@ -43,7 +43,9 @@
 //! job that runs them in order. A config's targets are checked one after
 //! another: their report (`targets`), the slices of a CI matrix (`shard`)
 //! and the join of the slices' reports (`merge`; one target's case slices:
-//! `case_slices`).
+//! `case_slices`). A registry's servers become targets (`registry`): each
+//! started from its `server.json` (`server_json`), each tool that elicits
+//! found by calling it once (`eliciting_tools`).
 
 mod assemble;
 pub mod baseline;
