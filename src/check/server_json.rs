@@ -253,6 +253,11 @@ impl fmt::Display for Refusal {
                  Streamable HTTP server with --url URL",
                 remotes.join(", ")
             ),
+            Refusal::NotStdio { transport } if transport == "sse" => write!(
+                f,
+                "its transport is sse (HTTP+SSE, MCP 2024-11-05), which elicit-check does not \
+                 speak: it checks stdio and Streamable HTTP servers"
+            ),
             Refusal::NotStdio { transport } => write!(
                 f,
                 "its transport is {transport}, not stdio: start it yourself and check it \
@@ -764,6 +769,17 @@ mod tests {
             ),
             "server io.example/http cannot be started: its transport is streamable-http, not \
              stdio: start it yourself and check it with --url URL"
+        );
+        assert_eq!(
+            refusal(
+                r#"{"name": "io.example/sse", "description": "S", "version": "1.0.0",
+                    "packages": [{"registryType": "pypi", "identifier": "s", "version": "1.0.0",
+                      "transport": {"type": "sse", "url": "http://localhost:8000/sse"}}]}"#,
+                &[]
+            ),
+            "server io.example/sse cannot be started: its transport is sse (HTTP+SSE, MCP \
+             2024-11-05), which elicit-check does not speak: it checks stdio and Streamable \
+             HTTP servers"
         );
         assert_eq!(
             refusal(

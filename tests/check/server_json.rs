@@ -183,7 +183,7 @@ fn a_file_with_no_eliciting_tool_is_refused_with_what_each_server_showed() {
     std::fs::write(
         &file,
         r#"{"name": "io.example/hosted", "description": "Hosted", "version": "1.0.0",
-            "remotes": [{"type": "sse", "url": "https://mcp.example.com/sse"}]}"#,
+            "remotes": [{"type": "streamable-http", "url": "https://mcp.example.com/mcp"}]}"#,
     )
     .expect("write");
     let error = support::runtime()
@@ -199,7 +199,7 @@ fn a_file_with_no_eliciting_tool_is_refused_with_what_each_server_showed() {
         format!(
             "no tool of the servers in {} sends a form elicitation/create:\n  server \
              io.example/hosted cannot be started: it has no packages to start over stdio, \
-             only remotes (https://mcp.example.com/sse): check a running Streamable HTTP \
+             only remotes (https://mcp.example.com/mcp): check a running Streamable HTTP \
              server with --url URL",
             file.display()
         )
