@@ -33,7 +33,9 @@ pub enum RegistryError {
 }
 
 /// The targets of the servers in `path`: one per tool that sends a form
-/// request, named `SERVER.TOOL` (the server's `name` with `/` as `.`), its
+/// request, named `SERVER.TOOL` (the server's `name` with `/` as `.`; a
+/// name taken already, as by the same server at another version, gets `-2`,
+/// `-3`, ..), its
 /// command, environment and arguments as found, acting read as not an error.
 /// Each server that cannot be started, and each tool left out, is handed to
 /// `note` as a line, e.g. ``server io.example/db cannot be started: ..`` or
@@ -101,7 +103,10 @@ pub async fn registry_targets(
                     continue;
                 }
             }
-            let name = format!("{}.{}", start.server.replace('/', "."), survey.tool);
+            let name = unique_name(
+                &format!("{}.{}", start.server.replace('/', "."), survey.tool),
+                &targets,
+            );
             let config = json!({
                 "name": name,
                 "command": start.command,
@@ -122,4 +127,54 @@ pub async fn registry_targets(
         });
     }
     Ok(ConfigFile { target: targets })
+}
+
+/// `name`, or `name-2`, `name-3`, .. when a target of `targets` has it
+/// already (a config's target names are unique: they name evidence folders).
+fn unique_name(name: &str, targets: &[TargetConfig]) -> String {
+    let taken = |candidate: &str| targets.iter().any(|target| target.name() == candidate);
+    if !taken(name) {
+        return name.to_owned();
+    }
+    (2..)
+        .map(|number| format!("{name}-{number}"))
+        .find(|candidate| !taken(candidate))
+        .expect("some number is free")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::unique_name;
+    use crate::check::config::ConfigFile;
+
+    #[test]
+    fn a_taken_name_gets_the_next_free_number() {
+        let config = ConfigFile::parse(
+            r#"
+            [[target]]
+            name = "io.example.notes.add_note"
+            command = ["server"]
+            tool = "add_note"
+            acted_not_error = true
+            [[target]]
+            name = "io.example.notes.add_note-2"
+            command = ["server"]
+            tool = "add_note"
+            acted_not_error = true
+            "#,
+        )
+        .expect("a config");
+        assert_eq!(
+            unique_name("io.example.notes.list", &config.target),
+            "io.example.notes.list"
+        );
+        assert_eq!(
+            unique_name("io.example.notes.add_note", &config.target),
+            "io.example.notes.add_note-3"
+        );
+        assert_eq!(
+            unique_name("io.example.notes.add_note", &config.target[..1]),
+            "io.example.notes.add_note-2"
+        );
+    }
 }
