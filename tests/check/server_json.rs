@@ -19,6 +19,7 @@ use elicit_check::harness::Limits;
 use elicit_check::harness::child::Environment;
 use serde_json::json;
 
+use super::cli::cli;
 use crate::support;
 
 fn fixture(path: &str) -> PathBuf {
@@ -204,4 +205,95 @@ fn a_file_with_no_eliciting_tool_is_refused_with_what_each_server_showed() {
             file.display()
         )
     );
+}
+
+/// The lines `check --server-json fixtures/registry/server.json` writes to
+/// stderr before the check starts.
+const NOTES: &str = "\
+elicit-check: io.github.elicit-check/notes: tool list_notes sent no form elicitation/create
+elicit-check: io.github.elicit-check/notes: tool import_notes not called: required argument notes is not a string, number, boolean or enum
+";
+
+#[test]
+fn check_server_json_checks_the_eliciting_tool_with_the_acted_rule_given() {
+    let output = cli(&[
+        "--server-json",
+        "fixtures/registry/server.json",
+        "--acted",
+        "/added",
+        "--cases",
+        "3",
+        "--protocol",
+        "2025-11-25",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.starts_with(NOTES), "{stderr}");
+    assert!(!stderr.contains("warning"), "{stderr}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains(
+            "elicit-check check: tool \"add_note\" (--acted /added), protocol 2025-11-25"
+        ),
+        "{stdout}"
+    );
+    assert!(stdout.contains("every property holds"), "{stdout}");
+}
+
+#[test]
+fn check_server_json_without_an_acted_rule_warns_that_not_an_error_counts_as_acting() {
+    // notes.py answers a refusal as an ordinary result: read as not an error,
+    // refusing a cancel counts as acting and property 1 fails.
+    let output = cli(&[
+        "--server-json",
+        "fixtures/registry/server.json",
+        "--cases",
+        "0",
+        "--protocol",
+        "2025-11-25",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let warning = "elicit-check: warning: server.json gives no acted rule: a reply that is not \
+                   an error counts as acting (--acted-not-error); give --acted, --acted-text \
+                   or --acted-cmd to read it from the result\n";
+    assert!(stderr.starts_with(&format!("{NOTES}{warning}")), "{stderr}");
+}
+
+#[test]
+fn check_server_json_of_two_servers_checks_both_with_the_one_acted_rule() {
+    // The same server at two versions: the second target's name gets `-2`.
+    let scratch = support::Scratch::new("registry-two-servers");
+    let file = scratch.join("servers.json");
+    let server = |version: &str| {
+        format!(
+            r#"{{"name": "io.github.elicit-check/notes", "description": "Notes",
+                "version": "{version}",
+                "packages": [{{"registryType": "pypi", "identifier": "fixtures/servers/notes.py",
+                  "version": "{version}", "runtimeHint": "python3",
+                  "transport": {{"type": "stdio"}}}}]}}"#
+        )
+    };
+    std::fs::write(&file, format!("[{}, {}]", server("1.0.0"), server("1.0.1"))).expect("write");
+    let output = cli(&[
+        "--server-json",
+        &file.display().to_string(),
+        "--acted",
+        "/added",
+        "--cases",
+        "1",
+        "--protocol",
+        "2025-11-25",
+    ]);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let table = format!(
+        "== the 2 targets of {}\n\
+         target                                   tool      verdict\n\
+         io.github.elicit-check.notes.add_note    add_note  every property holds in protocol 2025-11-25\n\
+         io.github.elicit-check.notes.add_note-2  add_note  every property holds in protocol 2025-11-25\n",
+        file.display()
+    );
+    assert!(stdout.contains(&table), "{stdout}");
 }
