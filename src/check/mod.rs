@@ -43,7 +43,9 @@
 //! job that runs them in order. A config's targets are checked one after
 //! another: their report (`targets`), the slices of a CI matrix (`shard`)
 //! and the join of the slices' reports (`merge`; one target's case slices:
-//! `case_slices`).
+//! `case_slices`). A registry's servers become targets (`registry`): each
+//! started from its `server.json` (`server_json`), each tool that elicits
+//! found by calling it once (`eliciting_tools`).
 
 mod assemble;
 pub mod baseline;
@@ -51,6 +53,7 @@ mod case_run;
 pub mod case_slices;
 pub mod config;
 mod cross_session;
+pub mod eliciting_tools;
 pub mod eras;
 mod error;
 pub mod hooks;
@@ -59,10 +62,12 @@ pub mod merge;
 mod outcome;
 mod plan;
 mod probe;
+pub mod registry;
 pub mod report;
 mod reproduction;
 mod retry;
 pub mod sarif;
+pub mod server_json;
 mod session;
 pub mod shard;
 mod shrink;

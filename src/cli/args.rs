@@ -188,6 +188,13 @@ pub struct CheckArgs {
     /// override it.
     #[arg(long, value_name = "FILE")]
     pub(crate) config: Option<PathBuf>,
+    /// The MCP registry's server.json (one server, or a JSON list of them):
+    /// each server is started from its npm or pypi package, its tools are
+    /// called once, and every tool that sends a form elicitation/create is
+    /// checked (docs/src/registry.md); acting is read as --acted-not-error
+    /// unless an --acted option is given.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["config", "url", "server"])]
+    pub(crate) server_json: Option<PathBuf>,
     /// Speak Streamable HTTP to the MCP endpoint at this URL instead of stdio.
     /// With a server command after `--`, one server is started per session and
     /// `{port}` in the URL, the command and --env values becomes a free local

@@ -26,17 +26,18 @@ pub use run_job::run;
 /// `elicit-check check`: `Ok(true)` when every property holds (in every
 /// target). A config whose targets are all to be run (several `[[target]]`s
 /// and no `--tool`, or `--target`, or `--shard`) goes to `targets_job`, one
-/// target to `check_job`.
+/// target to `check_job`; `--server-json` gives the config's targets.
 ///
 /// # Errors
-/// The config cannot be read, or (as each job says) the check could not be
-/// done.
-pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
-    let config = match &args.config {
-        Some(path) => {
+/// The config cannot be read, the server.json gives no target, or (as each
+/// job says) the check could not be done.
+pub async fn check(mut args: CheckArgs) -> anyhow::Result<bool> {
+    let config = match (&args.config, args.server_json.clone()) {
+        (Some(path), _) => {
             Some(crate::check::config::ConfigFile::load(path).map_err(anyhow::Error::msg)?)
         }
-        None => None,
+        (None, Some(path)) => Some(registry_targets(&mut args, &path).await?),
+        (None, None) => None,
     };
     match &config {
         Some(config)
@@ -47,6 +48,60 @@ pub async fn check(args: CheckArgs) -> anyhow::Result<bool> {
         }
         config => check_job::check_single(args, config.as_ref()).await,
     }
+}
+
+/// The targets of `--server-json` (`crate::check::registry`), each server and
+/// tool left out said on stderr; a warning when no acted option is given, as
+/// the registry gives no acted rule. The acted options and `--cwd` apply to
+/// every target: they move from `args` into each.
+///
+/// # Errors
+/// An `--env` that is not KEY=VALUE; the file gives no target.
+async fn registry_targets(
+    args: &mut CheckArgs,
+    path: &std::path::Path,
+) -> anyhow::Result<crate::check::config::ConfigFile> {
+    let mut vars = Vec::new();
+    for pair in &args.env {
+        let Some((key, value)) = pair.split_once('=').filter(|(key, _)| !key.is_empty()) else {
+            anyhow::bail!("--env {pair:?} is not KEY=VALUE");
+        };
+        vars.push((key.to_owned(), value.to_owned()));
+    }
+    let environment = crate::harness::child::Environment {
+        vars,
+        cwd: args.cwd.clone(),
+    };
+    let mut config = crate::check::registry::registry_targets(
+        path,
+        &environment,
+        args.limits.limits(),
+        &mut |line| eprintln!("elicit-check: {line}"),
+    )
+    .await?;
+    let acted_given = args.acted.is_some()
+        || args.acted_text.is_some()
+        || args.acted_not_error
+        || args.acted_cmd.is_some();
+    for target in &mut config.target {
+        if acted_given {
+            target.acted = args.acted.clone();
+            target.acted_text = args.acted_text.clone();
+            target.acted_not_error = args.acted_not_error;
+            target.acted_cmd = args.acted_cmd.clone();
+        }
+        target.cwd = args.cwd.clone();
+    }
+    (args.acted, args.acted_text, args.acted_cmd, args.cwd) = (None, None, None, None);
+    args.acted_not_error = false;
+    if !acted_given {
+        eprintln!(
+            "elicit-check: warning: server.json gives no acted rule: a reply that is not an \
+             error counts as acting (--acted-not-error); give --acted, --acted-text or \
+             --acted-cmd to read it from the result"
+        );
+    }
+    Ok(config)
 }
 
 /// `elicit-check serve`: the reference server on stdin/stdout until the client

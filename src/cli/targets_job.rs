@@ -84,6 +84,7 @@ pub(super) async fn check_targets(args: &CheckArgs, config: &ConfigFile) -> anyh
     let file = args
         .config
         .as_ref()
+        .or(args.server_json.as_ref())
         .map(|path| path.display().to_string())
         .unwrap_or_default();
     let selected = config.named(&args.target).map_err(anyhow::Error::msg)?;

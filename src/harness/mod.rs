@@ -291,6 +291,20 @@ impl Session {
     /// # Errors
     /// A message naming the reason: no session, a timeout, or a JSON-RPC error.
     pub async fn list_tools(&self) -> Result<Vec<String>, String> {
+        Ok(self
+            .list_tool_schemas()
+            .await?
+            .into_iter()
+            .map(|(name, _)| name)
+            .collect())
+    }
+
+    /// The tools the server lists at `tools/list`, each its name and its
+    /// `inputSchema` (bounded by the startup limit).
+    ///
+    /// # Errors
+    /// As [`Session::list_tools`].
+    pub async fn list_tool_schemas(&self) -> Result<Vec<(String, Value)>, String> {
         let Some(client) = &self.client else {
             return Err(self
                 .startup_error
@@ -309,7 +323,12 @@ impl Session {
         Ok(listed
             .tools
             .iter()
-            .map(|tool| tool.name.to_string())
+            .map(|tool| {
+                (
+                    tool.name.to_string(),
+                    Value::Object(tool.input_schema.as_ref().clone()),
+                )
+            })
             .collect())
     }
 

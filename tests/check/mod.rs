@@ -3,12 +3,14 @@
 //! command line and its reports, the gate on servers written with the MCP SDKs
 //! (a planted defect fails the property it breaks, in both protocol eras), the
 //! `jsonschema` judge, session mode giving the `--fresh` report, and a
-//! config's targets checked in one run, sliced into shards and merged.
+//! config's targets checked in one run, sliced into shards and merged, and
+//! the targets a registry's `server.json` gives (`server_json`).
 
 mod cli;
 mod gate;
 mod http;
 mod judge;
 mod reports;
+mod server_json;
 mod session;
 mod targets;
