@@ -69,8 +69,9 @@ install() {
     echo "installing elicit-check $version from $action_path"
     cargo install --locked --path "$action_path"
     if ! command -v elicit-check >/dev/null; then
-        # cargo installs into CARGO_HOME/bin; later steps find it there.
-        echo "${CARGO_HOME:-$HOME/.cargo}/bin" >>"${GITHUB_PATH:?GITHUB_PATH is not set}"
+        # cargo installs into CARGO_INSTALL_ROOT/bin, else CARGO_HOME/bin; later
+        # steps find it there.
+        echo "${CARGO_INSTALL_ROOT:-${CARGO_HOME:-$HOME/.cargo}}/bin" >>"${GITHUB_PATH:?GITHUB_PATH is not set}"
     fi
 }
 

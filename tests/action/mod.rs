@@ -423,7 +423,7 @@ fn install_runs_cargo_unless_this_version_is_on_path() {
         &scratch,
         "install",
         Some(&without_binary),
-        &[("CARGO_HOME", &cargo_home)],
+        &[("CARGO_HOME", &cargo_home), ("CARGO_INSTALL_ROOT", "")],
     );
     assert_eq!(fresh.status, 0, "{}", fresh.log);
     assert_eq!(
@@ -434,6 +434,20 @@ fn install_runs_cargo_unless_this_version_is_on_path() {
         std::fs::read_to_string(scratch.join("github-path")).expect("GITHUB_PATH written"),
         format!("{cargo_home}/bin\n"),
         "cargo's bin folder goes on PATH for the later steps"
+    );
+
+    let root = scratch.arg("install root");
+    let rooted = step(
+        &scratch,
+        "install",
+        Some(&without_binary),
+        &[("CARGO_HOME", &cargo_home), ("CARGO_INSTALL_ROOT", &root)],
+    );
+    assert_eq!(rooted.status, 0, "{}", rooted.log);
+    assert_eq!(
+        std::fs::read_to_string(scratch.join("github-path")).expect("GITHUB_PATH written"),
+        format!("{cargo_home}/bin\n{root}/bin\n"),
+        "CARGO_INSTALL_ROOT, where cargo installs when it is set, goes on PATH"
     );
 }
 
