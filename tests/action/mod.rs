@@ -343,6 +343,25 @@ fn args_that_cannot_be_split_give_exit_code_2() {
 }
 
 #[test]
+fn no_elicit_check_on_path_gives_exit_code_2() {
+    let scratch = Scratch::new("action-not-installed");
+    let check = step(
+        &scratch,
+        "check",
+        Some("/usr/bin:/bin"),
+        &[("INPUT_CONFIG", "fixtures/configs/action-correct.toml")],
+    );
+    assert_eq!(check.status, 0, "{}", check.log);
+    assert_eq!(check.output("exit-code"), "2");
+    assert_eq!(check.output("sarif"), "");
+    assert!(
+        check.log.contains("elicit-check is not on PATH"),
+        "{}",
+        check.log
+    );
+}
+
+#[test]
 fn the_verdict_fails_on_every_code_but_0() {
     let scratch = Scratch::new("action-verdict");
     for (code, status) in [
