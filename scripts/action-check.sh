@@ -68,11 +68,10 @@ install() {
     fi
     echo "installing elicit-check $version from $action_path"
     cargo install --locked --path "$action_path"
-    if ! command -v elicit-check >/dev/null; then
-        # cargo installs into CARGO_INSTALL_ROOT/bin, else CARGO_HOME/bin; later
-        # steps find it there.
-        echo "${CARGO_INSTALL_ROOT:-${CARGO_HOME:-$HOME/.cargo}}/bin" >>"${GITHUB_PATH:?GITHUB_PATH is not set}"
-    fi
+    # cargo installs into CARGO_INSTALL_ROOT/bin, else CARGO_HOME/bin. A folder
+    # in GITHUB_PATH comes first on the later steps' PATH: they run this
+    # elicit-check, not another version found earlier on PATH.
+    echo "${CARGO_INSTALL_ROOT:-${CARGO_HOME:-$HOME/.cargo}}/bin" >>"${GITHUB_PATH:?GITHUB_PATH is not set}"
 }
 
 # The check step could not run elicit-check: say why, and hand exit code 2 (the

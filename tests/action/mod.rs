@@ -477,19 +477,26 @@ fn install_replaces_another_version_on_path() {
     let fakes = scratch.join("fakes");
     std::fs::create_dir_all(&fakes).expect("a folder");
     fake_cargo(&fakes);
+    let cargo_home = scratch.arg("cargo home");
     let other = fakes.join("elicit-check");
     std::fs::write(&other, "#!/bin/sh\necho 'elicit-check 0.0.1'\n").expect("written");
     std::fs::set_permissions(&other, std::fs::Permissions::from_mode(0o755)).expect("chmod");
     let path = format!("{}:/usr/bin:/bin", fakes.to_string_lossy());
-    let install = step(&scratch, "install", Some(&path), &[]);
+    let install = step(
+        &scratch,
+        "install",
+        Some(&path),
+        &[("CARGO_HOME", &cargo_home), ("CARGO_INSTALL_ROOT", "")],
+    );
     assert_eq!(install.status, 0, "{}", install.log);
     assert_eq!(
         std::fs::read_to_string(fakes.join("cargo-args")).expect("cargo ran"),
         format!("install\n--locked\n--path\n{ROOT}\n")
     );
-    assert!(
-        !scratch.join("github-path").exists(),
-        "an elicit-check is on PATH already: PATH is left as it is"
+    assert_eq!(
+        std::fs::read_to_string(scratch.join("github-path")).expect("GITHUB_PATH written"),
+        format!("{cargo_home}/bin\n"),
+        "the new elicit-check comes before the other version on the later steps' PATH"
     );
 }
 
