@@ -3,6 +3,7 @@
 //! SDK peers, the `--help` snapshots and the module layout; `support` holds the
 //! helpers they share.
 
+mod action;
 mod check;
 mod help;
 mod hostile;
