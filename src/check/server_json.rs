@@ -117,21 +117,12 @@ pub struct Argument {
     /// `name`: the flag, leading dashes included (named arguments).
     #[serde(default)]
     pub name: Option<String>,
-    /// `value`: fixed, `{variables}` replaced.
-    #[serde(default)]
-    pub value: Option<String>,
-    /// `default`: the value when `value` is not set.
-    #[serde(default)]
-    pub default: Option<String>,
     /// `valueHint`: a label for a positional argument, not part of the command.
     #[serde(default)]
     pub value_hint: Option<String>,
-    /// `isRequired`.
-    #[serde(default)]
-    pub is_required: bool,
-    /// `variables`: what `{name}` in `value` stands for.
-    #[serde(default)]
-    pub variables: BTreeMap<String, Input>,
+    /// `value`, `default`, `isRequired` and `variables`.
+    #[serde(flatten)]
+    pub input: InputWithVariables,
 }
 
 /// An `environmentVariables` entry (schema `KeyValueInput`).
@@ -143,6 +134,17 @@ pub struct KeyValueInput {
     /// `description`, quoted when a required variable has no value.
     #[serde(default)]
     pub description: Option<String>,
+    /// `value`, `default`, `isRequired` and `variables`.
+    #[serde(flatten)]
+    pub input: InputWithVariables,
+}
+
+/// What an argument and an environment variable share (schema
+/// `InputWithVariables`, which `PositionalArgument`, `NamedArgument` and
+/// `KeyValueInput` extend).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct InputWithVariables {
     /// `value`: fixed, `{variables}` replaced.
     #[serde(default)]
     pub value: Option<String>,
@@ -155,6 +157,21 @@ pub struct KeyValueInput {
     /// `variables`: what `{name}` in `value` stands for.
     #[serde(default)]
     pub variables: BTreeMap<String, Input>,
+}
+
+impl InputWithVariables {
+    /// The value: `value` with its `{variables}` replaced ([`substitute`]),
+    /// else `default`; `None` when neither is set. `of` names the input in a
+    /// refusal.
+    ///
+    /// # Errors
+    /// A required variable of `value` has no value.
+    fn resolve(&self, of: &str) -> Result<Option<String>, Refusal> {
+        Ok(
+            substitute(self.value.as_deref(), &self.variables, of)?
+                .or_else(|| self.default.clone()),
+        )
+    }
 }
 
 /// A variable of an input's `value` (schema `Input`).
@@ -519,15 +536,9 @@ impl Package {
         command.extend(package_arguments);
         let mut env = Vec::new();
         for variable in &self.environment_variables {
-            let value = substitute(
-                variable.value.as_deref(),
-                &variable.variables,
-                &variable.name,
-            )?
-            .or_else(|| variable.default.clone());
-            match value {
+            match variable.input.resolve(&variable.name)? {
                 Some(value) => env.push((variable.name.clone(), value)),
-                None if variable.is_required && !given.contains(&variable.name) => {
+                None if variable.input.is_required && !given.contains(&variable.name) => {
                     return Err(Refusal::EnvironmentVariable {
                         name: variable.name.clone(),
                         description: variable.description.clone(),
@@ -553,10 +564,8 @@ fn arguments(list: &[Argument], name: &'static str) -> Result<Vec<String>, Refus
             ArgumentKind::Positional => argument.value_hint.clone(),
         }
         .unwrap_or_else(|| format!("{}", index + 1));
-        let value = substitute(argument.value.as_deref(), &argument.variables, &label)?
-            .or_else(|| argument.default.clone());
-        let Some(value) = value else {
-            if argument.is_required {
+        let Some(value) = argument.input.resolve(&label)? else {
+            if argument.input.is_required {
                 return Err(Refusal::Argument { list: name, label });
             }
             continue;
