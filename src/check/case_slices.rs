@@ -90,9 +90,12 @@ fn rank(verdict: &Value) -> u8 {
 
 /// Adds `other` (one property in another slice) to `joined`.
 fn join_property(joined: &mut Value, other: &Value) {
-    if rank(&other["verdict"]) > rank(&joined["verdict"]) {
-        joined["verdict"] = other["verdict"].clone();
-    }
+    let worst = [&joined["verdict"], &other["verdict"]]
+        .into_iter()
+        .max_by_key(|verdict| rank(verdict))
+        .cloned()
+        .unwrap_or_default();
+    joined["verdict"] = worst;
     add(&mut joined["cases"], &other["cases"]);
     if joined["failure"].is_null() && !other["failure"].is_null() {
         joined["failure"] = other["failure"].clone();
@@ -229,6 +232,31 @@ mod tests {
             json!([{"answer_class": "decline", "acted": 2, "of": 4, "smallest": "{}"}])
         );
         assert_eq!(p1["cases"], 10);
+    }
+
+    #[test]
+    fn a_property_one_slice_did_not_test_takes_the_others_verdict() {
+        let one = report(
+            true,
+            vec![property(3, "untested", 0), property(4, "holds", 2)],
+        );
+        let two = report(
+            true,
+            vec![property(3, "holds", 1), property(4, "untested", 0)],
+        );
+        for (first, second) in [(&one, &two), (&two, &one)] {
+            let joined = join(&[first, second]).expect("joined");
+            let era = &joined["eras"][0]["report"];
+            assert_eq!(era["passed"], true);
+            assert_eq!(joined["passed"], true);
+            let verdicts: Vec<&Value> = era["properties"]
+                .as_array()
+                .expect("properties")
+                .iter()
+                .map(|property| &property["verdict"])
+                .collect();
+            assert_eq!(verdicts, [&json!("holds"), &json!("holds")]);
+        }
     }
 
     #[test]
