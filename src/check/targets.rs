@@ -588,6 +588,29 @@ mod tests {
     }
 
     #[test]
+    fn a_slice_of_one_targets_cases_says_so() {
+        let mut report = TargetsReport::new(
+            "ci.toml",
+            Some(Shard { index: 1, count: 2 }),
+            1,
+            vec![entry(
+                0,
+                "pay",
+                TargetOutcome::Passed,
+                "every property holds in protocol 2025-11-25",
+            )],
+        );
+        report.cases_sliced = true;
+        assert!(
+            report
+                .table()
+                .starts_with("== shard 1/2 of the planned cases of the 1 target of ci.toml\n"),
+            "{}",
+            report.table()
+        );
+    }
+
+    #[test]
     fn a_report_that_cannot_be_read_makes_an_error_entry() {
         let entry =
             TargetEntry::checked(0, "pay", "pay", serde_json::json!({"passed": true}), None);
