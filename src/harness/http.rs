@@ -831,48 +831,4 @@ fn one_line(body: &[u8]) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_body_becomes_one_line_and_text_keeps_its_words() {
-        assert_eq!(
-            one_line(b"{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1\n}"),
-            r#"{"jsonrpc":"2.0","id":1}"#
-        );
-        assert_eq!(one_line(b"not\r\njson"), "not  json");
-        assert_eq!(text_start(&[b'a'; 2000]).len(), MAX_BODY_TEXT);
-        assert_eq!(text_start(b"short"), "short");
-    }
-
-    #[test]
-    fn only_the_transport_headers_are_recorded() {
-        let mut headers = HeaderMap::new();
-        headers.insert("mcp-session-id", "s-1".parse().expect("value"));
-        headers.insert("content-type", "text/event-stream".parse().expect("value"));
-        headers.insert("x-powered-by", "Express".parse().expect("value"));
-        assert_eq!(
-            recorded(&headers),
-            BTreeMap::from([
-                ("content-type".to_owned(), "text/event-stream".to_owned()),
-                ("mcp-session-id".to_owned(), "s-1".to_owned()),
-            ])
-        );
-    }
-
-    #[test]
-    fn the_version_is_learned_from_the_first_initialize_result_only() {
-        let version = Mutex::new(None);
-        learn_version(&version, r#"{"jsonrpc":"2.0","id":0,"error":{"code":1}}"#);
-        assert_eq!(*lock(&version), None);
-        learn_version(
-            &version,
-            r#"{"id":0,"result":{"protocolVersion":"2025-11-25"}}"#,
-        );
-        learn_version(
-            &version,
-            r#"{"id":0,"result":{"protocolVersion":"2025-06-18"}}"#,
-        );
-        assert_eq!(lock(&version).as_deref(), Some("2025-11-25"));
-    }
-}
+mod tests;
