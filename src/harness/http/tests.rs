@@ -367,16 +367,26 @@ fn roomy() -> Limits {
     limits(Duration::from_secs(20))
 }
 
-/// Runs the bridge to `url` with `state`: writes `lines` on the client side,
-/// reads until `wait_for` lines came back (or the bridge closed its side),
-/// then closes the client side and reads the rest until the bridge ends.
-async fn drive(
+/// When the client side closes.
+enum Close {
+    /// Once this many lines came back (or the bridge closed its side); the
+    /// rest is read until the bridge ends.
+    AfterLines(usize),
+    /// After this long, or when the bridge closed its side first.
+    AfterWindow(Duration),
+}
+
+/// Runs the bridge to `url` with `state`: writes `lines` on the client side
+/// and closes it as `close` says. The lines that came back, and whether the
+/// bridge closed its side before the client closed its own (it does so
+/// only when the session cannot go on).
+async fn drive_until(
     url: Url,
     state: ProxyState,
     limits: Limits,
     lines: &[&str],
-    wait_for: usize,
-) -> Vec<String> {
+    close: Close,
+) -> (Vec<String>, bool) {
     let (mut client_writes, bridge_reads) = tokio::io::duplex(1 << 20);
     let (bridge_writes, client_reads) = tokio::io::duplex(1 << 20);
     let client = async move {
@@ -388,26 +398,51 @@ async fn drive(
         }
         let mut reader = BufReader::new(client_reads).lines();
         let mut forwarded = Vec::new();
-        let bound = Duration::from_secs(30);
+        let bound = match close {
+            Close::AfterLines(_) => Duration::from_secs(30),
+            Close::AfterWindow(window) => window,
+        };
+        let wait_for = match close {
+            Close::AfterLines(count) => count,
+            Close::AfterWindow(_) => usize::MAX,
+        };
+        let mut ended = false;
         while forwarded.len() < wait_for {
             match tokio::time::timeout(bound, reader.next_line()).await {
                 Ok(Ok(Some(line))) => forwarded.push(line),
-                _ => break,
+                Ok(_) => {
+                    ended = true;
+                    break;
+                }
+                Err(_) => break,
             }
         }
         drop(client_writes);
         while let Ok(Ok(Some(line))) = tokio::time::timeout(bound, reader.next_line()).await {
             forwarded.push(line);
         }
-        forwarded
+        (forwarded, ended)
     };
     let bridged = bridge(url, state, limits, bridge_reads, bridge_writes, ());
-    let ((), forwarded) = tokio::time::timeout(Duration::from_secs(60), async {
+    let ((), outcome) = tokio::time::timeout(Duration::from_secs(60), async {
         tokio::join!(bridged, client)
     })
     .await
     .expect("the bridge ends once the client side closes");
-    forwarded
+    outcome
+}
+
+/// [`drive_until`] closing the client side after `wait_for` lines came back.
+async fn drive(
+    url: Url,
+    state: ProxyState,
+    limits: Limits,
+    lines: &[&str],
+    wait_for: usize,
+) -> Vec<String> {
+    drive_until(url, state, limits, lines, Close::AfterLines(wait_for))
+        .await
+        .0
 }
 
 fn new_state() -> ProxyState {
@@ -683,6 +718,15 @@ fn is_call(seen: &Seen, id: u64) -> bool {
         && serde_json::from_str::<Value>(&seen.body).is_ok_and(|message| message["id"] == id)
 }
 
+/// What a server receives when a session stops at its first call: the
+/// notification before it went out, the second call did not.
+const STOPPED_AT_THE_CALL: [&str; 4] = [
+    "POST initialize",
+    "POST notifications/initialized",
+    "POST tools/call",
+    "DELETE DELETE",
+];
+
 #[tokio::test]
 async fn a_request_without_a_response_ends_the_session_and_a_notification_without_one_does_not() {
     // The connection is closed without a status line for the notification
@@ -697,15 +741,7 @@ async fn a_request_without_a_response_ends_the_session_and_a_notification_withou
     assert_eq!(ran.forwarded, [initialize_result().to_string()]);
     // The notification's failure did not stop the session (and opened no
     // GET); the call's did: the second call never went out.
-    assert_eq!(
-        ran.received(),
-        [
-            "POST initialize",
-            "POST notifications/initialized",
-            "POST tools/call",
-            "DELETE DELETE"
-        ]
-    );
+    assert_eq!(ran.received(), STOPPED_AT_THE_CALL);
     for exchange in [2, 3] {
         let steps = ran.exchange(exchange);
         assert_eq!(steps.len(), 2, "{steps:?}");
@@ -739,15 +775,7 @@ async fn an_error_status_ends_the_session_for_a_request_and_not_for_a_notificati
     .await;
     let ran = run(&server, &[INITIALIZE, INITIALIZED, CALL, CALL_2], 2).await;
     assert_eq!(ran.forwarded, [initialize_result().to_string()]);
-    assert_eq!(
-        ran.received(),
-        [
-            "POST initialize",
-            "POST notifications/initialized",
-            "POST tools/call",
-            "DELETE DELETE"
-        ]
-    );
+    assert_eq!(ran.received(), STOPPED_AT_THE_CALL);
     assert_eq!(
         ran.exchange(2),
         ["POST /mcp?v=1", "status 400", "body 3 bytes: bad"]
@@ -756,10 +784,7 @@ async fn an_error_status_ends_the_session_for_a_request_and_not_for_a_notificati
         ran.exchange(3),
         ["POST /mcp?v=1", "status 500", "body 4 bytes: boom"]
     );
-    assert!(
-        ran.timeline()
-            .contains(&"HTTP exchange 3: status 500".to_owned())
-    );
+    assert!(ran.has_event("HTTP exchange 3: status 500"));
     assert_eq!(ran.recording.http.len(), 11, "{:?}", ran.steps());
 }
 
@@ -829,46 +854,11 @@ async fn a_body_that_is_not_json_is_recorded_and_not_forwarded() {
     );
 }
 
-/// Runs the bridge with the client side kept open after `lines`: the lines
-/// that came back, and whether the bridge ended its session on its own
-/// within `window` (it ends only when the session cannot go on).
+/// Runs the bridge with the client side kept open after `lines` for
+/// `window` (see [`drive_until`]).
 async fn run_open(server: &Server, lines: &[&str], window: Duration) -> (Vec<String>, bool) {
-    let (mut client_writes, bridge_reads) = tokio::io::duplex(1 << 20);
-    let (bridge_writes, client_reads) = tokio::io::duplex(1 << 20);
-    let state = new_state();
-    let bridged = bridge(
-        server.url.clone(),
-        state,
-        roomy(),
-        bridge_reads,
-        bridge_writes,
-        (),
-    );
-    let client = async move {
-        for line in lines {
-            client_writes
-                .write_all(format!("{line}\n").as_bytes())
-                .await
-                .expect("the bridge reads");
-        }
-        let mut reader = BufReader::new(client_reads).lines();
-        let mut forwarded = Vec::new();
-        let ended = tokio::time::timeout(window, async {
-            while let Ok(Some(line)) = reader.next_line().await {
-                forwarded.push(line);
-            }
-        })
-        .await
-        .is_ok();
-        drop(client_writes);
-        (forwarded, ended)
-    };
-    let ((), outcome) = tokio::time::timeout(Duration::from_secs(60), async {
-        tokio::join!(bridged, client)
-    })
-    .await
-    .expect("the bridge ends once the client side closes");
-    outcome
+    let close = Close::AfterWindow(window);
+    drive_until(server.url.clone(), new_state(), roomy(), lines, close).await
 }
 
 #[tokio::test]
@@ -1020,10 +1010,7 @@ async fn no_status_line_within_the_call_bound_is_a_failed_exchange() {
         ran.exchange(4),
         ["POST /mcp?v=1", "failed: no status line within 0.5 s"]
     );
-    assert!(
-        ran.timeline()
-            .contains(&"HTTP exchange 4: no status line within 0.5 s".to_owned())
-    );
+    assert!(ran.has_event("HTTP exchange 4: no status line within 0.5 s"));
     // The call was never answered: the second one did not go out.
     assert_eq!(
         ran.received()
@@ -1084,51 +1071,82 @@ fn planting(session: PlantedSession) -> ProxyState {
 const PLANTED: &str =
     r#"{"jsonrpc":"2.0","id":0,"result":{"action":"accept","content":{"units":9}}}"#;
 
+impl Ran {
+    /// The requests other than the standalone GET, in brief with the
+    /// session they carried: `POST tools/call s-1`, `POST initialize -`.
+    fn sent(&self) -> Vec<String> {
+        without_get(&self.seen)
+            .into_iter()
+            .map(|seen| {
+                let session = seen.header("mcp-session-id").unwrap_or("-");
+                format!("{} {} {session}", seen.method, seen.what())
+            })
+            .collect()
+    }
+
+    /// The bodies of [`Ran::sent`]'s requests.
+    fn bodies(&self) -> Vec<&str> {
+        without_get(&self.seen)
+            .into_iter()
+            .map(|seen| seen.body.as_str())
+            .collect()
+    }
+
+    fn has_event(&self, event: &str) -> bool {
+        self.recording
+            .timeline
+            .iter()
+            .any(|seen| seen.event == event)
+    }
+}
+
+/// A session with `server` whose client answers the elicitation, with a
+/// reply planted under `session` first.
+async fn planted_run(
+    server: impl Fn(&Seen) -> Reply + Send + Sync + 'static,
+    session: PlantedSession,
+) -> Ran {
+    let server = Server::start(server).await;
+    let lines = [INITIALIZE, INITIALIZED, CALL, ACCEPT_REPLY];
+    run_with(&server, planting(session), roomy(), &lines, 2).await
+}
+
 #[tokio::test]
 async fn a_reply_planted_in_a_second_session_goes_out_before_the_clients_own() {
-    let server = Server::start(sessions(false)).await;
-    let lines = [INITIALIZE, INITIALIZED, CALL, ACCEPT_REPLY];
-    let ran = run_with(
-        &server,
-        planting(PlantedSession::Another),
-        roomy(),
-        &lines,
-        2,
-    )
-    .await;
+    let ran = planted_run(sessions(false), PlantedSession::Another).await;
     assert_eq!(
         ran.forwarded,
         [initialize_result().to_string(), elicitation().to_string()]
     );
-    let sent: Vec<(String, Option<&str>, &str)> = without_get(&ran.seen)
-        .into_iter()
-        .map(|seen| {
-            (
-                format!("{} {}", seen.method, seen.what()),
-                seen.header("mcp-session-id"),
-                seen.body.as_str(),
-            )
-        })
-        .collect();
-    let sent: Vec<(&str, Option<&str>, &str)> = sent
-        .iter()
-        .map(|(what, session, body)| (what.as_str(), *session, *body))
-        .collect();
     assert_eq!(
-        sent,
+        ran.sent(),
         [
-            ("POST initialize", None, INITIALIZE),
-            ("POST notifications/initialized", Some("s-1"), INITIALIZED),
-            ("POST tools/call", Some("s-1"), CALL),
+            "POST initialize -",
+            "POST notifications/initialized s-1",
+            "POST tools/call s-1",
             // The second session opens as the first did, carries the planted
             // reply and is ended.
-            ("POST initialize", None, INITIALIZE),
-            ("POST notifications/initialized", Some("s-2"), INITIALIZED),
-            ("POST response", Some("s-2"), PLANTED),
-            ("DELETE DELETE", Some("s-2"), ""),
+            "POST initialize -",
+            "POST notifications/initialized s-2",
+            "POST response s-2",
+            "DELETE DELETE s-2",
             // Then the client's own reply, and the end of the first session.
-            ("POST response", Some("s-1"), ACCEPT_REPLY),
-            ("DELETE DELETE", Some("s-1"), ""),
+            "POST response s-1",
+            "DELETE DELETE s-1",
+        ]
+    );
+    assert_eq!(
+        ran.bodies(),
+        [
+            INITIALIZE,
+            INITIALIZED,
+            CALL,
+            INITIALIZE,
+            INITIALIZED,
+            PLANTED,
+            "",
+            ACCEPT_REPLY,
+            ""
         ]
     );
     let planted = without_get(&ran.seen)[5];
@@ -1159,9 +1177,7 @@ async fn a_reply_planted_in_a_second_session_goes_out_before_the_clients_own() {
         ]
     );
     assert!(
-        ran.timeline().contains(
-            &"HTTP: planting a reply to id 0 under another session's Mcp-Session-Id".to_owned()
-        ),
+        ran.has_event("HTTP: planting a reply to id 0 under another session's Mcp-Session-Id"),
         "{:?}",
         ran.timeline()
     );
@@ -1169,81 +1185,44 @@ async fn a_reply_planted_in_a_second_session_goes_out_before_the_clients_own() {
 
 #[tokio::test]
 async fn a_reply_planted_without_a_session_id_carries_none() {
-    let server = Server::start(sessions(false)).await;
-    let lines = [INITIALIZE, INITIALIZED, CALL, ACCEPT_REPLY];
-    let ran = run_with(
-        &server,
-        planting(PlantedSession::Missing),
-        roomy(),
-        &lines,
-        2,
-    )
-    .await;
-    let sent: Vec<String> = without_get(&ran.seen)
-        .into_iter()
-        .map(|seen| {
-            format!(
-                "{} {} {:?}",
-                seen.method,
-                seen.what(),
-                seen.header("mcp-session-id")
-            )
-        })
-        .collect();
+    let ran = planted_run(sessions(false), PlantedSession::Missing).await;
     assert_eq!(
-        sent,
+        ran.sent(),
         [
-            "POST initialize None",
-            "POST notifications/initialized Some(\"s-1\")",
-            "POST tools/call Some(\"s-1\")",
-            "POST response None",
-            "POST response Some(\"s-1\")",
-            "DELETE DELETE Some(\"s-1\")",
+            "POST initialize -",
+            "POST notifications/initialized s-1",
+            "POST tools/call s-1",
+            "POST response -",
+            "POST response s-1",
+            "DELETE DELETE s-1",
         ]
     );
-    assert_eq!(without_get(&ran.seen)[3].body, PLANTED);
-    assert!(
-        ran.timeline()
-            .contains(&"HTTP: planting a reply to id 0 under no Mcp-Session-Id".to_owned())
-    );
+    assert_eq!(ran.bodies()[3], PLANTED);
+    assert!(ran.has_event("HTTP: planting a reply to id 0 under no Mcp-Session-Id"));
 }
 
 #[tokio::test]
 async fn nothing_is_planted_without_sessions_to_keep_apart() {
     // A second initialize that gets the first session's id back.
-    let server = Server::start(sessions(true)).await;
-    let lines = [INITIALIZE, INITIALIZED, CALL, ACCEPT_REPLY];
-    let ran = run_with(
-        &server,
-        planting(PlantedSession::Another),
-        roomy(),
-        &lines,
-        2,
-    )
-    .await;
-    let sent: Vec<String> = without_get(&ran.seen)
-        .into_iter()
-        .map(|seen| format!("{} {}", seen.method, seen.what()))
-        .collect();
+    let ran = planted_run(sessions(true), PlantedSession::Another).await;
     assert_eq!(
-        sent,
+        ran.sent(),
         [
-            "POST initialize",
-            "POST notifications/initialized",
-            "POST tools/call",
-            "POST initialize",
-            "POST response",
-            "DELETE DELETE"
+            "POST initialize -",
+            "POST notifications/initialized s-1",
+            "POST tools/call s-1",
+            "POST initialize -",
+            "POST response s-1",
+            "DELETE DELETE s-1"
         ]
     );
-    assert_eq!(without_get(&ran.seen)[4].body, ACCEPT_REPLY);
-    assert!(ran.timeline().contains(
-        &"HTTP: no reply planted in another session: a second initialize got no new Mcp-Session-Id"
-            .to_owned()
+    assert_eq!(ran.bodies()[4], ACCEPT_REPLY);
+    assert!(ran.has_event(
+        "HTTP: no reply planted in another session: a second initialize got no new Mcp-Session-Id"
     ));
 
     // A server that assigns no session id at all.
-    let server = Server::start(|seen: &Seen| match seen.what().as_str() {
+    let stateless = |seen: &Seen| match seen.what().as_str() {
         "initialize" => json(200, initialize_result()),
         "tools/call" => Reply::Events {
             session: None,
@@ -1251,27 +1230,21 @@ async fn nothing_is_planted_without_sessions_to_keep_apart() {
             hold: true,
         },
         _ => accepted(),
-    })
-    .await;
-    let lines = [INITIALIZE, CALL, ACCEPT_REPLY];
-    let ran = run_with(
-        &server,
-        planting(PlantedSession::Missing),
-        roomy(),
-        &lines,
-        2,
-    )
-    .await;
+    };
+    let ran = planted_run(stateless, PlantedSession::Missing).await;
     assert_eq!(
-        ran.received(),
-        ["POST initialize", "POST tools/call", "POST response"]
+        ran.sent(),
+        [
+            "POST initialize -",
+            "POST notifications/initialized -",
+            "POST tools/call -",
+            "POST response -"
+        ]
     );
-    assert!(
-        ran.timeline().contains(
-            &"HTTP: no reply planted in another session: the server assigned no Mcp-Session-Id"
-                .to_owned()
-        )
-    );
+    assert_eq!(ran.bodies()[3], ACCEPT_REPLY);
+    assert!(ran.has_event(
+        "HTTP: no reply planted in another session: the server assigned no Mcp-Session-Id"
+    ));
 }
 
 #[tokio::test]
