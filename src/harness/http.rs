@@ -19,7 +19,7 @@
 //!   or a body by 16 MiB (cut and recorded as such).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -79,7 +79,7 @@ pub(crate) async fn bridge<R, W, H>(
             .unwrap_or_default(),
         session_id: None,
         protocol_version: Arc::new(Mutex::new(None)),
-        exchanges: 0,
+        exchanges: Arc::new(AtomicU32::new(0)),
         out,
         streams: Vec::new(),
         open: Arc::new(Mutex::new(BTreeSet::new())),
@@ -133,7 +133,9 @@ struct Bridge {
     session_id: Option<String>,
     /// The version negotiated at `initialize`, sent as `MCP-Protocol-Version`.
     protocol_version: Arc<Mutex<Option<String>>>,
-    exchanges: u32,
+    /// The number of the last exchange recorded (shared with the tasks
+    /// that resume event streams).
+    exchanges: Arc<AtomicU32>,
     out: mpsc::UnboundedSender<String>,
     streams: Vec<JoinHandle<()>>,
     /// Exchanges whose event stream is still being read.
@@ -315,21 +317,14 @@ impl Bridge {
     /// Records a request of a new exchange (carrying the JSON-RPC message
     /// `carries`, for a POST); returns the exchange's number.
     fn request(&mut self, method: Method, headers: &HeaderMap, carries: Option<Carried>) -> u32 {
-        self.exchanges += 1;
-        let path = match self.url.query() {
-            Some(query) => format!("{}?{query}", self.url.path()),
-            None => self.url.path().to_owned(),
-        };
-        self.state.record_http(
-            self.exchanges,
-            HttpStep::Request {
-                method: method.to_string(),
-                path,
-                headers: recorded(headers),
-                carries,
-            },
-        );
-        self.exchanges
+        record_request(
+            &self.state,
+            &self.exchanges,
+            &self.url,
+            &method,
+            headers,
+            carries,
+        )
     }
 
     /// Sends `request`, retrying a refused connection until the startup limit
@@ -470,6 +465,19 @@ impl Bridge {
         initialize: bool,
         answer: Option<Value>,
     ) {
+        let resume = answer.is_some().then(|| {
+            let mut headers = HeaderMap::new();
+            headers.insert(ACCEPT, "text/event-stream".parse().expect("a header value"));
+            let version = lock(&self.protocol_version).clone();
+            self.session_headers(&mut headers, version.as_deref());
+            Resume {
+                client: self.client.clone(),
+                url: self.url.clone(),
+                headers,
+                exchanges: Arc::clone(&self.exchanges),
+                limit: self.limits.call,
+            }
+        });
         let events = Events {
             state: self.state.clone(),
             out: self.out.clone(),
@@ -477,6 +485,7 @@ impl Bridge {
             version: initialize.then(|| Arc::clone(&self.protocol_version)),
             exchange,
             answer: answer.map(|id| (id, self.stop.clone())),
+            resume,
         };
         self.streams
             .push(tokio::spawn(read_events(events, response)));
@@ -499,6 +508,7 @@ impl Bridge {
             version: None,
             exchange,
             answer: None,
+            resume: None,
         };
         self.streams.push(tokio::spawn(async move {
             let response = match tokio::time::timeout(limit, request.send()).await {
@@ -595,27 +605,188 @@ struct Events {
     /// The id of the request the stream answers (a POST's), and how to stop
     /// the session when it ends without that response.
     answer: Option<(Value, mpsc::UnboundedSender<()>)>,
+    /// How to resume the stream when the server ends it before the response
+    /// (a POST's stream).
+    resume: Option<Resume>,
+}
+
+/// How a request's event stream that the server ended before the response,
+/// after an event id, is resumed (MCP 2025-11-25, basic/transports,
+/// "Resumability and Redelivery"; SEP-1699, SSE polling): a GET carrying
+/// `Last-Event-ID`, after the wait the server's `retry` field asked for.
+struct Resume {
+    client: reqwest::Client,
+    url: Url,
+    /// `Accept: text/event-stream` and the session's `Mcp-Session-Id` and
+    /// `MCP-Protocol-Version`.
+    headers: HeaderMap,
+    exchanges: Arc<AtomicU32>,
+    /// The call bound: on each GET's status line, and on the wait.
+    limit: Duration,
+}
+
+/// Most GETs that resume one request's stream (a server that ends each
+/// resumed stream at once is not followed for ever).
+const MAX_RESUMPTIONS: usize = 100;
+
+/// The wait before resuming when the server's events set no `retry`.
+const DEFAULT_RETRY: Duration = Duration::from_secs(1);
+
+/// What one event stream showed.
+struct StreamRead {
+    /// Whether the server ended it (or it failed): false when it passed
+    /// [`MAX_LINE_BYTES`] or the harness closed it, which is not resumed.
+    by_server: bool,
+    /// Whether it carried the response to the request it answers.
+    answered: bool,
+    /// The last non-empty event id (what a GET resumes after).
+    last_id: Option<String>,
+    /// The last `retry` field, in milliseconds.
+    retry: Option<u64>,
 }
 
 /// Records each event of `response`'s stream and forwards its data as one
-/// line, until the stream ends, fails or passes [`MAX_LINE_BYTES`]; then
-/// records how it ended. A POST's stream that ends on its own without the
-/// response to its request, and without an event id to resume from, stops
-/// the session: the request can never be answered (MCP 2025-11-25,
-/// basic/transports, "Sending Messages to the Server": the server may close
-/// the stream before the response only after an event id).
+/// line (see [`read_stream_events`]). A POST's stream that the server ends
+/// before the response to its request is resumed after its last event id
+/// with a GET carrying `Last-Event-ID`, as often as the server ends the
+/// resumed stream again (at most [`MAX_RESUMPTIONS`] times); without an event
+/// id to resume from, it stops the session: the request can never be
+/// answered (MCP 2025-11-25, basic/transports, "Sending Messages to the
+/// Server": the server may close the stream before the response only after
+/// an event id). A resumption that gets no event stream is recorded and
+/// leaves the session to its call bound (the response may still come on the
+/// standalone stream).
 async fn read_events(events: Events, response: Response) {
     let Events {
         state,
         out,
         open,
         version,
-        exchange,
+        mut exchange,
         answer,
+        resume,
     } = events;
+    let answer_id = answer.as_ref().map(|(id, _)| id);
+    let mut response = response;
+    let mut last_id: Option<String> = None;
+    let mut retry = None;
+    let mut resumptions = 0;
+    let answered = loop {
+        let read = read_stream_events(
+            &state,
+            &out,
+            &open,
+            version.as_deref(),
+            exchange,
+            answer_id,
+            response,
+        )
+        .await;
+        last_id = read.last_id.or(last_id);
+        retry = read.retry.or(retry);
+        if !read.by_server {
+            break read.answered;
+        }
+        let resume = match (&resume, &last_id) {
+            (Some(resume), Some(after)) if !read.answered && resumptions < MAX_RESUMPTIONS => {
+                (resume, after.clone())
+            }
+            _ => break read.answered,
+        };
+        let (resume, after) = resume;
+        resumptions += 1;
+        let wait = retry.map_or(DEFAULT_RETRY, Duration::from_millis);
+        tokio::time::sleep(wait.min(resume.limit)).await;
+        let Some(resumed) = resume_stream(&state, resume, exchange, &after).await else {
+            return;
+        };
+        (exchange, response) = resumed;
+    };
+    if let Some((_, stop)) = answer
+        && !answered
+        && last_id.is_none()
+    {
+        let _ = stop.send(());
+    }
+}
+
+/// GETs the stream of exchange `from` again after event id `after`: the new
+/// exchange and its response, when it is an event stream; otherwise none,
+/// with why recorded.
+async fn resume_stream(
+    state: &ProxyState,
+    resume: &Resume,
+    from: u32,
+    after: &str,
+) -> Option<(u32, Response)> {
+    let mut headers = resume.headers.clone();
+    if let Ok(value) = after.parse() {
+        headers.insert("last-event-id", value);
+    }
+    let exchange = record_request(
+        state,
+        &resume.exchanges,
+        &resume.url,
+        &Method::GET,
+        &headers,
+        None,
+    );
+    state.event(format!(
+        "HTTP exchange {exchange}: resuming the event stream of exchange {from} after event id {after}"
+    ));
+    let request = resume.client.get(resume.url.clone()).headers(headers);
+    let response = match tokio::time::timeout(resume.limit, request.send()).await {
+        Ok(Ok(response)) => response,
+        Ok(Err(error)) => {
+            let error = describe_error(&error);
+            state.record_http(exchange, HttpStep::Failed { error });
+            return None;
+        }
+        Err(_) => {
+            let error = format!(
+                "no status line within {}",
+                crate::format::seconds(resume.limit)
+            );
+            state.record_http(exchange, HttpStep::Failed { error });
+            return None;
+        }
+    };
+    state.record_http(
+        exchange,
+        HttpStep::Response {
+            status: response.status().as_u16(),
+            headers: recorded(response.headers()),
+        },
+    );
+    let event_stream = header(response.headers(), "content-type")
+        .is_some_and(|kind| kind.trim_start().starts_with("text/event-stream"));
+    if response.status().is_success() && event_stream {
+        return Some((exchange, response));
+    }
+    let (body, cut, _) = read_body(response, resume.limit).await;
+    if !body.is_empty() {
+        state.record_http(exchange, unforwarded_body(&body, cut));
+    }
+    None
+}
+
+/// Records each event of `response`'s stream (exchange `exchange`) and
+/// forwards its data as one line, until the stream ends, fails or passes
+/// [`MAX_LINE_BYTES`]; then records how it ended. `answer` is the id of the
+/// request the stream answers; `version` is set from an `initialize` result.
+async fn read_stream_events(
+    state: &ProxyState,
+    out: &mpsc::UnboundedSender<String>,
+    open: &Mutex<BTreeSet<u32>>,
+    version: Option<&Mutex<Option<String>>>,
+    exchange: u32,
+    answer: Option<&Value>,
+    response: Response,
+) -> StreamRead {
     let mut answered = false;
-    let mut resumable = false;
-    lock(&open).insert(exchange);
+    let mut last_id = None;
+    let mut retry = None;
+    lock(open).insert(exchange);
     let cut = Arc::new(AtomicBool::new(false));
     let seen = Arc::clone(&cut);
     let mut total = 0usize;
@@ -630,21 +801,24 @@ async fn read_events(events: Events, response: Response) {
         std::future::ready(within)
     });
     let mut stream = SseStream::from_bytes_stream(bytes);
-    let how = loop {
+    let end = loop {
         match stream.next().await {
-            None if cut.load(Ordering::SeqCst) => break cut_words(),
-            None => break "end of stream".to_owned(),
-            Some(Err(error)) => break error.to_string(),
+            None if cut.load(Ordering::SeqCst) => break (cut_words(), false),
+            None => break ("end of stream".to_owned(), true),
+            Some(Err(error)) => break (error.to_string(), true),
             Some(Ok(event)) => {
                 let data = event.data.unwrap_or_default();
                 let carries = serde_json::from_str::<Value>(&data)
                     .ok()
                     .and_then(|message| Carried::of(&message));
                 answered |= matches!(
-                    (&carries, &answer),
-                    (Some(carried), Some((id, _))) if carried.answers(id)
+                    (&carries, answer),
+                    (Some(carried), Some(id)) if carried.answers(id)
                 );
-                resumable |= event.id.as_deref().is_some_and(|id| !id.is_empty());
+                if let Some(id) = event.id.as_deref().filter(|id| !id.is_empty()) {
+                    last_id = Some(id.to_owned());
+                }
+                retry = event.retry.or(retry);
                 state.record_http(
                     exchange,
                     HttpStep::Event {
@@ -658,24 +832,55 @@ async fn read_events(events: Events, response: Response) {
                     continue;
                 }
                 let line = one_line(data.as_bytes());
-                if let Some(version) = &version {
+                if let Some(version) = version {
                     learn_version(version, &line);
                 }
                 if out.send(line).is_err() {
-                    break CLOSED_BY_HARNESS.to_owned();
+                    break (CLOSED_BY_HARNESS.to_owned(), false);
                 }
             }
         }
     };
-    if lock(&open).remove(&exchange) {
+    let (how, by_server) = end;
+    // Not in the set any more: the harness closed it and recorded so.
+    let recorded = lock(open).remove(&exchange);
+    if recorded {
         state.record_http(exchange, HttpStep::Ended { how });
-        if let Some((_, stop)) = answer
-            && !answered
-            && !resumable
-        {
-            let _ = stop.send(());
-        }
     }
+    StreamRead {
+        by_server: by_server && recorded,
+        answered,
+        last_id,
+        retry,
+    }
+}
+
+/// Records the request of a new exchange (numbered after the last in
+/// `exchanges`) to `url`, carrying the JSON-RPC message `carries` for a
+/// POST; returns the exchange's number.
+fn record_request(
+    state: &ProxyState,
+    exchanges: &AtomicU32,
+    url: &Url,
+    method: &Method,
+    headers: &HeaderMap,
+    carries: Option<Carried>,
+) -> u32 {
+    let exchange = exchanges.fetch_add(1, Ordering::SeqCst) + 1;
+    let path = match url.query() {
+        Some(query) => format!("{}?{query}", url.path()),
+        None => url.path().to_owned(),
+    };
+    state.record_http(
+        exchange,
+        HttpStep::Request {
+            method: method.to_string(),
+            path,
+            headers: recorded(headers),
+            carries,
+        },
+    );
+    exchange
 }
 
 /// The headers of a POST of a JSON-RPC message under `session` and

@@ -116,19 +116,65 @@ fn assert_over_http(verdict: &Value, url: &str) {
 
 #[test]
 fn python_sdk1_peers_over_http_pass_when_correct_and_fail_the_stdio_cases_when_naive() {
-    peers_over_http_give_their_stdio_verdicts("python-sdk1");
+    peers_over_http_give_their_stdio_verdicts("python-sdk1", &[]);
 }
 
 #[test]
 fn python_sdk2_peers_over_http_pass_when_correct_and_fail_the_stdio_cases_when_naive() {
-    peers_over_http_give_their_stdio_verdicts("python-sdk2");
+    peers_over_http_give_their_stdio_verdicts("python-sdk2", &[]);
 }
 
 /// The correct TypeScript peer reads each POST body's text itself, so `3.0`
 /// stays a non-integer over HTTP as over stdio (`accept_float_integer` passes).
 #[test]
 fn typescript_sdk_peers_over_http_pass_when_correct_and_fail_the_stdio_cases_when_naive() {
-    peers_over_http_give_their_stdio_verdicts("node");
+    peers_over_http_give_their_stdio_verdicts("node", &[]);
+}
+
+/// SSE polling (MCP 2025-11-25, basic/transports, "Resumability and
+/// Redelivery"; SEP-1699), as the TypeScript SDK's transport does it with an
+/// event store: the peers close each call's event stream before they elicit,
+/// so the `elicitation/create` and the result come only on the GET that
+/// resumes the stream with `Last-Event-ID`. The verdicts are those over stdio,
+/// and in every case that elicited the form request came on that GET.
+#[test]
+fn typescript_sdk_peers_with_sse_polling_give_their_stdio_verdicts_over_resumed_streams() {
+    let verdicts = peers_over_http_give_their_stdio_verdicts("node", &["--sse-polling", "20"]);
+    let mut elicited = 0;
+    for verdict in &verdicts {
+        let steps = verdict["evidence"]["http"].as_array().expect("HTTP steps");
+        let resumed: BTreeSet<u64> = steps
+            .iter()
+            .filter(|step| {
+                step["step"] == "request"
+                    && step["method"] == "GET"
+                    && step["headers"].get("last-event-id").is_some()
+            })
+            .filter_map(|step| step["exchange"].as_u64())
+            .collect();
+        let elicited_on: Vec<u64> = steps
+            .iter()
+            .filter(|step| {
+                step["step"] == "event" && step["carries"]["method"] == "elicitation/create"
+            })
+            .filter_map(|step| step["exchange"].as_u64())
+            .collect();
+        if !elicited_on.is_empty() {
+            elicited += 1;
+        }
+        for exchange in elicited_on {
+            assert!(
+                resumed.contains(&exchange),
+                "{}: elicitation/create on exchange {exchange}, not on a resumed stream {resumed:?}",
+                verdict["case"]
+            );
+        }
+    }
+    assert!(
+        elicited > 10,
+        "{elicited} of {} cases elicited",
+        verdicts.len()
+    );
 }
 
 /// The cross-SDK table's transports column says HTTP for exactly the peers
@@ -157,21 +203,31 @@ fn the_peers_listed_over_http_are_those_proven_here() {
 }
 
 /// The correct peer of `environment` served over HTTP (a server per session,
-/// each on its `{port}`) passes every contract case and 4 generated ones; the
+/// each on its `{port}`, started with `server_args` after `--port`) passes
+/// every contract case and 4 generated ones (their verdicts are returned); the
 /// naive one (a server per case) gets the verdicts it gets over stdio, case by
 /// case, and its documented failures, each case's evidence over HTTP.
-fn peers_over_http_give_their_stdio_verdicts(environment: &str) {
+fn peers_over_http_give_their_stdio_verdicts(
+    environment: &str,
+    server_args: &[&str],
+) -> Vec<Value> {
     assert!(OVER_HTTP.contains(&environment), "{environment}");
     let environments = environments();
     let url = "http://127.0.0.1:{port}/mcp";
     let with_port = |peer: &Peer| {
         let mut command = peer.command(Path::new(ROOT), &environments);
         command.extend(["--port".to_owned(), "{port}".to_owned()]);
+        command.extend(server_args.iter().map(|arg| (*arg).to_owned()));
         command
     };
     let correct = sdk_peer(environment, Variant::Correct);
-    let (code, verdicts, summary) = run(
-        &format!("http-{environment}-correct"),
+    let label = if server_args.is_empty() {
+        environment.to_owned()
+    } else {
+        format!("{environment}-polling")
+    };
+    let (code, correct_verdicts, summary) = run(
+        &format!("http-{label}-correct"),
         &[
             "--url",
             url,
@@ -185,24 +241,27 @@ fn peers_over_http_give_their_stdio_verdicts(environment: &str) {
         ],
         &with_port(&correct),
     );
-    let failed: Vec<&Value> = verdicts.iter().filter(|v| v["passed"] != true).collect();
+    let failed: Vec<&Value> = correct_verdicts
+        .iter()
+        .filter(|v| v["passed"] != true)
+        .collect();
     assert_eq!(code, Some(0), "{failed:#?}");
     assert_eq!(summary["url"], url);
     assert_eq!(summary["cases"], 19 + 4);
-    for verdict in &verdicts {
+    for verdict in &correct_verdicts {
         assert_eq!(verdict["evidence"]["url"], url, "{}", verdict["case"]);
         assert_eq!(session_ids(verdict).len(), 1, "{}", verdict["case"]);
     }
 
     let naive = sdk_peer(environment, Variant::Naive);
     let (code, verdicts, _) = run(
-        &format!("http-{environment}-naive"),
+        &format!("http-{label}-naive"),
         &["--url", url, "--cases", "0"],
         &with_port(&naive),
     );
     assert_eq!(code, Some(1));
     let (_, over_stdio, _) = run(
-        &format!("http-{environment}-naive-stdio"),
+        &format!("http-{label}-naive-stdio"),
         &["--cases", "0"],
         &naive.command(Path::new(ROOT), &environments),
     );
@@ -245,6 +304,7 @@ fn peers_over_http_give_their_stdio_verdicts(environment: &str) {
             "{reproduce}"
         );
     }
+    correct_verdicts
 }
 
 #[test]

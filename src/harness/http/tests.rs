@@ -856,9 +856,17 @@ async fn a_body_that_is_not_json_is_recorded_and_not_forwarded() {
 
 /// Runs the bridge with the client side kept open after `lines` for
 /// `window` (see [`drive_until`]).
-async fn run_open(server: &Server, lines: &[&str], window: Duration) -> (Vec<String>, bool) {
+async fn run_open(server: &Server, lines: &[&str], window: Duration) -> (Ran, bool) {
     let close = Close::AfterWindow(window);
-    drive_until(server.url.clone(), new_state(), roomy(), lines, close).await
+    let state = new_state();
+    let (forwarded, ended) =
+        drive_until(server.url.clone(), state.clone(), roomy(), lines, close).await;
+    let ran = Ran {
+        forwarded,
+        recording: state.recording(),
+        seen: server.seen(),
+    };
+    (ran, ended)
 }
 
 #[tokio::test]
@@ -874,13 +882,13 @@ async fn a_stream_that_ends_without_the_response_and_no_event_id_ends_the_sessio
         _ => accepted(),
     }))
     .await;
-    let (forwarded, ended) = run_open(&server, &[INITIALIZE, CALL], Duration::from_secs(30)).await;
+    let (ran, ended) = run_open(&server, &[INITIALIZE, CALL], Duration::from_secs(30)).await;
     assert!(
         ended,
         "the bridge kept a session whose call can never be answered"
     );
     assert_eq!(
-        forwarded,
+        ran.forwarded,
         [initialize_result().to_string(), elicitation().to_string()]
     );
     assert_eq!(
@@ -892,7 +900,8 @@ async fn a_stream_that_ends_without_the_response_and_no_event_id_ends_the_sessio
 #[tokio::test]
 async fn a_stream_that_answered_or_that_can_resume_keeps_the_session() {
     // The first call's stream answers it (no event ids); the second's ends
-    // before its response with an event id to resume from.
+    // before its response with an event id to resume from, and the GET that
+    // resumes it gets no event stream.
     let server = Server::start(initializing(|seen: &Seen| {
         if is_call(seen, 1) {
             Reply::Events {
@@ -903,25 +912,142 @@ async fn a_stream_that_answered_or_that_can_resume_keeps_the_session() {
         } else if is_call(seen, 2) {
             Reply::Events {
                 session: None,
-                events: vec![event(Some("7"), &elicitation())],
+                events: vec![format!("retry: 10\n{}", event(Some("7"), &elicitation()))],
                 hold: false,
+            }
+        } else if seen.method == "GET" {
+            Reply::Text {
+                status: 405,
+                body: "no streams here".to_owned(),
             }
         } else {
             accepted()
         }
     }))
     .await;
-    let (forwarded, ended) =
-        run_open(&server, &[INITIALIZE, CALL, CALL_2], Duration::from_secs(2)).await;
+    let (ran, ended) = run_open(&server, &[INITIALIZE, CALL, CALL_2], Duration::from_secs(2)).await;
     assert!(!ended, "the bridge ended a session that could go on");
     assert_eq!(
-        forwarded,
+        ran.forwarded,
         [
             initialize_result().to_string(),
             call_result().to_string(),
             elicitation().to_string()
         ]
     );
+    let resumed = resumptions(&ran);
+    assert_eq!(resumed.len(), 1, "{:?}", ran.steps());
+    assert_eq!(
+        ran.exchange(resumed[0]),
+        [
+            "GET /mcp?v=1",
+            "status 405",
+            "body 15 bytes: no streams here"
+        ]
+    );
+    assert_eq!(ran.request_headers(resumed[0])["last-event-id"], "7");
+}
+
+/// The exchanges that resumed a stream: GETs carrying `Last-Event-ID`.
+fn resumptions(ran: &Ran) -> Vec<u32> {
+    ran.recording
+        .http
+        .iter()
+        .filter_map(|record| match &record.step {
+            HttpStep::Request {
+                method, headers, ..
+            } if method == "GET" && headers.contains_key("last-event-id") => Some(record.exchange),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn a_stream_the_server_ends_after_an_event_id_is_resumed_with_last_event_id() {
+    // MCP 2025-11-25, basic/transports, "Resumability and Redelivery" (SSE
+    // polling): a priming event with an id and a retry, the elicitation, the
+    // stream closed; the GET after the last id gets the call's result.
+    let server = Server::start(initializing(|seen: &Seen| {
+        match (seen.method.as_str(), seen.what().as_str()) {
+            ("POST", "tools/call") => Reply::Events {
+                session: None,
+                events: vec![
+                    "id: a1\nretry: 10\ndata:".to_owned(),
+                    event(Some("a2"), &elicitation()),
+                ],
+                hold: false,
+            },
+            ("GET", _) if seen.header("last-event-id") == Some("a2") => Reply::Events {
+                session: None,
+                events: vec![event(Some("a3"), &call_result())],
+                hold: false,
+            },
+            ("GET", _) => Reply::Text {
+                status: 405,
+                body: String::new(),
+            },
+            _ => accepted(),
+        }
+    }))
+    .await;
+    let ran = run(&server, &[INITIALIZE, INITIALIZED, CALL, ACCEPT_REPLY], 3).await;
+    assert_eq!(
+        ran.forwarded,
+        [
+            initialize_result().to_string(),
+            elicitation().to_string(),
+            call_result().to_string()
+        ]
+    );
+    let resumed = resumptions(&ran);
+    assert_eq!(resumed.len(), 1, "{:?}", ran.steps());
+    assert_eq!(
+        ran.exchange(resumed[0]),
+        [
+            "GET /mcp?v=1",
+            "status 200",
+            "event id a3",
+            "ended: end of stream"
+        ]
+    );
+    assert_eq!(
+        ran.request_headers(resumed[0]),
+        headers_of(&[
+            ("accept", "text/event-stream"),
+            ("last-event-id", "a2"),
+            ("mcp-protocol-version", "2025-06-18"),
+            ("mcp-session-id", "s-1"),
+        ])
+    );
+    assert!(
+        ran.has_event(&format!(
+            "HTTP exchange {}: resuming the event stream of exchange 4 after event id a2",
+            resumed[0]
+        )),
+        "{:?}",
+        ran.timeline()
+    );
+}
+
+#[tokio::test]
+async fn a_stream_ended_again_and_again_is_resumed_a_bounded_number_of_times() {
+    let server = Server::start(initializing(|seen: &Seen| match seen.method.as_str() {
+        "POST" if seen.what() == "tools/call" => Reply::Events {
+            session: None,
+            events: vec!["id: 0\nretry: 0\ndata:".to_owned()],
+            hold: false,
+        },
+        "GET" => Reply::Events {
+            session: None,
+            events: vec!["id: 1\ndata:".to_owned()],
+            hold: false,
+        },
+        _ => accepted(),
+    }))
+    .await;
+    let (ran, ended) = run_open(&server, &[INITIALIZE, CALL], Duration::from_secs(5)).await;
+    assert!(!ended, "a stream with an event id does not end the session");
+    assert_eq!(resumptions(&ran).len(), MAX_RESUMPTIONS);
 }
 
 /// A JSON string of `bytes` bytes in all (quotes included).
