@@ -1449,7 +1449,9 @@ async fn a_refused_connection_is_tried_again_until_the_server_first_answers() {
         let listener = TcpListener::bind(("127.0.0.1", port))
             .await
             .expect("the port again");
-        serve_on(listener, |_| json(200, initialize_result()), 1, &seen).await;
+        let serve = serve_on(listener, |_| json(200, initialize_result()), 1, &seen);
+        // Bounded: a bridge that gave up never connects.
+        let _ = tokio::time::timeout(Duration::from_secs(30), serve).await;
     };
     let state = new_state();
     let (forwarded, ()) =
@@ -1479,7 +1481,8 @@ async fn after_the_server_answered_a_refused_connection_is_a_failure_at_once() {
     let url = Url::parse(&format!("http://127.0.0.1:{port}/mcp")).expect("a URL");
     let seen = Mutex::new(Vec::new());
     let server = async {
-        serve_on(listener, |_| json(200, initialize_result()), 1, &seen).await;
+        let serve = serve_on(listener, |_| json(200, initialize_result()), 1, &seen);
+        let _ = tokio::time::timeout(Duration::from_secs(30), serve).await;
         tokio::time::sleep(Duration::from_millis(500)).await;
         let listener = TcpListener::bind(("127.0.0.1", port))
             .await
