@@ -1511,3 +1511,61 @@ async fn after_the_server_answered_a_refused_connection_is_a_failure_at_once() {
     assert!(failed[0].contains("Connection refused"), "{failed:?}");
     assert_eq!(lock(&seen).len(), 1, "only initialize reached the server");
 }
+
+#[tokio::test]
+async fn a_resumption_answered_without_an_event_stream_is_not_read_as_one() {
+    // A 200 with a JSON body to the GET that resumes: recorded, not resumed again.
+    let server = Server::start(initializing(|seen: &Seen| match seen.method.as_str() {
+        "POST" if seen.what() == "tools/call" => Reply::Events {
+            session: None,
+            events: vec!["id: r1\nretry: 0\ndata:".to_owned()],
+            hold: false,
+        },
+        "GET" => json(200, json!({})),
+        _ => accepted(),
+    }))
+    .await;
+    let (ran, ended) = run_open(&server, &[INITIALIZE, CALL], Duration::from_secs(2)).await;
+    assert!(!ended, "a stream with an event id does not end the session");
+    let resumed = resumptions(&ran);
+    assert_eq!(resumed.len(), 1, "{:?}", ran.steps());
+    assert_eq!(
+        ran.exchange(resumed[0]),
+        ["GET /mcp?v=1", "status 200", "body 2 bytes: {}"]
+    );
+}
+
+#[tokio::test]
+async fn a_stream_cut_at_16_mib_is_not_resumed() {
+    let over = MAX_LINE_BYTES + 1024 * 1024;
+    let server = Server::start(initializing(move |seen: &Seen| {
+        match seen.method.as_str() {
+            "POST" if seen.what() == "tools/call" => Reply::Events {
+                session: None,
+                events: vec![
+                    "id: c1\nretry: 0\ndata:".to_owned(),
+                    format!("data: {}", json_string_of(over)),
+                ],
+                hold: false,
+            },
+            "GET" => Reply::Events {
+                session: None,
+                events: vec![event(Some("c2"), &call_result())],
+                hold: false,
+            },
+            _ => accepted(),
+        }
+    }))
+    .await;
+    let (ran, _) = run_open(&server, &[INITIALIZE, CALL], Duration::from_secs(2)).await;
+    assert_eq!(resumptions(&ran), Vec::<u32>::new(), "{:?}", ran.steps());
+    assert_eq!(
+        ran.exchange(2),
+        [
+            "POST /mcp?v=1",
+            "status 200",
+            "event id c1",
+            "ended: cut at 16 MiB"
+        ]
+    );
+}
