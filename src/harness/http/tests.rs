@@ -935,17 +935,24 @@ async fn a_stream_that_answered_or_that_can_resume_keeps_the_session() {
             elicitation().to_string()
         ]
     );
-    let resumed = resumptions(&ran);
-    assert_eq!(resumed.len(), 1, "{:?}", ran.steps());
+    let resumed = the_resumption(&ran);
     assert_eq!(
-        ran.exchange(resumed[0]),
+        ran.exchange(resumed),
         [
             "GET /mcp?v=1",
             "status 405",
             "body 15 bytes: no streams here"
         ]
     );
-    assert_eq!(ran.request_headers(resumed[0])["last-event-id"], "7");
+    assert_eq!(ran.request_headers(resumed)["last-event-id"], "7");
+}
+
+/// The one exchange that resumed a stream (it fails the test when there
+/// is not exactly one).
+fn the_resumption(ran: &Ran) -> u32 {
+    let resumed = resumptions(ran);
+    assert_eq!(resumed.len(), 1, "{:?}", ran.steps());
+    resumed[0]
 }
 
 /// The exchanges that resumed a stream: GETs carrying `Last-Event-ID`.
@@ -999,10 +1006,9 @@ async fn a_stream_the_server_ends_after_an_event_id_is_resumed_with_last_event_i
             call_result().to_string()
         ]
     );
-    let resumed = resumptions(&ran);
-    assert_eq!(resumed.len(), 1, "{:?}", ran.steps());
+    let resumed = the_resumption(&ran);
     assert_eq!(
-        ran.exchange(resumed[0]),
+        ran.exchange(resumed),
         [
             "GET /mcp?v=1",
             "status 200",
@@ -1011,7 +1017,7 @@ async fn a_stream_the_server_ends_after_an_event_id_is_resumed_with_last_event_i
         ]
     );
     assert_eq!(
-        ran.request_headers(resumed[0]),
+        ran.request_headers(resumed),
         headers_of(&[
             ("accept", "text/event-stream"),
             ("last-event-id", "a2"),
@@ -1022,7 +1028,7 @@ async fn a_stream_the_server_ends_after_an_event_id_is_resumed_with_last_event_i
     assert!(
         ran.has_event(&format!(
             "HTTP exchange {}: resuming the event stream of exchange 4 after event id a2",
-            resumed[0]
+            resumed
         )),
         "{:?}",
         ran.timeline()
@@ -1527,10 +1533,9 @@ async fn a_resumption_answered_without_an_event_stream_is_not_read_as_one() {
     .await;
     let (ran, ended) = run_open(&server, &[INITIALIZE, CALL], Duration::from_secs(2)).await;
     assert!(!ended, "a stream with an event id does not end the session");
-    let resumed = resumptions(&ran);
-    assert_eq!(resumed.len(), 1, "{:?}", ran.steps());
+    let resumed = the_resumption(&ran);
     assert_eq!(
-        ran.exchange(resumed[0]),
+        ran.exchange(resumed),
         ["GET /mcp?v=1", "status 200", "body 2 bytes: {}"]
     );
 }
