@@ -62,8 +62,15 @@ pub(super) fn assemble(
             unexplained.push(refused);
         }
     }
+    // The sessions that were not random cases: the capability sessions, the
+    // probe, the coverage cases, the 2026-07-28 retries and the sessions of
+    // a reply planted in another HTTP session.
     let random_cases = tally.sessions.saturating_sub(
-        tally.capability_sessions + run.probe_calls + run.coverage_cases + run.retry_calls,
+        tally.capability_sessions
+            + run.probe_calls
+            + run.coverage_cases
+            + run.retry_calls
+            + tally.cross_session,
     );
     let properties: Vec<PropertyReport> = Property::ALL
         .iter()

@@ -346,6 +346,9 @@ fn a_running_server_is_checked_one_session_id_per_session_and_left_running() {
     let document = failed_report(&run);
     assert_eq!(document["server_command"], Value::Array(Vec::new()));
     assert_eq!(verdicts(&document), SERVER_EVERYTHING_VERDICTS);
+    // `--cases 4`: the sessions of the replies planted in another session
+    // are not random cases.
+    assert_eq!(era(&document, "2025-11-25")["cases"], 4);
     let reproduce = era(&document, "2025-11-25")["properties"][1]["failure"]["reproduce"]
         .as_str()
         .expect("a reproduction line")
