@@ -314,6 +314,16 @@ impl Bridge {
         add_session(headers, self.session_id.as_deref(), version);
     }
 
+    /// The headers of a GET of an event stream: `Accept: text/event-stream`
+    /// and the session's headers.
+    fn event_stream_headers(&self) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(ACCEPT, "text/event-stream".parse().expect("a header value"));
+        let version = lock(&self.protocol_version).clone();
+        self.session_headers(&mut headers, version.as_deref());
+        headers
+    }
+
     /// Records a request of a new exchange (carrying the JSON-RPC message
     /// `carries`, for a POST); returns the exchange's number.
     fn request(&mut self, method: Method, headers: &HeaderMap, carries: Option<Carried>) -> u32 {
@@ -465,18 +475,12 @@ impl Bridge {
         initialize: bool,
         answer: Option<Value>,
     ) {
-        let resume = answer.is_some().then(|| {
-            let mut headers = HeaderMap::new();
-            headers.insert(ACCEPT, "text/event-stream".parse().expect("a header value"));
-            let version = lock(&self.protocol_version).clone();
-            self.session_headers(&mut headers, version.as_deref());
-            Resume {
-                client: self.client.clone(),
-                url: self.url.clone(),
-                headers,
-                exchanges: Arc::clone(&self.exchanges),
-                limit: self.limits.call,
-            }
+        let resume = answer.is_some().then(|| Resume {
+            client: self.client.clone(),
+            url: self.url.clone(),
+            headers: self.event_stream_headers(),
+            exchanges: Arc::clone(&self.exchanges),
+            limit: self.limits.call,
         });
         let events = Events {
             state: self.state.clone(),
@@ -494,10 +498,7 @@ impl Bridge {
     /// Opens the standalone event stream with a GET, on its own task (a
     /// server may hold the status line until it has something to send).
     fn open_standalone_stream(&mut self) {
-        let mut headers = HeaderMap::new();
-        headers.insert(ACCEPT, "text/event-stream".parse().expect("a header value"));
-        let version = lock(&self.protocol_version).clone();
-        self.session_headers(&mut headers, version.as_deref());
+        let headers = self.event_stream_headers();
         let exchange = self.request(Method::GET, &headers, None);
         let request = self.client.get(self.url.clone()).headers(headers);
         let limit = self.limits.call;
@@ -511,30 +512,10 @@ impl Bridge {
             resume: None,
         };
         self.streams.push(tokio::spawn(async move {
-            let response = match tokio::time::timeout(limit, request.send()).await {
-                Ok(Ok(response)) => response,
-                Ok(Err(error)) => {
-                    let error = describe_error(&error);
-                    events
-                        .state
-                        .record_http(exchange, HttpStep::Failed { error });
-                    return;
-                }
-                Err(_) => {
-                    let error = format!("no status line within {}", crate::format::seconds(limit));
-                    events
-                        .state
-                        .record_http(exchange, HttpStep::Failed { error });
-                    return;
-                }
+            let Some(response) = send_once(&events.state, exchange, request, limit, "").await
+            else {
+                return;
             };
-            events.state.record_http(
-                exchange,
-                HttpStep::Response {
-                    status: response.status().as_u16(),
-                    headers: recorded(response.headers()),
-                },
-            );
             if response.status().is_success() {
                 read_events(events, response).await;
             }
@@ -551,30 +532,15 @@ impl Bridge {
             self.session_headers(&mut headers, version.as_deref());
             let exchange = self.request(Method::DELETE, &headers, None);
             let request = self.client.delete(self.url.clone()).headers(headers);
-            match tokio::time::timeout(self.limits.shutdown, request.send()).await {
-                Ok(Ok(response)) => self.state.record_http(
-                    exchange,
-                    HttpStep::Response {
-                        status: response.status().as_u16(),
-                        headers: recorded(response.headers()),
-                    },
-                ),
-                Ok(Err(error)) => self.state.record_http(
-                    exchange,
-                    HttpStep::Failed {
-                        error: describe_error(&error),
-                    },
-                ),
-                Err(_) => self.state.record_http(
-                    exchange,
-                    HttpStep::Failed {
-                        error: format!(
-                            "no status line within {} (session {id})",
-                            crate::format::seconds(self.limits.shutdown)
-                        ),
-                    },
-                ),
-            }
+            let session = format!(" (session {id})");
+            send_once(
+                &self.state,
+                exchange,
+                request,
+                self.limits.shutdown,
+                &session,
+            )
+            .await;
         }
         let still_open: Vec<u32> = std::mem::take(&mut *lock(&self.open)).into_iter().collect();
         for stream in self.streams.drain(..) {
@@ -735,29 +701,7 @@ async fn resume_stream(
         "HTTP exchange {exchange}: resuming the event stream of exchange {from} after event id {after}"
     ));
     let request = resume.client.get(resume.url.clone()).headers(headers);
-    let response = match tokio::time::timeout(resume.limit, request.send()).await {
-        Ok(Ok(response)) => response,
-        Ok(Err(error)) => {
-            let error = describe_error(&error);
-            state.record_http(exchange, HttpStep::Failed { error });
-            return None;
-        }
-        Err(_) => {
-            let error = format!(
-                "no status line within {}",
-                crate::format::seconds(resume.limit)
-            );
-            state.record_http(exchange, HttpStep::Failed { error });
-            return None;
-        }
-    };
-    state.record_http(
-        exchange,
-        HttpStep::Response {
-            status: response.status().as_u16(),
-            headers: recorded(response.headers()),
-        },
-    );
+    let response = send_once(state, exchange, request, resume.limit, "").await?;
     let event_stream = header(response.headers(), "content-type")
         .is_some_and(|kind| kind.trim_start().starts_with("text/event-stream"));
     if response.status().is_success() && event_stream {
@@ -853,6 +797,36 @@ async fn read_stream_events(
         last_id,
         retry,
     }
+}
+
+/// Sends `request` of `exchange` once, within `limit`, and records its status
+/// line, or why there is none (`no status line within 5 s`, then `context`).
+async fn send_once(
+    state: &ProxyState,
+    exchange: u32,
+    request: reqwest::RequestBuilder,
+    limit: Duration,
+    context: &str,
+) -> Option<Response> {
+    let error = match tokio::time::timeout(limit, request.send()).await {
+        Ok(Ok(response)) => {
+            state.record_http(
+                exchange,
+                HttpStep::Response {
+                    status: response.status().as_u16(),
+                    headers: recorded(response.headers()),
+                },
+            );
+            return Some(response);
+        }
+        Ok(Err(error)) => describe_error(&error),
+        Err(_) => format!(
+            "no status line within {}{context}",
+            crate::format::seconds(limit)
+        ),
+    };
+    state.record_http(exchange, HttpStep::Failed { error });
+    None
 }
 
 /// Records the request of a new exchange (numbered after the last in
