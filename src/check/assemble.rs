@@ -6,11 +6,13 @@
 use serde_json::{Map, Value};
 
 use super::case_run::{Step, last_lines};
+use super::health::{Aimed, Health};
 use super::outcome::{CheckReport, PropertyFailure, PropertyReport, PropertyVerdict};
 use super::reproduction::{base_command, join_command};
 use super::tally::{self, Tally};
 use super::target::Target;
 use crate::format::counted;
+use crate::harness::client::declares_form;
 use crate::oracle::consent::{self, ConsentField};
 use crate::oracle::property::{ActedRule, Property};
 use crate::schema::Form;
@@ -31,12 +33,15 @@ pub(super) struct Assembly<'a> {
     pub(super) bases: &'a [Map<String, Value>],
     /// Coverage cases run.
     pub(super) coverage_cases: usize,
-    /// The probe's calls (valid accepts, a decline).
-    pub(super) probe_calls: usize,
-    /// Retries of property 7 counted in the tally's sessions.
-    pub(super) retry_calls: usize,
+    /// Random cases run.
+    pub(super) random_cases: usize,
     /// `--answer` or `--case-index`: property 3 is judged only on what they show.
     pub(super) replaying: bool,
+    /// What the era's calls could learn: when inconclusive, no property is
+    /// called "holds".
+    pub(super) health: Health,
+    /// Per property, the planned cases aimed at it and reaching the form.
+    pub(super) aimed: Aimed,
 }
 
 /// The report from the tally and the failures.
@@ -47,7 +52,19 @@ pub(super) fn assemble(
     mut failures: Vec<(Property, PropertyFailure)>,
 ) -> CheckReport {
     let forms: Vec<Form> = run.steps.iter().map(|step| step.form.clone()).collect();
-    let consent_fields: Vec<ConsentField> = consent::consent_fields(&forms, &tally.valid);
+    let schemas: Vec<Value> = run.steps.iter().map(|step| step.schema.clone()).collect();
+    // The declared consent fields, then those inferred that none declares.
+    let mut consent_fields: Vec<ConsentField> = consent::declared_fields(&forms, &target.consent);
+    for inferred in consent::consent_fields(&forms, &tally.valid) {
+        let declared = consent_fields
+            .iter()
+            .any(|field| field.request == inferred.request && field.name == inferred.name);
+        if !declared {
+            consent_fields.push(inferred);
+        }
+    }
+    let acted_both =
+        consent::undeclared_acted_both(&forms, &schemas, &tally.valid, &target.consent);
     let mut unexplained: Vec<&tally::Refused> = Vec::new();
     let refusals = tally
         .valid
@@ -62,16 +79,7 @@ pub(super) fn assemble(
             unexplained.push(refused);
         }
     }
-    // The sessions that were not random cases: the capability sessions, the
-    // probe, the coverage cases, the 2026-07-28 retries and the sessions of
-    // a reply planted in another HTTP session.
-    let random_cases = tally.sessions.saturating_sub(
-        tally.capability_sessions
-            + run.probe_calls
-            + run.coverage_cases
-            + run.retry_calls
-            + tally.cross_session,
-    );
+    let inconclusive = run.health.inconclusive.is_some();
     let properties: Vec<PropertyReport> = Property::ALL
         .iter()
         .map(|&property| {
@@ -84,7 +92,7 @@ pub(super) fn assemble(
                 Property::NoActOnRefusal => tally.with_refusal,
                 Property::NoActOnInvalid => {
                     if !target.strict {
-                        warnings.extend(tally.lenient_acted.iter().cloned());
+                        warnings.extend(tally.lenient_warnings());
                     }
                     tally.with_invalid
                 }
@@ -125,13 +133,34 @@ pub(super) fn assemble(
                 },
                 Property::NoActWithoutAnswer => {
                     if target.allow_unasked {
-                        warnings.extend(tally.unanswered_acted.iter().map(|capabilities| {
-                            format!(
-                                "acted without a valid consenting answer (client capabilities {capabilities}): allowed by --allow-unasked, a declared fail-open design"
-                            )
-                        }));
+                        // Only a client that declared no form elicitation:
+                        // a form-capable one never asked still fails.
+                        warnings.extend(
+                            tally
+                                .unanswered_acted
+                                .iter()
+                                .filter(|capabilities| !declares_form(capabilities))
+                                .map(|capabilities| {
+                                    format!(
+                                        "acted without a valid consenting answer (client capabilities {capabilities}): allowed by --allow-unasked, a declared fail-open design for clients that cannot answer a form"
+                                    )
+                                }),
+                        );
                     }
-                    tally.unanswered + tally.cross_session
+                    for (request, name, values) in &acted_both {
+                        let shown: Vec<String> = values.iter().map(ToString::to_string).collect();
+                        let step = if run.steps.len() > 1 {
+                            format!("request {}: ", request + 1)
+                        } else {
+                            String::new()
+                        };
+                        warnings.push(format!(
+                            "{step}`{name}` reads as a consent field and the tool acted on valid accepts with it {}: if it is one, --consent '/{name}={}' makes acting on any other value a failure",
+                            shown.join(" and "),
+                            values[0]
+                        ));
+                    }
+                    tally.unanswered + tally.cross_session + tally.withheld_consent
                 }
                 Property::StateVerified => tally.state_retries,
             };
@@ -146,6 +175,8 @@ pub(super) fn assemble(
                 PropertyVerdict::Fails
             } else if cases == 0 {
                 PropertyVerdict::Untested
+            } else if inconclusive {
+                PropertyVerdict::Inconclusive
             } else {
                 PropertyVerdict::Holds
             };
@@ -154,15 +185,17 @@ pub(super) fn assemble(
                 statement: property.statement(),
                 cases,
                 verdict,
+                planned: run.aimed.of(property),
                 warnings,
                 failure,
                 findings: tally.findings(property),
             }
         })
         .collect();
-    let passed = properties
-        .iter()
-        .all(|p| p.verdict != PropertyVerdict::Fails);
+    let passed = !inconclusive
+        && properties
+            .iter()
+            .all(|p| p.verdict != PropertyVerdict::Fails);
     let mut schema_warnings = Vec::new();
     let mut coverage_fields = Vec::new();
     for (index, step) in run.steps.iter().enumerate() {
@@ -187,7 +220,7 @@ pub(super) fn assemble(
         tool: target.tool.clone(),
         acted: target.acted.to_string(),
         seed: run.seed,
-        cases: random_cases,
+        cases: run.random_cases,
         coverage_cases: run.coverage_cases,
         coverage_fields,
         consent_fields: consent_fields.iter().map(ToString::to_string).collect(),
@@ -202,6 +235,7 @@ pub(super) fn assemble(
         requested_schemas: run.steps.iter().map(|step| step.schema.clone()).collect(),
         schema_warnings,
         reclassified: tally.reclassified,
+        health: run.health,
         properties,
     }
 }
@@ -213,6 +247,7 @@ fn untested(property: Property, warnings: Vec<String>) -> PropertyReport {
         statement: property.statement(),
         cases: 0,
         verdict: PropertyVerdict::Untested,
+        planned: None,
         warnings,
         failure: None,
         findings: Vec::new(),
@@ -242,5 +277,224 @@ fn never_acted(target: &Target, tally: &Tally, bases: &[Map<String, Value>]) -> 
         reproduce_seed: None,
         reply: first.map_or(Value::Null, |refused| refused.reply.clone()),
         stderr: first.map_or_else(String::new, |refused| last_lines(&refused.stderr, 10)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::oracle::consent::{DeclaredConsent, ValidCall};
+    use crate::schema::judge::Judge;
+
+    fn step(schema: Value) -> Step {
+        Step {
+            form: Form::read(&schema),
+            judge: Judge::new(&schema).expect("compiles"),
+            schema,
+            consenting: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// A tally set by `set`.
+    fn with_tally(set: impl FnOnce(&mut Tally)) -> Tally {
+        let mut tally = Tally::default();
+        set(&mut tally);
+        tally
+    }
+
+    fn confirm_form() -> Value {
+        json!({"type": "object", "properties": {"confirm": {"type": "boolean", "title": "Confirm?"}}, "required": ["confirm"]})
+    }
+
+    fn call(confirm: bool, acted: bool) -> ValidCall {
+        ValidCall {
+            contents: vec![json!({"confirm": confirm})],
+            acted,
+        }
+    }
+
+    /// The report of `tally` over `steps`, with `health` and `aimed`.
+    fn report(
+        target: &Target,
+        steps: &[Step],
+        tally: Tally,
+        (health, aimed): (Health, Aimed),
+    ) -> CheckReport {
+        let bases: Vec<Map<String, Value>> = steps
+            .iter()
+            .map(|_| Map::from_iter([("confirm".to_owned(), json!(true))]))
+            .collect();
+        assemble(
+            target,
+            Assembly {
+                seed: 1,
+                steps,
+                bases: &bases,
+                coverage_cases: 0,
+                random_cases: 0,
+                replaying: false,
+                health,
+                aimed,
+            },
+            tally,
+            Vec::new(),
+        )
+    }
+
+    fn seven(report: &CheckReport) -> &PropertyReport {
+        report.property(7).expect("property 7")
+    }
+
+    #[test]
+    fn a_declared_consent_field_is_named_once_before_the_inferred_ones() {
+        let steps = [step(confirm_form())];
+        let mut tally = Tally::default();
+        tally.valid = vec![call(true, true), call(false, false)];
+        tally.refused.push(tally::Refused {
+            answer: json!({"action": "accept", "content": {"confirm": false}}),
+            reply: json!({}),
+            stderr: String::new(),
+        });
+        let inferred = report(
+            &Target::stdio(["s"]),
+            &steps,
+            with_tally(|t| {
+                t.valid = tally.valid.clone();
+            }),
+            Default::default(),
+        );
+        assert_eq!(
+            inferred.consent_fields,
+            vec!["/confirm is a consent field: acts only when true".to_owned()]
+        );
+        let mut declared = Target::stdio(["s"]);
+        declared.consent = vec![DeclaredConsent {
+            name: "confirm".into(),
+            value: json!(true),
+        }];
+        let both = report(&declared, &steps, tally, Default::default());
+        assert_eq!(
+            both.consent_fields,
+            vec![
+                "/confirm is the consent field declared with --consent: acts only when true"
+                    .to_owned()
+            ]
+        );
+        // Refusing the non-consenting accept is no warning of property 3.
+        assert!(both.property(3).expect("3").warnings.is_empty());
+    }
+
+    #[test]
+    fn a_field_that_reads_as_consent_acted_on_at_two_values_is_a_warning_naming_the_option() {
+        let one = [step(confirm_form())];
+        let tally = || {
+            with_tally(|t| {
+                t.valid = vec![call(true, true), call(false, true)];
+            })
+        };
+        assert_eq!(
+            seven(&report(&Target::stdio(["s"]), &one, tally(), Default::default())).warnings,
+            vec![
+                "`confirm` reads as a consent field and the tool acted on valid accepts with it true and false: if it is one, --consent '/confirm=true' makes acting on any other value a failure".to_owned()
+            ]
+        );
+        // With several steps, the warning names its request.
+        let other = json!({"type": "object", "properties": {"note": {"type": "string"}}});
+        let two = [step(other), step(confirm_form())];
+        let calls = with_tally(|t| {
+            t.valid = vec![
+                ValidCall {
+                    contents: vec![json!({}), json!({"confirm": true})],
+                    acted: true,
+                },
+                ValidCall {
+                    contents: vec![json!({}), json!({"confirm": false})],
+                    acted: true,
+                },
+            ];
+        });
+        let two_steps = report(&Target::stdio(["s"]), &two, calls, Default::default());
+        let warnings = &seven(&two_steps).warnings;
+        assert_eq!(warnings.len(), 1);
+        assert!(
+            warnings[0].starts_with("request 2: `confirm` reads as"),
+            "{warnings:?}"
+        );
+    }
+
+    #[test]
+    fn allow_unasked_warns_only_for_clients_without_form_elicitation() {
+        let steps = [step(confirm_form())];
+        let tally = || {
+            with_tally(|t| {
+                t.unanswered = 3;
+                t.withheld_consent = 2;
+                t.cross_session = 1;
+                t.unanswered_acted = vec![
+                    json!({}),
+                    json!({"elicitation": {"form": {}}}),
+                    json!({"elicitation": {"url": {}}}),
+                ];
+            })
+        };
+        let mut allowed = Target::stdio(["s"]);
+        allowed.allow_unasked = true;
+        let allowing = report(&allowed, &steps, tally(), Default::default());
+        let property = seven(&allowing);
+        assert_eq!(
+            property.cases, 6,
+            "unanswered, cross-session and withheld-consent calls"
+        );
+        assert_eq!(
+            property.warnings,
+            vec![
+                "acted without a valid consenting answer (client capabilities {}): allowed by --allow-unasked, a declared fail-open design for clients that cannot answer a form".to_owned(),
+                "acted without a valid consenting answer (client capabilities {\"elicitation\":{\"url\":{}}}): allowed by --allow-unasked, a declared fail-open design for clients that cannot answer a form".to_owned(),
+            ]
+        );
+        let without = report_of(&steps, tally());
+        assert!(seven(&without).warnings.is_empty());
+    }
+
+    fn report_of(steps: &[Step], tally: Tally) -> CheckReport {
+        report(&Target::stdio(["s"]), steps, tally, Default::default())
+    }
+
+    #[test]
+    fn an_inconclusive_era_calls_no_property_holds_and_does_not_pass() {
+        let steps = [step(confirm_form())];
+        let tally = || {
+            with_tally(|t| {
+                t.sessions = 3;
+                t.with_refusal = 2;
+                t.valid = vec![call(true, true)];
+            })
+        };
+        let mut aimed = Aimed::default();
+        aimed.add(Some(Property::NoActOnRefusal), true);
+        aimed.add(Some(Property::NoActOnRefusal), false);
+        let health = Health {
+            inconclusive: Some("1 of 2 planned cases reached the form".into()),
+            ..Health::default()
+        };
+        let judged = report(&Target::stdio(["s"]), &steps, tally(), (health, aimed));
+        assert!(!judged.passed);
+        let verdicts: Vec<PropertyVerdict> = judged.properties.iter().map(|p| p.verdict).collect();
+        assert!(!verdicts.contains(&PropertyVerdict::Holds), "{verdicts:?}");
+        assert_eq!(verdicts[0], PropertyVerdict::Inconclusive);
+        assert_eq!(verdicts[5], PropertyVerdict::Untested);
+        assert_eq!(
+            judged.property(1).and_then(|p| p.planned),
+            Some(crate::check::health::PlannedCases {
+                cases: 2,
+                judged: 1
+            })
+        );
+        let conclusive = report(&Target::stdio(["s"]), &steps, tally(), Default::default());
+        assert!(conclusive.passed);
+        assert_eq!(conclusive.properties[0].verdict, PropertyVerdict::Holds);
+        assert_eq!(conclusive.property(1).and_then(|p| p.planned), None);
     }
 }

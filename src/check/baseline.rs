@@ -261,7 +261,9 @@ pub(crate) mod tests {
             .map(|(protocol, verdicts)| EraCheck {
                 protocol,
                 checked: true,
+                status: crate::check::eras::EraStatus::Checked,
                 why: String::new(),
+                fails: false,
                 report: Some(CheckReport {
                     elicit_check_version: "0",
                     server_command: Vec::new(),
@@ -280,6 +282,7 @@ pub(crate) mod tests {
                     requested_schemas: Vec::new(),
                     schema_warnings: Vec::new(),
                     reclassified: 0,
+                    health: crate::check::health::Health::default(),
                     properties: verdicts
                         .iter()
                         .enumerate()
@@ -288,6 +291,7 @@ pub(crate) mod tests {
                             statement: "",
                             cases: 1,
                             verdict: *verdict,
+                            planned: None,
                             warnings: Vec::new(),
                             failure: None,
                             findings: Vec::new(),
@@ -303,6 +307,7 @@ pub(crate) mod tests {
             tool: "book".into(),
             protocol: "both".into(),
             passed: false,
+            outcome: crate::check::eras::Outcome::Failed,
             eras,
         }
     }

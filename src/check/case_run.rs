@@ -12,6 +12,8 @@ use serde_json::{Value, json};
 
 use super::error::CheckError;
 use super::hooks;
+use super::progress::Phase;
+use super::runner::{CaseId, Runner};
 use super::tally::CallSummary;
 use super::target::Target;
 use crate::case::Answer;
@@ -20,6 +22,7 @@ use crate::harness::client::{FORM_NOT_DECLARED, URL_NOT_DECLARED};
 use crate::harness::era::Protocol;
 use crate::harness::proxy::{Frame, Responder, StrayLine};
 use crate::harness::{Session, ToolCall};
+use crate::oracle::consent::DeclaredConsent;
 use crate::oracle::property::{self, ActedRule, Class, Observation, Property, Reading, SentAnswer};
 use crate::schema::Form;
 use crate::schema::answer::GeneratedAnswer;
@@ -34,6 +37,27 @@ pub(super) struct Step {
     pub(super) form: Form,
     /// Its compiled JSON Schema, judging answers.
     pub(super) judge: Judge,
+    /// The probe's consenting answer to it (the base the tool acted on), once
+    /// the probe has found it: the answer a request gets when the form is
+    /// asked again, or when the plan has no answer for it.
+    pub(super) consenting: std::sync::OnceLock<Value>,
+}
+
+/// The consenting candidates of `form` ([`coverage::base_candidates`]), each
+/// carrying the value a declared consent field (`--consent`) consents with.
+pub(super) fn consenting_candidates(
+    form: &Form,
+    consent: &[DeclaredConsent],
+) -> Vec<serde_json::Map<String, Value>> {
+    let mut candidates = coverage::base_candidates(form);
+    for candidate in &mut candidates {
+        for declared in consent {
+            if form.fields.iter().any(|field| field.name == declared.name) {
+                candidate.insert(declared.name.clone(), declared.value.clone());
+            }
+        }
+    }
+    candidates
 }
 
 /// What one case left behind: the answers it sent, what the acted rule read,
@@ -64,17 +88,41 @@ pub struct CaseRun {
     pub capabilities: Value,
     /// Its stderr (in a session: on the session's last case only).
     pub stderr: String,
+    /// How many form requests the server sent in the call (each answered):
+    /// 0 when the call never reached the form.
+    pub forms: usize,
+    /// Whether `--acted-cmd` already exited 0 before the call: its reading
+    /// after the call then says nothing of this call, which counts for no
+    /// property.
+    pub acted_before: bool,
 }
 
 impl CaseRun {
-    /// What the tally reads of this run.
-    pub(super) fn summary(&self) -> CallSummary<'_> {
+    /// Whether the tool was called at all: a `tools/call` crossed the wire.
+    /// A session whose server never got that far (it died at start-up, its
+    /// handshake failed) counts for no property.
+    pub fn reached_tool(&self) -> bool {
+        self.wire.iter().any(|frame| {
+            frame.from == crate::evidence::wire::Side::Client
+                && frame.message.get("method").and_then(Value::as_str) == Some("tools/call")
+        })
+    }
+
+    /// Whether the call reached the form: the server asked for one.
+    pub fn reached_form(&self) -> bool {
+        self.forms > 0
+    }
+
+    /// What the tally reads of this run, judged with `target`'s declared
+    /// consent fields.
+    pub(super) fn summary<'a>(&'a self, target: &'a Target) -> CallSummary<'a> {
         CallSummary {
             sent: &self.sent,
             acted: self.reading.acted,
             reply: &self.reply,
             stderr: &self.stderr,
             capabilities: &self.capabilities,
+            consent: &target.consent,
         }
     }
 
@@ -94,13 +142,17 @@ impl CaseRun {
             call_failure: self.call_failure.as_deref(),
             strict: target.strict,
             allow_unasked: target.allow_unasked,
+            protocol: target.protocol,
+            consent: &target.consent,
         })
     }
 }
 
-/// `{"elicitation":{"form":{}}}`.
+/// `{"elicitation":{"form":{},"url":{}}}`: form elicitation, and URL
+/// elicitation so that a tool with a URL step (a sign-in, a payment page)
+/// before or after its form reaches the form and completes.
 pub(super) fn form_capabilities() -> Value {
-    json!({"elicitation": {"form": {}}})
+    json!({"elicitation": {"form": {}, "url": {}}})
 }
 
 /// One case's record for the evidence folder (`cases.jsonl`).
@@ -146,21 +198,37 @@ pub(super) fn record(case: String, run: &CaseRun, violations: &[(Property, Strin
     }
 }
 
-/// Opens a session declaring `capabilities`, running `--setup` first when
-/// `setup` (a session that will hold several cases runs it per call instead).
+/// Opens a new session declaring `capabilities` (its number from
+/// [`Runner::next_session`], told to the server in [`super::runner::SESSION_VAR`]),
+/// running `--setup` first for call `label` when given (a session that will
+/// hold several calls runs it per call instead).
+///
+/// # Errors
+/// [`CheckError::Spawn`] when the server cannot start; [`CheckError::Hook`]
+/// when `--setup` fails.
 pub(super) async fn open(
-    target: &Target,
+    runner: &Runner<'_>,
     capabilities: &Value,
-    setup: bool,
-) -> Result<Session, CheckError> {
-    if setup {
-        run_setup(target).await?;
+    label: Option<&str>,
+) -> Result<(Session, u64), CheckError> {
+    let target = runner.target;
+    let number = runner.next_session();
+    if let Some(label) = label {
+        run_setup(
+            runner,
+            CaseId {
+                label,
+                session: number,
+            },
+        )
+        .await?;
     }
+    let environment = runner.server_environment(number);
     let opened = match target.protocol {
         Protocol::V2025_11_25 => {
             Session::open_in(
                 &target.command,
-                &target.environment,
+                &environment,
                 &target.transport,
                 capabilities,
                 target.limits,
@@ -171,7 +239,7 @@ pub(super) async fn open(
         Protocol::V2026_07_28 => {
             Session::open_discover(
                 &target.command,
-                &target.environment,
+                &environment,
                 &target.transport,
                 capabilities,
                 target.limits,
@@ -179,75 +247,147 @@ pub(super) async fn open(
             .await
         }
     };
-    opened.map_err(|error| match error {
+    let session = opened.map_err(|error| match error {
         crate::error::Error::Spawn { command, source } => CheckError::Spawn { command, source },
         other => CheckError::Usage(other.to_string()),
-    })
+    })?;
+    Ok((session, number))
 }
 
-/// Runs `--setup`, when given: [`CheckError::Hook`] unless it exits 0.
-pub(super) async fn run_setup(target: &Target) -> Result<(), CheckError> {
-    let Some(command) = &target.setup else {
+/// Runs `--setup`, when given, before call `id`: [`CheckError::Hook`] unless
+/// it exits 0 (it is bounded by `--call-timeout`).
+pub(super) async fn run_setup(runner: &Runner<'_>, id: CaseId<'_>) -> Result<(), CheckError> {
+    let Some(command) = &runner.target.setup else {
         return Ok(());
     };
-    let run = hooks::run(command, &target.environment, target.limits.call)
-        .await
-        .map_err(|error| CheckError::Hook {
-            option: "--setup",
-            command: command.clone(),
-            how: format!("cannot start: {error}"),
-            stderr: String::new(),
-        })?;
+    let when = format!("before {}", id.label);
+    let run = hook(runner, "--setup", command, id, &when).await?;
     if run.succeeded() {
         Ok(())
     } else {
-        Err(CheckError::Hook {
-            option: "--setup",
-            command: command.clone(),
-            how: format!("ended with {}", run.ending(target.limits.call)),
-            stderr: run.stderr,
-        })
+        Err(hook_failed(runner, "--setup", command, run, &when))
     }
 }
 
-/// With `--acted-cmd`, the reading from running it now (exit 0: acted);
-/// otherwise `reading` as read from the reply.
-pub(super) async fn acted_after(target: &Target, reading: Reading) -> Result<Reading, CheckError> {
-    let ActedRule::Command(command) = &target.acted else {
-        return Ok(reading);
-    };
-    let run = hooks::run(command, &target.environment, target.limits.call)
+/// Runs the hook `command` of `option` around call `id` (`when`: `before
+/// coverage 3`).
+///
+/// # Errors
+/// [`CheckError::Hook`] when it cannot start, or is killed at its bound.
+async fn hook(
+    runner: &Runner<'_>,
+    option: &'static str,
+    command: &str,
+    id: CaseId<'_>,
+    when: &str,
+) -> Result<hooks::HookRun, CheckError> {
+    let bound = runner.target.limits.call;
+    let run = hooks::run(command, &runner.hook_environment(id), bound)
         .await
         .map_err(|error| CheckError::Hook {
-            option: "--acted-cmd",
-            command: command.clone(),
-            how: format!("cannot start: {error}"),
+            option,
+            command: command.to_owned(),
+            how: format!("cannot start: {error} ({when})"),
             stderr: String::new(),
         })?;
     if run.timed_out {
-        return Err(CheckError::Hook {
-            option: "--acted-cmd",
-            command: command.clone(),
-            how: format!("ended with {}", run.ending(target.limits.call)),
-            stderr: run.stderr,
-        });
+        return Err(hook_failed(runner, option, command, run, when));
     }
+    Ok(run)
+}
+
+/// How a hook failed, as [`CheckError::Hook`]: `was killed after 10 s, the
+/// --call-timeout bound (before coverage 3)`, `ended with exit status 1
+/// (before coverage 3)`.
+fn hook_failed(
+    runner: &Runner<'_>,
+    option: &'static str,
+    command: &str,
+    run: hooks::HookRun,
+    when: &str,
+) -> CheckError {
+    let bound = runner.target.limits.call;
+    let how = if run.timed_out {
+        format!(
+            "was killed after {}, the --call-timeout bound ({when})",
+            crate::format::seconds(bound)
+        )
+    } else {
+        format!("ended with {} ({when})", run.ending(bound))
+    };
+    CheckError::Hook {
+        option,
+        command: command.to_owned(),
+        how,
+        stderr: run.stderr,
+    }
+}
+
+/// With `--acted-cmd`, whether it already exits 0 before call `id` calls the
+/// tool (after `--setup`): the reading after the call could then not tell
+/// whether this call acted. False without `--acted-cmd`.
+///
+/// # Errors
+/// [`CheckError::Hook`] when it cannot start or is killed at its bound.
+pub(super) async fn acted_before(runner: &Runner<'_>, id: CaseId<'_>) -> Result<bool, CheckError> {
+    let ActedRule::Command(command) = &runner.target.acted else {
+        return Ok(false);
+    };
+    let when = format!("before {}", id.label);
+    Ok(hook(runner, "--acted-cmd", command, id, &when)
+        .await?
+        .succeeded())
+}
+
+/// With `--acted-cmd`, the reading from running it now, after call `id`
+/// (exit 0: acted); otherwise `reading` as read from the reply.
+///
+/// # Errors
+/// [`CheckError::Hook`] when it cannot start or is killed at its bound.
+pub(super) async fn acted_after(
+    runner: &Runner<'_>,
+    id: CaseId<'_>,
+    reading: Reading,
+) -> Result<Reading, CheckError> {
+    let ActedRule::Command(command) = &runner.target.acted else {
+        return Ok(reading);
+    };
+    let when = format!("after {}", id.label);
+    let run = hook(runner, "--acted-cmd", command, id, &when).await?;
     Ok(Reading::plain(run.succeeded()))
 }
 
-/// One case in a fresh server process declaring `capabilities`.
+/// Call `label` of `phase` in a fresh server process declaring
+/// `capabilities`: `--setup`, the server, the call, its exit, `--acted-cmd`,
+/// one after another.
+///
+/// # Errors
+/// As [`open`] and [`call_and_finish`].
 pub(super) async fn run_case(
-    target: &Target,
+    runner: &Runner<'_>,
     steps: &Arc<Vec<Step>>,
     plan: &[GeneratedAnswer],
     capabilities: &Value,
+    (phase, label): (Phase, &str),
 ) -> Result<CaseRun, CheckError> {
-    let session = open(target, capabilities, true).await?;
-    Ok(
-        call_and_finish(target, session, capabilities, Some(Arc::clone(steps)), plan)
-            .await?
-            .0,
+    runner.started(phase, label);
+    let (session, number) = open(runner, capabilities, Some(label)).await?;
+    let id = CaseId {
+        label,
+        session: number,
+    };
+    let run = call_and_finish(
+        runner,
+        session,
+        capabilities,
+        Some(Arc::clone(steps)),
+        plan,
+        id,
     )
+    .await?
+    .0;
+    runner.finished_one();
+    Ok(run)
 }
 
 /// The answers sent and the form schemas seen by a [`responder`].
@@ -255,10 +395,19 @@ pub(super) type Sent = (Arc<Mutex<Vec<SentAnswer>>>, Arc<Mutex<Vec<Value>>>);
 
 /// A responder answering each `elicitation/create` from `plan` (or, when
 /// probing, with fixed valid accepts) and noting what it sent and saw.
+///
+/// A form request is the step of the probed form with its
+/// `requestedSchema`: the first time, it gets the plan's answer for that
+/// step; asked again (a re-ask, the same schema), or with no answer planned,
+/// it gets the probe's consenting answer. A URL-mode request is answered as a
+/// user who completed it (`accept`, no content) when the client declared
+/// URL elicitation, else with the JSON-RPC error MCP names; a form request
+/// without the form capability, likewise.
 pub(super) fn responder(
     capabilities: &Value,
     steps: Option<Arc<Vec<Step>>>,
     plan: &[GeneratedAnswer],
+    consent: &[DeclaredConsent],
 ) -> (Responder, Sent) {
     let form_declared = crate::harness::client::declares_form(capabilities);
     let url_declared = crate::harness::client::declares_url(capabilities);
@@ -268,11 +417,10 @@ pub(super) fn responder(
         let sent = Arc::clone(&sent);
         let schemas = Arc::clone(&schemas);
         let plan = plan.to_vec();
+        let consent = consent.to_vec();
         Arc::new(move |request: &Value| {
             let params = request.get("params").cloned().unwrap_or(Value::Null);
-            let mode = params.get("mode");
-            let is_form =
-                mode.is_none_or(Value::is_null) || mode.and_then(Value::as_str) == Some("form");
+            let is_form = crate::harness::client::asks_form(request);
             let schema = params
                 .get("requestedSchema")
                 .cloned()
@@ -280,9 +428,9 @@ pub(super) fn responder(
             let (reply, class, built_as) = if !is_form {
                 if url_declared {
                     (
-                        Answer::Result(json!({"action": "cancel"})),
-                        Class::Refusal("cancel".into()),
-                        "URL elicitation: cancel".to_owned(),
+                        Answer::Result(json!({"action": "accept"})),
+                        Class::UrlCompleted,
+                        "URL elicitation: accepted as completed".to_owned(),
                     )
                 } else {
                     (url_error(), Class::Error, "URL not declared".to_owned())
@@ -291,18 +439,37 @@ pub(super) fn responder(
                 (form_error(), Class::Error, "form not declared".to_owned())
             } else {
                 let mut schemas = lock(&schemas);
-                let index = schemas.len();
+                let asked_again = schemas.contains(&schema);
+                // The step: the next one of the probed form, by distinct schema.
+                let mut distinct: Vec<&Value> = Vec::new();
+                for seen in schemas.iter() {
+                    if !distinct.contains(&seen) {
+                        distinct.push(seen);
+                    }
+                }
+                let index = distinct.len();
                 schemas.push(schema.clone());
                 drop(schemas);
-                let step = steps
+                let step_at = steps
                     .as_ref()
-                    .and_then(|steps| steps.get(index))
-                    .filter(|step| step.schema == schema);
+                    .and_then(|steps| steps.iter().position(|step| step.schema == schema));
+                let step = step_at.and_then(|at| steps.as_ref().map(|steps| &steps[at]));
                 let form = Form::read(&schema);
-                let (answer, built_as) = match (plan.get(index), step) {
-                    (Some(planned), Some(_)) => (planned.answer.clone(), planned.built_as.clone()),
-                    _ => (
-                        accept(&coverage::base_candidates(&form)[0]),
+                let consenting = || {
+                    step.and_then(|step| step.consenting.get().cloned())
+                        .unwrap_or_else(|| accept(&consenting_candidates(&form, &consent)[0]))
+                };
+                let planned = step_at
+                    .filter(|at| *at == index && !asked_again)
+                    .and_then(|at| plan.get(at));
+                let (answer, built_as) = match planned {
+                    Some(planned) => (planned.answer.clone(), planned.built_as.clone()),
+                    None if asked_again => (
+                        consenting(),
+                        "a consenting valid accept (the form asked again)".to_owned(),
+                    ),
+                    None => (
+                        consenting(),
                         "a consenting valid accept (request not planned)".to_owned(),
                     ),
                 };
@@ -371,35 +538,49 @@ pub(super) fn reply_of(call: &ToolCall) -> Value {
 /// # Errors
 /// [`CheckError::Hook`] when `--acted-cmd` cannot run.
 pub(super) async fn call_and_finish(
-    target: &Target,
+    runner: &Runner<'_>,
     mut session: Session,
     capabilities: &Value,
     steps: Option<Arc<Vec<Step>>>,
     plan: &[GeneratedAnswer],
+    id: CaseId<'_>,
 ) -> Result<(CaseRun, Vec<Value>), CheckError> {
-    let (responder, (sent, schemas)) = responder(capabilities, steps, plan);
-    let call = call_tool(target, &mut session, responder).await;
+    let (responder, (sent, schemas)) = responder(capabilities, steps, plan, &runner.target.consent);
+    let before = acted_before(runner, id).await?;
+    let call = call_tool(runner.target, &mut session, responder).await;
     let sent = lock(&sent).clone();
-    let run = finish_run(target, session, capabilities, &call, sent).await?;
     let schemas = lock(&schemas).clone();
+    let mut run = finish_run(
+        runner,
+        session,
+        capabilities,
+        &call,
+        (sent, schemas.len()),
+        id,
+    )
+    .await?;
+    run.acted_before = before;
     Ok((run, schemas))
 }
 
-/// Finishes `session` after `call` and reads everything into a [`CaseRun`]
-/// (`--acted-cmd` after the server exited).
+/// Finishes `session` after `call` ([`Runner::finish_case`]) and reads
+/// everything into a [`CaseRun`] (`--acted-cmd` after the server exited):
+/// `sent` the answers, `forms` the form requests the server sent.
 ///
 /// # Errors
 /// [`CheckError::Hook`] when `--acted-cmd` cannot run.
 pub(super) async fn finish_run(
-    target: &Target,
+    runner: &Runner<'_>,
     session: Session,
     capabilities: &Value,
     call: &ToolCall,
-    sent: Vec<SentAnswer>,
+    (sent, forms): (Vec<SentAnswer>, usize),
+    id: CaseId<'_>,
 ) -> Result<CaseRun, CheckError> {
-    let finished = session.finish().await;
+    let target = runner.target;
+    let finished = runner.finish_case(session).await;
     let reading = property::read_acted(&target.acted, call.result.as_ref(), call.error.as_ref());
-    let reading = acted_after(target, reading).await?;
+    let reading = acted_after(runner, id, reading).await?;
     Ok(CaseRun {
         sent,
         reading,
@@ -412,6 +593,8 @@ pub(super) async fn finish_run(
         call_failure: finished.startup_error.or_else(|| call.failure.clone()),
         capabilities: capabilities.clone(),
         stderr: finished.exit.stderr,
+        forms,
+        acted_before: false,
     })
 }
 
@@ -436,4 +619,141 @@ pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 pub(super) fn last_lines(text: &str, count: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(count)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A probed step of `schema`, whose consenting answer is `consenting`.
+    fn step(schema: Value, consenting: Option<Value>) -> Step {
+        let step = Step {
+            form: Form::read(&schema),
+            judge: Judge::new(&schema).expect("compiles"),
+            schema,
+            consenting: std::sync::OnceLock::new(),
+        };
+        if let Some(consenting) = consenting {
+            step.consenting.set(consenting).expect("set once");
+        }
+        step
+    }
+
+    fn request(mode: Option<&str>, schema: &Value) -> Value {
+        let mut params = json!({"message": "m", "requestedSchema": schema});
+        if let Some(mode) = mode {
+            params["mode"] = json!(mode);
+        }
+        json!({"jsonrpc": "2.0", "id": 0, "method": "elicitation/create", "params": params})
+    }
+
+    fn planned(answer: Value, built_as: &str) -> GeneratedAnswer {
+        GeneratedAnswer {
+            answer,
+            built_as: built_as.to_owned(),
+        }
+    }
+
+    fn result(answer: Answer) -> Value {
+        match answer {
+            Answer::Result(value) => value,
+            Answer::Error(error) => panic!("an error: {error}"),
+        }
+    }
+
+    #[test]
+    fn each_step_gets_its_planned_answer_once_and_a_form_asked_again_the_consenting_one() {
+        let first = json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]});
+        let second =
+            json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]});
+        let yes = json!({"action": "accept", "content": {"confirm": true}});
+        let steps = Arc::new(vec![
+            step(first.clone(), Some(yes.clone())),
+            step(
+                second.clone(),
+                Some(json!({"action": "accept", "content": {"n": 1}})),
+            ),
+        ]);
+        let plan = [
+            planned(
+                json!({"action": "accept", "content": {"confirm": "yes"}}),
+                "accept: \"yes\"",
+            ),
+            planned(json!({"action": "decline"}), "decline"),
+        ];
+        let (respond, (sent, schemas)) = responder(&form_capabilities(), Some(steps), &plan, &[]);
+        // Step 1, as planned; asked again, the consenting answer; then step 2.
+        assert_eq!(result(respond(&request(None, &first))), plan[0].answer);
+        assert_eq!(result(respond(&request(Some("form"), &first))), yes);
+        assert_eq!(result(respond(&request(None, &second))), plan[1].answer);
+        let sent = lock(&sent).clone();
+        assert_eq!(
+            sent.iter()
+                .map(|sent| sent.built_as.as_str())
+                .collect::<Vec<_>>(),
+            [
+                "accept: \"yes\"",
+                "a consenting valid accept (the form asked again)",
+                "decline"
+            ]
+        );
+        assert_eq!(
+            sent.iter()
+                .map(|sent| sent.class.clone())
+                .collect::<Vec<_>>(),
+            [
+                Class::InvalidAccept(vec![r#"/confirm: "yes" is not of type "boolean""#.into()]),
+                Class::ValidAccept,
+                Class::Refusal("decline".into())
+            ]
+        );
+        assert_eq!(lock(&schemas).len(), 3);
+    }
+
+    #[test]
+    fn a_form_not_probed_or_not_planned_gets_a_consenting_answer_with_the_declared_consent() {
+        let form = json!({"type": "object", "properties": {"choice": {"type": "string", "enum": ["No", "Yes"]}}, "required": ["choice"]});
+        let consent = [DeclaredConsent {
+            name: "choice".into(),
+            value: json!("Yes"),
+        }];
+        let (respond, (sent, _)) = responder(&form_capabilities(), None, &[], &consent);
+        assert_eq!(
+            result(respond(&request(None, &form))),
+            json!({"action": "accept", "content": {"choice": "Yes"}})
+        );
+        assert_eq!(
+            lock(&sent)[0].built_as,
+            "a consenting valid accept (request not planned)"
+        );
+        assert_eq!(lock(&sent)[0].class, Class::ValidAccept);
+        // Without a declared consent the first enum value is the candidate.
+        assert_eq!(
+            consenting_candidates(&Form::read(&form), &[])[0]["choice"],
+            json!("No")
+        );
+    }
+
+    #[test]
+    fn a_url_request_is_completed_when_url_is_declared_and_refused_with_an_error_otherwise() {
+        let (respond, (sent, schemas)) = responder(&form_capabilities(), None, &[], &[]);
+        let url = json!({"jsonrpc": "2.0", "id": 0, "method": "elicitation/create",
+                         "params": {"mode": "url", "message": "sign in", "url": "https://x/", "elicitationId": "e"}});
+        assert_eq!(result(respond(&url)), json!({"action": "accept"}));
+        assert_eq!(lock(&sent)[0].class, Class::UrlCompleted);
+        assert!(lock(&schemas).is_empty(), "no form was asked");
+        let (respond, (sent, _)) = responder(&json!({"elicitation": {"form": {}}}), None, &[], &[]);
+        assert!(matches!(respond(&url), Answer::Error(_)));
+        assert_eq!(lock(&sent)[0].class, Class::Error);
+        // No form declared: a form request gets the error too.
+        let (respond, _) = responder(&json!({"elicitation": {"url": {}}}), None, &[], &[]);
+        assert!(matches!(
+            respond(&request(None, &json!({"type": "object"}))),
+            Answer::Error(_)
+        ));
+        assert_eq!(
+            form_capabilities(),
+            json!({"elicitation": {"form": {}, "url": {}}})
+        );
+    }
 }

@@ -51,8 +51,80 @@ fn join_into(joined: &mut Value, other: &Value) -> Result<(), String> {
             },
         }
     }
-    joined["passed"] = Value::Bool(passed);
+    let outcome = outcome(eras);
+    joined["outcome"] = Value::from(outcome);
+    joined["passed"] = Value::Bool(passed && outcome == "passed");
     Ok(())
+}
+
+/// The outcome of the joined `eras`, as [`super::eras::ErasReport::outcome_of`]
+/// gives it: `incomplete`, `inconclusive`, `failed` or `passed`, the worst.
+fn outcome(eras: &[Value]) -> &'static str {
+    let worst = eras
+        .iter()
+        .map(|era| {
+            if era["status"] == "incomplete" {
+                3
+            } else if !era["report"]["health"]["inconclusive"].is_null()
+                && era["report"].is_object()
+            {
+                2
+            } else if (era["report"].is_object() && era["report"]["passed"] != true)
+                || era["fails"] == true
+            {
+                1
+            } else {
+                0
+            }
+        })
+        .max()
+        .unwrap_or(0);
+    ["passed", "failed", "inconclusive", "incomplete"][worst]
+}
+
+/// Adds `other`'s health to the era health `joined`: the counts summed, the
+/// calls that never reached the tool and the notes gathered, and the era
+/// inconclusive when most of the planned cases of all slices never reached
+/// the form (the first slice's line saying why).
+fn join_health(joined: &mut Value, other: &Value) {
+    for key in [
+        "planned",
+        "ran",
+        "reached_form",
+        "ignored_stdin_close",
+        "stopped_by_check",
+    ] {
+        add(&mut joined[key], &other[key]);
+    }
+    for key in ["never_reached_tool", "acted_before_call", "notes"] {
+        if let (Some(mine), Some(more)) = (joined[key].as_array_mut(), other[key].as_array()) {
+            for item in more {
+                if !mine.contains(item) {
+                    mine.push(item.clone());
+                }
+            }
+        }
+    }
+    let planned = joined["planned"].as_u64().unwrap_or(0);
+    let reached = joined["reached_form"].as_u64().unwrap_or(0);
+    let line = [&joined["inconclusive"], &other["inconclusive"]]
+        .into_iter()
+        .find(|line| !line.is_null())
+        .cloned();
+    // Fewer than half reached the form (never when nothing was planned).
+    match (reached * 2 < planned, line) {
+        (true, Some(line)) => joined["inconclusive"] = line,
+        (true, None) => {
+            joined["inconclusive"] = Value::from(format!(
+                "{reached} of {planned} planned cases reached the form"
+            ));
+        }
+        (false, _) => {
+            if let Some(health) = joined.as_object_mut() {
+                health.remove("inconclusive");
+            }
+        }
+    }
 }
 
 /// Adds `other`'s counts and properties to the era report `joined`.
@@ -60,7 +132,10 @@ fn join_era(joined: &mut Value, other: &Value) -> Result<(), String> {
     for key in ["cases", "coverage_cases", "reclassified"] {
         add(&mut joined[key], &other[key]);
     }
-    joined["passed"] = Value::Bool(joined["passed"] == true && other["passed"] == true);
+    join_health(&mut joined["health"], &other["health"]);
+    let inconclusive = !joined["health"]["inconclusive"].is_null();
+    joined["passed"] =
+        Value::Bool(joined["passed"] == true && other["passed"] == true && !inconclusive);
     let other_properties = other["properties"]
         .as_array()
         .ok_or("an era's report has no properties")?;
@@ -76,14 +151,25 @@ fn join_era(joined: &mut Value, other: &Value) -> Result<(), String> {
             None => properties.push(other_property.clone()),
         }
     }
+    // Holding on the cases that ran is "holds" only in a conclusive era.
+    for property in properties.iter_mut() {
+        if rank(&property["verdict"]) == 1 {
+            property["verdict"] = Value::from(if inconclusive {
+                "inconclusive"
+            } else {
+                "holds"
+            });
+        }
+    }
     Ok(())
 }
 
-/// The rank of a verdict word: fails over holds over untested.
+/// The rank of a verdict word: fails over holds (or inconclusive, held on
+/// the cases that ran) over untested.
 fn rank(verdict: &Value) -> u8 {
     match verdict.as_str() {
         Some("fails") => 2,
-        Some("holds") => 1,
+        Some("holds" | "inconclusive") => 1,
         _ => 0,
     }
 }
@@ -97,6 +183,17 @@ fn join_property(joined: &mut Value, other: &Value) {
         .unwrap_or_default();
     joined["verdict"] = worst;
     add(&mut joined["cases"], &other["cases"]);
+    match (joined["planned"].is_object(), other["planned"].is_object()) {
+        (true, true) => {
+            add(&mut joined["planned"]["cases"], &other["planned"]["cases"]);
+            add(
+                &mut joined["planned"]["judged"],
+                &other["planned"]["judged"],
+            );
+        }
+        (false, true) => joined["planned"] = other["planned"].clone(),
+        _ => {}
+    }
     if joined["failure"].is_null() && !other["failure"].is_null() {
         joined["failure"] = other["failure"].clone();
     }
@@ -279,5 +376,140 @@ mod tests {
         assert_eq!(joined["eras"][0]["report"]["cases"], 3);
         assert!(join(&[&one, &json!({"passed": true})]).is_err());
         assert!(join(&[]).is_err());
+    }
+
+    /// An era report of one slice with this health.
+    fn with_health(passed: bool, health: Value) -> Value {
+        let mut slice = report(passed, vec![property(1, "holds", 2)]);
+        slice["eras"][0]["report"]["health"] = health;
+        slice
+    }
+
+    fn health(planned: u64, reached: u64, inconclusive: Option<&str>) -> Value {
+        let mut health = json!({
+            "planned": planned, "ran": planned, "reached_form": reached,
+            "ignored_stdin_close": 1, "stopped_by_check": 0,
+            "never_reached_tool": ["P4 without form"], "acted_before_call": [],
+            "notes": ["the tool was listed"],
+        });
+        if let Some(line) = inconclusive {
+            health["inconclusive"] = json!(line);
+        }
+        health
+    }
+
+    #[test]
+    fn the_slices_health_is_summed_and_its_lists_gathered_once() {
+        let one = with_health(true, health(4, 4, None));
+        let mut other = health(6, 5, None);
+        other["never_reached_tool"] = json!(["P4 without form", "P7 URL only"]);
+        other["acted_before_call"] = json!(["call 3"]);
+        other["stopped_by_check"] = json!(2);
+        let two = with_health(true, other);
+        let joined = join(&[&one, &two]).expect("joined");
+        let health = &joined["eras"][0]["report"]["health"];
+        assert_eq!(
+            health,
+            &json!({
+                "planned": 10, "ran": 10, "reached_form": 9,
+                "ignored_stdin_close": 2, "stopped_by_check": 2,
+                "never_reached_tool": ["P4 without form", "P7 URL only"],
+                "acted_before_call": ["call 3"],
+                "notes": ["the tool was listed"],
+            })
+        );
+        assert_eq!(
+            joined["eras"][0]["report"]["properties"][0]["verdict"],
+            "holds"
+        );
+        assert_eq!(
+            (&joined["outcome"], &joined["passed"]),
+            (&json!("passed"), &json!(true))
+        );
+    }
+
+    /// Inconclusive when fewer than half of all slices' planned cases reached
+    /// the form: 3 of 8 is, 4 of 8 and 5 of 8 are not.
+    #[test]
+    fn the_joined_era_is_inconclusive_when_fewer_than_half_reached_the_form() {
+        for (reached_two, inconclusive) in [(0, true), (1, false), (2, false)] {
+            let one = with_health(true, health(4, 3, None));
+            let two = with_health(true, health(4, reached_two, None));
+            let joined = join(&[&one, &two]).expect("joined");
+            let era = &joined["eras"][0]["report"];
+            let reached = 3 + reached_two;
+            let expected = if inconclusive {
+                json!(format!("{reached} of 8 planned cases reached the form"))
+            } else {
+                Value::Null
+            };
+            assert_eq!(era["health"]["inconclusive"], expected, "{reached} of 8");
+            assert_eq!(era["passed"], !inconclusive, "{reached} of 8");
+            let verdict = if inconclusive {
+                "inconclusive"
+            } else {
+                "holds"
+            };
+            assert_eq!(era["properties"][0]["verdict"], verdict, "{reached} of 8");
+            let outcome = if inconclusive {
+                "inconclusive"
+            } else {
+                "passed"
+            };
+            assert_eq!(joined["outcome"], outcome, "{reached} of 8");
+            assert_eq!(joined["passed"], !inconclusive, "{reached} of 8");
+        }
+    }
+
+    /// The line saying why is a slice's own when one gave it (the first
+    /// that did), and a slice's line goes when the joined era is conclusive.
+    #[test]
+    fn an_inconclusive_line_is_the_first_slice_that_gave_one() {
+        let one = with_health(true, health(4, 0, None));
+        let two = with_health(false, health(4, 1, Some("the server died at start-up")));
+        let joined = join(&[&one, &two]).expect("joined");
+        assert_eq!(
+            joined["eras"][0]["report"]["health"]["inconclusive"],
+            "the server died at start-up"
+        );
+        let three = with_health(false, health(4, 0, Some("first")));
+        let joined = join(&[&three, &two]).expect("joined");
+        assert_eq!(
+            joined["eras"][0]["report"]["health"]["inconclusive"],
+            "first"
+        );
+        let four = with_health(true, health(8, 8, None));
+        let joined = join(&[&three, &four]).expect("joined");
+        assert!(
+            joined["eras"][0]["report"]["health"]
+                .as_object()
+                .expect("health")
+                .get("inconclusive")
+                .is_none()
+        );
+    }
+
+    /// The outcome is the worst era's: an era whose report failed, or that
+    /// fails without a report (a setup that failed), is failed.
+    #[test]
+    fn the_outcome_is_failed_when_an_era_failed() {
+        let one = report(true, vec![property(1, "holds", 1)]);
+        let mut two = report(false, vec![property(1, "fails", 1)]);
+        two["eras"][0]["report"]["passed"] = json!(false);
+        let joined = join(&[&one, &two]).expect("joined");
+        assert_eq!(
+            (&joined["outcome"], &joined["passed"]),
+            (&json!("failed"), &json!(false))
+        );
+        let mut three = report(true, vec![property(1, "holds", 1)]);
+        three["eras"].as_array_mut().expect("eras").push(json!({
+            "protocol": "2026-07-28", "checked": false, "fails": true, "report": null,
+        }));
+        let joined = join(&[&one, &three]).expect("joined");
+        assert_eq!(joined["outcome"], "failed");
+        let mut four = three.clone();
+        four["eras"][1]["status"] = json!("incomplete");
+        let joined = join(&[&one, &four]).expect("joined");
+        assert_eq!(joined["outcome"], "incomplete");
     }
 }

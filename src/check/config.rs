@@ -8,6 +8,7 @@
 //! name = "book-lisbon"                  # optional: the tool's name by default
 //! command = ["python3", "server.py"]   # or give it after `--`
 //! # url = "http://127.0.0.1:{port}/mcp" # Streamable HTTP instead of stdio (--url)
+//! # headers = ["Authorization: Bearer ${TOKEN}"]   # with url: sent on every request
 //! tool = "book"
 //! arguments = { city = "Lisbon" }      # the tool's arguments (optional)
 //! acted = "/booked"                     # or "/dry_run=false", acted_text = "REGEX",
@@ -21,8 +22,10 @@
 //! env = { API_KEY = "test" }            # the server's environment
 //! cwd = "tests/server"                  # its working directory
 //! allow_unasked = false                 # true: acting without an answer is by design
+//! consent = ["/confirm=true"]           # the consent fields (--consent)
 //! protocol = "2026-07-28"               # auto (default), both, or one era
 //! jobs = 2                              # fresh server processes at once (-j)
+//! independent_cases = false             # true: cases share no state (with jobs > 1)
 //! ```
 
 use std::path::Path;
@@ -53,6 +56,10 @@ pub struct TargetConfig {
     /// The Streamable HTTP endpoint (`--url`), `{port}` standing for the port
     /// of a server started from `command`.
     pub url: Option<String>,
+    /// Headers sent on every HTTP request, as `--header` takes them
+    /// (`"Authorization: Bearer ${TOKEN}"`); with `url` only.
+    #[serde(default)]
+    pub headers: Vec<String>,
     /// The tool to call.
     pub tool: String,
     /// The tool's `arguments` object.
@@ -88,10 +95,18 @@ pub struct TargetConfig {
     /// (`--allow-unasked`).
     #[serde(default)]
     pub allow_unasked: bool,
+    /// The consent fields and the value of each that consents, as
+    /// `--consent` takes them (`"/confirm=true"`).
+    #[serde(default)]
+    pub consent: Vec<String>,
     /// The protocol eras: `auto`, `both`, `2025-11-25` or `2026-07-28` (`--protocol`).
     pub protocol: Option<String>,
     /// Fresh server processes at once (`-j N`).
     pub jobs: Option<usize>,
+    /// The cases share no state (`--independent-cases`): with `jobs` above 1,
+    /// their `setup` and `acted_cmd` may run at once.
+    #[serde(default)]
+    pub independent_cases: bool,
 }
 
 impl ConfigFile {

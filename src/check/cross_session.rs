@@ -12,7 +12,8 @@ use serde_json::{Map, Value, json};
 
 use super::case_run::{CaseRun, Step, call_and_finish, form_capabilities, open};
 use super::error::CheckError;
-use super::target::Target;
+use super::progress::Phase;
+use super::runner::{CaseId, Runner};
 use crate::evidence::http::{HttpRecord, HttpStep};
 use crate::harness::cross_session::{CrossSessionAnswer, PlantedSession};
 use crate::schema::answer::GeneratedAnswer;
@@ -42,7 +43,7 @@ pub(super) fn describe(session: PlantedSession) -> String {
 /// As [`open`] and [`call_and_finish`]: a server that does not start, a
 /// failing hook.
 pub(super) async fn run(
-    target: &Target,
+    runner: &Runner<'_>,
     steps: &Arc<Vec<Step>>,
     bases: &[Map<String, Value>],
     session: PlantedSession,
@@ -53,19 +54,27 @@ pub(super) async fn run(
         built_as: "decline".to_owned(),
     };
     let plan = vec![decline; steps.len()];
-    let opened = open(target, &capabilities, true).await?;
+    let label = format!("cross-session: {}", describe(session));
+    runner.started(Phase::Retries, &label);
+    let (opened, number) = open(runner, &capabilities, Some(&label)).await?;
     opened.plant_cross_session_answer(Some(CrossSessionAnswer {
         session,
         result: accept(&bases[0]),
     }));
+    let id = CaseId {
+        label: &label,
+        session: number,
+    };
     let (run, _) = call_and_finish(
-        target,
+        runner,
         opened,
         &capabilities,
         Some(Arc::clone(steps)),
         &plan,
+        id,
     )
     .await?;
+    runner.finished_one();
     if planted(&run.http) {
         Ok(Outcome::Ran(Box::new(run)))
     } else if own_session(&run.http).is_none() {

@@ -10,6 +10,7 @@ use serde_json::{Map, Value, json};
 
 use super::case_run::{call_tool, form_capabilities, last_lines, lock, open, reply_of};
 use super::error::CheckError;
+use super::runner::Runner;
 use super::target::Target;
 use crate::case::Answer;
 use crate::harness::proxy::Responder;
@@ -56,7 +57,8 @@ impl ToolSurvey {
 /// [`CheckError::Spawn`] or [`CheckError::DidNotStart`] when the server
 /// does not start or list its tools; a failing `--setup`.
 pub async fn eliciting_tools(target: &Target) -> Result<Vec<ToolSurvey>, CheckError> {
-    let session = open(target, &form_capabilities(), true).await?;
+    let runner = Runner::new(target, false);
+    let (session, _) = open(&runner, &form_capabilities(), Some("tools/list")).await?;
     let listed = match session.startup_error().map(str::to_owned) {
         Some(error) => Err(error),
         None => session.list_tool_schemas().await,
@@ -95,7 +97,9 @@ pub async fn eliciting_tools(target: &Target) -> Result<Vec<ToolSurvey>, CheckEr
 /// with `cancel` (and a URL request, not declared, with the error MCP names
 /// for it, as the check's responder does).
 async fn call_cancelling(target: &Target) -> Result<Found, CheckError> {
-    let mut session = open(target, &form_capabilities(), true).await?;
+    let runner = Runner::new(target, false);
+    let label = format!("survey of {}", target.tool);
+    let (mut session, _) = open(&runner, &form_capabilities(), Some(&label)).await?;
     let schemas: std::sync::Arc<std::sync::Mutex<Vec<Value>>> = std::sync::Arc::default();
     let responder: Responder = {
         let schemas = std::sync::Arc::clone(&schemas);

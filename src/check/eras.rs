@@ -15,10 +15,10 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::case_run::CaseRecord;
-use super::check_with_log;
+use super::check_era;
 use super::error::CheckError;
 use super::outcome::CheckReport;
 use super::target::Target;
@@ -71,17 +71,64 @@ impl Eras {
     }
 }
 
+/// What became of one era.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EraStatus {
+    /// Its properties were judged: its report says how (an inconclusive
+    /// report is judged, but could learn too little: see its `health`).
+    Checked,
+    /// The server does not speak it: its handshake failed, or its tool is not
+    /// listed in it, or (under `auto`) its call neither asks nor acts while
+    /// no other era asks either.
+    NotChecked,
+    /// The tool answers in it but cannot be confirmed in it: the call asked
+    /// a form-capable client for nothing and acted on nothing, and either its
+    /// reply names elicitation (an error saying it cannot ask, `-32021`) or
+    /// the other era asks for a form. A failure when the era was asked for
+    /// (`--protocol both` or the era itself), with `--strict`, or when no
+    /// era could be checked; a warning under `auto` otherwise.
+    CannotConfirm,
+    /// Its check could not be completed (a `--setup` or `--acted-cmd` that
+    /// failed, a server that no longer starts): `why` says which part; the
+    /// check exits 2, keeping every other era's verdicts.
+    Incomplete,
+}
+
 /// One era's outcome.
 #[derive(Debug, Clone, Serialize)]
 pub struct EraCheck {
     /// `2025-11-25` or `2026-07-28`.
     pub protocol: &'static str,
-    /// Whether its properties were judged.
+    /// Whether its properties were judged (`status` is `checked`).
     pub checked: bool,
-    /// Why it ran, or why it was not checked (`server/discover failed: ...`).
+    /// What became of it.
+    pub status: EraStatus,
+    /// Why it ran, why it was not checked (`server/discover failed: ...`),
+    /// why the tool cannot be confirmed in it, or why its check is incomplete.
     pub why: String,
+    /// Whether it fails the check apart from its properties: a
+    /// [`EraStatus::CannotConfirm`] that is a failure.
+    pub fails: bool,
     /// Its report, when checked.
     pub report: Option<CheckReport>,
+}
+
+/// What a check over its eras comes to, for the exit code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Every property holds in every era checked (exit 0).
+    Passed,
+    /// A property fails, or an era's tool cannot be confirmed where that
+    /// fails (exit 1).
+    Failed,
+    /// An era checked could learn too little to say (its report's
+    /// `health.inconclusive`; exit 2).
+    Inconclusive,
+    /// An era's check could not be completed (exit 2); the other eras'
+    /// verdicts are kept.
+    Incomplete,
 }
 
 /// The result of a check over its eras.
@@ -99,10 +146,61 @@ pub struct ErasReport {
     pub tool: String,
     /// What `--protocol` asked for: `auto`, `both`, or one era.
     pub protocol: String,
-    /// Whether every property holds in every era checked.
+    /// Whether the check passed: `outcome` is `passed`.
     pub passed: bool,
+    /// What the check comes to: `passed`, `failed`, `inconclusive` or
+    /// `incomplete` (the worst of its eras, in that order).
+    pub outcome: Outcome,
     /// Each era tried, in order.
     pub eras: Vec<EraCheck>,
+}
+
+impl ErasReport {
+    /// Why the check exits 2 although it made a report, in one line: an era
+    /// whose check could not be completed, or an inconclusive one; none when
+    /// its verdicts are the whole answer.
+    pub fn unfinished(&self) -> Option<String> {
+        let incomplete = self
+            .eras
+            .iter()
+            .find(|era| era.status == EraStatus::Incomplete);
+        if let Some(era) = incomplete {
+            return Some(format!(
+                "the check could not be completed in protocol {}: {} (the report keeps every verdict reached)",
+                era.protocol,
+                era.why.lines().next().unwrap_or_default()
+            ));
+        }
+        self.eras.iter().find_map(|era| {
+            let line = era.report.as_ref()?.health.inconclusive.as_ref()?;
+            Some(format!(
+                "the check is inconclusive in protocol {}: {line}",
+                era.protocol
+            ))
+        })
+    }
+
+    /// Whether an era fails apart from its properties (the tool cannot be
+    /// confirmed in it, where that fails).
+    pub fn era_fails(&self) -> bool {
+        self.eras.iter().any(|era| era.fails)
+    }
+
+    /// The outcome of `eras`: incomplete when one is, else inconclusive when
+    /// a checked one is, else failed when a property fails or an era fails
+    /// on its own, else passed.
+    pub fn outcome_of(eras: &[EraCheck]) -> Outcome {
+        eras.iter()
+            .map(|era| match (&era.report, era.status) {
+                (_, EraStatus::Incomplete) => Outcome::Incomplete,
+                (Some(report), _) if report.health.inconclusive.is_some() => Outcome::Inconclusive,
+                (Some(report), _) if !report.passed => Outcome::Failed,
+                _ if era.fails => Outcome::Failed,
+                _ => Outcome::Passed,
+            })
+            .max()
+            .unwrap_or(Outcome::Passed)
+    }
 }
 
 /// Whether `error` says only that the server does not speak (or not ask in)
@@ -127,14 +225,57 @@ fn not_spoken_why(error: &CheckError) -> String {
     }
 }
 
+/// Whether a reply (compact JSON) names elicitation as the reason the tool
+/// did not ask: an error or a result whose text says `elicit` (any case),
+/// an `InputRequiredResult` word, or the error code `-32021` (a required
+/// client capability missing, MCP 2026-07-28).
+fn names_elicitation(reply: &str) -> bool {
+    let lower = reply.to_lowercase();
+    let missing_capability = serde_json::from_str::<serde_json::Value>(reply)
+        .is_ok_and(|reply| reply.pointer("/error/code") == Some(&serde_json::json!(-32021)));
+    lower.contains("elicit")
+        || lower.contains("input_required")
+        || lower.contains("inputrequired")
+        || missing_capability
+}
+
+/// The finding of an era whose call asked a form-capable client for nothing
+/// and acted on nothing (`no_form`, a [`CheckError::NoElicitation`]), when
+/// the tool cannot be confirmed in it: its reply names elicitation, or
+/// `asked_elsewhere` names another era where it asks for a form. None: the
+/// tool simply asks for nothing (not checked).
+fn cannot_confirm(
+    protocol: Protocol,
+    no_form: &CheckError,
+    asked_elsewhere: Option<&str>,
+) -> Option<String> {
+    let CheckError::NoElicitation {
+        tool, asked, reply, ..
+    } = no_form
+    else {
+        return None;
+    };
+    let why = if names_elicitation(reply) {
+        "its reply names elicitation".to_owned()
+    } else {
+        format!("in {} it asks for a form", asked_elsewhere?)
+    };
+    Some(format!(
+        "the tool cannot be confirmed in {protocol}: tools/call {tool:?} {asked} to a client declaring form elicitation, and acted on nothing ({why}); its reply: {reply}"
+    ))
+}
+
 /// Runs the check of `target` in each era `eras` names, handing every
 /// session's record to `log` (its `case` prefixed with the era when more than
 /// one is tried).
 ///
+/// An era whose check fails part-way (a hook, a server that no longer
+/// starts) is kept as [`EraStatus::Incomplete`] beside the eras judged, so
+/// nothing finished is lost.
+///
 /// # Errors
-/// A configuration error in any era; with one era or `both`, any
-/// [`CheckError`] (its message prefixed with the era under `both`); with
-/// `auto`, the first era's error when no era could be checked.
+/// When no era could be judged or found wanting: a configuration error, or
+/// the first era's error (under `both`, the failing era's, prefixed with it).
 pub async fn check_eras(
     target: &Target,
     eras: Eras,
@@ -142,8 +283,9 @@ pub async fn check_eras(
 ) -> Result<ErasReport, CheckError> {
     let protocols = eras.protocols();
     let several = protocols.len() > 1;
-    let mut checked = Vec::new();
-    let mut first_error = None;
+    let mut results = Vec::new();
+    // An ignored stdin close shown in one era is shown sooner in the next.
+    let mut shown = false;
     for protocol in protocols {
         let era_target = target.clone().protocol(protocol);
         let mut tagged = |mut record: CaseRecord| {
@@ -152,49 +294,89 @@ pub async fn check_eras(
             }
             log(record);
         };
-        match check_with_log(&era_target, &mut tagged).await {
-            Ok(report) => checked.push(EraCheck {
-                protocol: protocol.as_str(),
-                checked: true,
-                why: match eras {
+        let (result, shown_now) = check_era(&era_target, &mut tagged, shown).await;
+        shown = shown_now;
+        // A configuration error speaks for every era: nothing more to try.
+        if let Err(error @ (CheckError::Usage(_) | CheckError::Spawn { .. })) = result {
+            return Err(error);
+        }
+        results.push((protocol, result));
+    }
+    let asked_in: Vec<&'static str> = results
+        .iter()
+        .filter(|(_, result)| {
+            result
+                .as_ref()
+                .is_ok_and(|report| !report.requested_schemas.is_empty())
+        })
+        .map(|(protocol, _)| protocol.as_str())
+        .collect();
+    let mut checked = Vec::new();
+    let mut first_error = None;
+    for (protocol, result) in results {
+        let elsewhere = asked_in
+            .iter()
+            .copied()
+            .find(|other| *other != protocol.as_str());
+        let era = |status: EraStatus, why: String, report: Option<CheckReport>| EraCheck {
+            protocol: protocol.as_str(),
+            checked: status == EraStatus::Checked,
+            status,
+            why,
+            fails: false,
+            report,
+        };
+        match result {
+            Ok(report) => checked.push(era(
+                EraStatus::Checked,
+                match eras {
                     Eras::Auto => "the server answers in this era".to_owned(),
                     other => format!("--protocol {other}"),
                 },
-                report: Some(report),
-            }),
-            Err(error) if eras == Eras::Auto && era_not_spoken(&error) => {
-                checked.push(EraCheck {
-                    protocol: protocol.as_str(),
-                    checked: false,
-                    why: not_spoken_why(&error),
-                    report: None,
-                });
-                first_error.get_or_insert(error);
+                Some(report),
+            )),
+            Err(error) => {
+                if let Some(finding) = cannot_confirm(protocol, &error, elsewhere) {
+                    let mut finding = era(EraStatus::CannotConfirm, finding, None);
+                    finding.fails = eras != Eras::Auto || target.strict;
+                    checked.push(finding);
+                } else if eras == Eras::Auto && era_not_spoken(&error) {
+                    checked.push(era(EraStatus::NotChecked, not_spoken_why(&error), None));
+                } else {
+                    checked.push(era(EraStatus::Incomplete, error.to_string(), None));
+                }
+                first_error.get_or_insert((protocol, error));
             }
-            Err(error) if eras == Eras::Both => {
-                return Err(CheckError::Era {
-                    protocol: protocol.as_str(),
-                    source: Box::new(error),
-                });
-            }
-            Err(error) => return Err(error),
         }
     }
-    if !checked.iter().any(|era| era.checked)
-        && let Some(error) = first_error
-    {
-        return Err(error);
+    // A tool confirmed in no era fails where it cannot be, even under auto.
+    let judged = checked.iter().any(|era| era.checked);
+    for era in &mut checked {
+        if era.status == EraStatus::CannotConfirm && !judged {
+            era.fails = true;
+        }
     }
+    let found = checked
+        .iter()
+        .any(|era| era.checked || era.status == EraStatus::CannotConfirm);
+    if !found && let Some((protocol, error)) = first_error {
+        return Err(match eras {
+            Eras::Both => CheckError::Era {
+                protocol: protocol.as_str(),
+                source: Box::new(error),
+            },
+            _ => error,
+        });
+    }
+    let outcome = ErasReport::outcome_of(&checked);
     Ok(ErasReport {
         elicit_check_version: env!("CARGO_PKG_VERSION"),
         server_command: target.command.clone(),
         url: target.transport.url().map(str::to_owned),
         tool: target.tool.clone(),
         protocol: eras.to_string(),
-        passed: checked
-            .iter()
-            .filter_map(|era| era.report.as_ref())
-            .all(|report| report.passed),
+        passed: outcome == Outcome::Passed,
+        outcome,
         eras: checked,
     })
 }
@@ -262,5 +444,174 @@ mod tests {
             not_spoken_why(&not_spoken[1]),
             "the server offers no tool named \"t\"; it offers: no tools"
         );
+    }
+
+    fn no_form(reply: &str) -> CheckError {
+        CheckError::NoElicitation {
+            tool: "purge".into(),
+            asked: "returned no InputRequiredResult asking for a form",
+            reply: reply.into(),
+            hint: String::new(),
+        }
+    }
+
+    #[test]
+    fn a_reply_names_elicitation_by_its_word_an_input_request_or_the_missing_capability_code() {
+        for reply in [
+            r#"{"error":{"code":-32600,"message":"Cannot send 'elicitation/create'"}}"#,
+            r#"{"result":{"content":[{"type":"text","text":"client cannot ELICIT"}]}}"#,
+            r#"{"error":{"code":-32603,"message":"expected an input_required result"}}"#,
+            r#"{"error":{"code":-32603,"message":"InputRequired is not supported"}}"#,
+            r#"{"error":{"code":-32021,"message":"missing capability","data":{}}}"#,
+        ] {
+            assert!(names_elicitation(reply), "{reply}");
+        }
+        for reply in [
+            r#"{"result":{"content":[{"type":"text","text":"done"}]}}"#,
+            r#"{"error":{"code":-32602,"message":"invalid params"}}"#,
+            r#"{"error":{"code":-320210,"message":"x"}}"#,
+        ] {
+            assert!(!names_elicitation(reply), "{reply}");
+        }
+    }
+
+    #[test]
+    fn a_tool_that_asks_for_nothing_cannot_be_confirmed_when_its_reply_names_elicitation_or_another_era_asks()
+     {
+        let named = no_form(r#"{"error":{"code":-32600,"message":"no elicitation here"}}"#);
+        assert_eq!(
+            cannot_confirm(Protocol::V2026_07_28, &named, None).as_deref(),
+            Some(
+                "the tool cannot be confirmed in 2026-07-28: tools/call \"purge\" returned no InputRequiredResult asking for a form to a client declaring form elicitation, and acted on nothing (its reply names elicitation); its reply: {\"error\":{\"code\":-32600,\"message\":\"no elicitation here\"}}"
+            )
+        );
+        let plain = no_form(r#"{"result":{"content":[]}}"#);
+        assert_eq!(cannot_confirm(Protocol::V2026_07_28, &plain, None), None);
+        assert_eq!(
+            cannot_confirm(Protocol::V2026_07_28, &plain, Some("2025-11-25")).as_deref(),
+            Some(
+                "the tool cannot be confirmed in 2026-07-28: tools/call \"purge\" returned no InputRequiredResult asking for a form to a client declaring form elicitation, and acted on nothing (in 2025-11-25 it asks for a form); its reply: {\"result\":{\"content\":[]}}"
+            )
+        );
+        // Any other error is not this finding.
+        let other = CheckError::Usage("no tool".into());
+        assert_eq!(
+            cannot_confirm(Protocol::V2026_07_28, &other, Some("2025-11-25")),
+            None
+        );
+    }
+
+    fn era(status: EraStatus, fails: bool, report: Option<CheckReport>) -> EraCheck {
+        EraCheck {
+            protocol: "2025-11-25",
+            checked: status == EraStatus::Checked,
+            status,
+            why: "why\nmore".into(),
+            fails,
+            report,
+        }
+    }
+
+    /// An era's report: passed or not, inconclusive or not.
+    fn judged(passed: bool, inconclusive: bool) -> Option<CheckReport> {
+        let mut report = crate::check::baseline::tests::report(&[(
+            "2025-11-25",
+            crate::check::baseline::tests::ALL_HOLD,
+        )])
+        .eras
+        .remove(0)
+        .report?;
+        report.passed = passed;
+        report.health.inconclusive = inconclusive.then(|| "0 of 3 planned cases".to_owned());
+        Some(report)
+    }
+
+    #[test]
+    fn the_outcome_is_the_worst_era_incomplete_over_inconclusive_over_failed_over_passed() {
+        use EraStatus::{CannotConfirm, Checked, Incomplete, NotChecked};
+        let outcome = |eras: Vec<EraCheck>| ErasReport::outcome_of(&eras);
+        assert_eq!(outcome(vec![]), Outcome::Passed);
+        assert_eq!(
+            outcome(vec![era(Checked, false, judged(true, false))]),
+            Outcome::Passed
+        );
+        assert_eq!(
+            outcome(vec![
+                era(Checked, false, judged(true, false)),
+                era(NotChecked, false, None)
+            ]),
+            Outcome::Passed
+        );
+        assert_eq!(
+            outcome(vec![
+                era(Checked, false, judged(true, false)),
+                era(CannotConfirm, false, None)
+            ]),
+            Outcome::Passed
+        );
+        assert_eq!(
+            outcome(vec![
+                era(Checked, false, judged(true, false)),
+                era(CannotConfirm, true, None)
+            ]),
+            Outcome::Failed
+        );
+        assert_eq!(
+            outcome(vec![era(Checked, false, judged(false, false))]),
+            Outcome::Failed
+        );
+        assert_eq!(
+            outcome(vec![
+                era(Checked, false, judged(false, false)),
+                era(Checked, false, judged(false, true))
+            ]),
+            Outcome::Inconclusive
+        );
+        assert_eq!(
+            outcome(vec![
+                era(Checked, false, judged(false, true)),
+                era(Incomplete, false, None)
+            ]),
+            Outcome::Incomplete
+        );
+    }
+
+    #[test]
+    fn an_unfinished_check_says_the_incomplete_era_first_then_the_inconclusive_one() {
+        let report = |eras: Vec<EraCheck>| ErasReport {
+            elicit_check_version: "0",
+            server_command: Vec::new(),
+            url: None,
+            tool: "t".into(),
+            protocol: "auto".into(),
+            passed: false,
+            outcome: ErasReport::outcome_of(&eras),
+            eras,
+        };
+        let mut incomplete = era(EraStatus::Incomplete, false, None);
+        incomplete.protocol = "2026-07-28";
+        let both = report(vec![
+            era(EraStatus::Checked, false, judged(false, true)),
+            incomplete,
+        ]);
+        assert_eq!(
+            both.unfinished().as_deref(),
+            Some(
+                "the check could not be completed in protocol 2026-07-28: why (the report keeps every verdict reached)"
+            )
+        );
+        let inconclusive = report(vec![era(EraStatus::Checked, false, judged(false, true))]);
+        assert_eq!(
+            inconclusive.unfinished().as_deref(),
+            Some("the check is inconclusive in protocol 2025-11-25: 0 of 3 planned cases")
+        );
+        let failed = report(vec![
+            era(EraStatus::Checked, false, judged(false, false)),
+            era(EraStatus::CannotConfirm, true, None),
+        ]);
+        assert_eq!(failed.unfinished(), None);
+        assert!(failed.era_fails());
+        let warned = report(vec![era(EraStatus::CannotConfirm, false, None)]);
+        assert!(!warned.era_fails());
     }
 }

@@ -42,7 +42,7 @@ pub enum CheckError {
     /// The probe call got no reply at all (a timeout, a crash) before asking
     /// anything: not a server that never elicits, so it is named apart.
     #[error(
-        "tools/call {tool:?} got no reply ({failure}) and sent no elicitation/create before it; nothing to check\n--- its stderr (last lines) ---\n{stderr}"
+        "tools/call {tool:?} got no reply ({failure}) and asked for no form before it; nothing to check\n--- its stderr (last lines) ---\n{stderr}"
     )]
     NoReply {
         /// The tool.
@@ -85,6 +85,17 @@ pub enum CheckError {
         /// The reply, as compact JSON.
         reply: String,
     },
+    /// `--acted-cmd` already exits 0 before the probe calls the tool: it
+    /// cannot tell whether a call acted (what it reads was not reset).
+    #[error(
+        "--acted-cmd {command:?} already exits 0 before the tool is called ({label}): it cannot tell whether a call acted; give a --setup that resets what it reads before each case"
+    )]
+    ActedBefore {
+        /// The command.
+        command: String,
+        /// The call it was run before, e.g. `probe: a consenting valid accept`.
+        label: String,
+    },
     /// A `--setup` or `--acted-cmd` command failed or could not start.
     #[error("{option} {command:?} {how}{}", stderr_banner(stderr))]
     Hook {
@@ -92,7 +103,9 @@ pub enum CheckError {
         option: &'static str,
         /// The command.
         command: String,
-        /// How it failed: `cannot start: ...`, `ended with exit status 1`.
+        /// How it failed, and around which call: `cannot start: ... (before
+        /// coverage 3)`, `ended with exit status 1 (before coverage 3)`, `was
+        /// killed after 10 s, the --call-timeout bound (after case 7)`.
         how: String,
         /// The last lines of its stderr.
         stderr: String,

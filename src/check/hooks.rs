@@ -6,9 +6,19 @@
 //! group of its own, with stdin closed, bounded by the call timeout; nothing it
 //! starts outlives it.
 
-use std::time::Duration;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::harness::child::{self, Environment};
+
+/// Nanoseconds spent in hook commands by this process so far.
+static SPENT: AtomicU64 = AtomicU64::new(0);
+
+/// The time this process has spent running hook commands so far: `check`
+/// says how much of its time went to `--setup` and `--acted-cmd`.
+pub fn time_spent() -> Duration {
+    Duration::from_nanos(SPENT.load(Ordering::Relaxed))
+}
 
 /// How a hook command ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,6 +57,7 @@ pub async fn run(
     environment: &Environment,
     bound: Duration,
 ) -> Result<HookRun, String> {
+    let started = Instant::now();
     let words = ["sh".to_owned(), "-c".to_owned(), command.to_owned()];
     let (process, stdin, stdout) =
         child::spawn_in(&words, environment).map_err(|error| error.to_string())?;
@@ -58,6 +69,8 @@ pub async fn run(
     });
     let exit = process.shutdown(bound).await;
     drain.abort();
+    let spent = u64::try_from(started.elapsed().as_nanos()).unwrap_or(u64::MAX);
+    SPENT.fetch_add(spent, Ordering::Relaxed);
     let lines: Vec<&str> = exit.stderr.lines().collect();
     Ok(HookRun {
         code: exit.code,

@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use super::case_run::{CaseRecord, CaseRun, record};
 use super::cross_session;
+use super::health::{Aimed, Seen};
 use super::outcome::PropertyFailure;
 use super::plan::Planned;
 use super::reproduction::{base_command, join_command};
@@ -46,6 +47,16 @@ pub(super) struct Judge<'t> {
     to_shrink: Vec<Smallest>,
     /// Retry forms of property 7 judged (2026-07-28).
     pub(super) retry_calls: usize,
+    /// The calls declaring form elicitation, in order, as health reads them.
+    pub(super) seen: Vec<Seen>,
+    /// Per property, the planned cases aimed at it.
+    pub(super) aimed: Aimed,
+    /// Calls whose server never reached the tool: `LABEL: WHY`.
+    pub(super) never_reached_tool: Vec<String>,
+    /// Calls before which `--acted-cmd` already said acted, by label.
+    pub(super) acted_before_call: Vec<String>,
+    /// Random cases that ran.
+    pub(super) random_cases: usize,
 }
 
 impl<'t> Judge<'t> {
@@ -58,7 +69,32 @@ impl<'t> Judge<'t> {
             failures: Vec::new(),
             to_shrink: Vec::new(),
             retry_calls: 0,
+            seen: Vec::new(),
+            aimed: Aimed::default(),
+            never_reached_tool: Vec::new(),
+            acted_before_call: Vec::new(),
+            random_cases: 0,
         }
+    }
+
+    /// Whether `run` can be judged; when it cannot, it is noted and counts
+    /// for no property: it never reached the tool (its server died at
+    /// start-up, its handshake failed), or `--acted-cmd` already said acted
+    /// before the call.
+    fn reached_tool(&mut self, label: &str, run: &CaseRun) -> bool {
+        if !run.reached_tool() {
+            let why = run
+                .call_failure
+                .clone()
+                .unwrap_or_else(|| "no tools/call was sent".to_owned());
+            self.never_reached_tool.push(format!("{label}: {why}"));
+            return false;
+        }
+        if run.acted_before {
+            self.acted_before_call.push(label.to_owned());
+            return false;
+        }
+        true
     }
 
     /// The properties a call has broken so far (session mode re-runs a case
@@ -67,22 +103,43 @@ impl<'t> Judge<'t> {
         self.failures.iter().map(|(known, _)| *known).collect()
     }
 
-    /// A call of the probe: counted like any case.
-    pub(super) fn probe_call(&mut self, run: &CaseRun) {
-        self.tally.add(run.summary(), &[]);
+    /// A call of the probe, labelled `label`: counted like any case.
+    pub(super) fn probe_call(&mut self, label: &str, run: &CaseRun) {
+        if !self.reached_tool(label, run) {
+            return;
+        }
+        self.seen.push(Seen::of(label, (false, false), run));
+        self.tally.add(run.summary(self.target), &[]);
         self.note_failures(run);
     }
 
-    /// A coverage or random case (`planned`) and its run: a coverage case's
-    /// failure is kept as it is, a random case's is noted to shrink.
+    /// A planned case left unrun (too many before it never reached the
+    /// form), aimed at `aims`.
+    pub(super) fn not_run(&mut self, aims: Option<Property>) {
+        self.aimed.add(aims, false);
+    }
+
+    /// A coverage or random case (`planned`, aimed at `aims`) and its run: a
+    /// coverage case's failure is kept as it is, a random case's is noted to
+    /// shrink.
     pub(super) fn case(
         &mut self,
         planned: &Planned,
+        aims: Option<Property>,
         run: &CaseRun,
         log: &mut dyn FnMut(CaseRecord),
     ) {
+        self.random_cases += usize::from(planned.random.is_some());
+        self.aimed
+            .add(aims, run.reached_form() && !run.acted_before);
+        self.seen
+            .push(Seen::of(&planned.label, (true, planned.base), run));
+        if !self.reached_tool(&planned.label, run) {
+            log(record(planned.label.clone(), run, &[]));
+            return;
+        }
         let violations = run.violations(self.target);
-        self.tally.add(run.summary(), &planned.plan);
+        self.tally.add(run.summary(self.target), &planned.plan);
         log(record(planned.label.clone(), run, &violations));
         for (property, reason) in violations {
             if self.known(property) {
@@ -116,8 +173,12 @@ impl<'t> Judge<'t> {
         run: &CaseRun,
         log: &mut dyn FnMut(CaseRecord),
     ) {
+        if !self.reached_tool("replay", run) {
+            log(record("replay".to_owned(), run, &[]));
+            return;
+        }
         let violations = run.violations(self.target);
-        self.tally.add(run.summary(), plan);
+        self.tally.add(run.summary(self.target), plan);
         log(record("replay".to_owned(), run, &violations));
         self.note_failures(run);
     }
@@ -129,14 +190,15 @@ impl<'t> Judge<'t> {
         run: &CaseRun,
         log: &mut dyn FnMut(CaseRecord),
     ) {
+        let label = format!("capabilities {capabilities}");
+        if !self.reached_tool(&label, run) {
+            log(record(label, run, &[]));
+            return;
+        }
         let violations = run.violations(self.target);
-        self.tally.add(run.summary(), &[]);
+        self.tally.add(run.summary(self.target), &[]);
         self.tally.capability_sessions += 1;
-        log(record(
-            format!("capabilities {capabilities}"),
-            run,
-            &violations,
-        ));
+        log(record(label, run, &violations));
         self.note_failures(run);
     }
 
@@ -152,11 +214,16 @@ impl<'t> Judge<'t> {
             retry::Outcome::NotExercised(why) => {
                 self.tally.not_exercised.push((
                     form.property(),
-                    format!("{}: not sent ({why})", form.describe()),
+                    format!("{}: not tried ({why})", form.describe()),
                 ));
                 return;
             }
         };
+        let label = format!("retry: {}", form.describe());
+        if !self.reached_tool(&label, &run) {
+            log(record(label, &run, &[]));
+            return;
+        }
         let mut violations = run.violations(self.target);
         if form.property() == Property::StateVerified {
             // Only what the state did is judged here (a decline is in the
@@ -175,14 +242,10 @@ impl<'t> Judge<'t> {
                 ));
             }
         } else {
-            self.tally.add(run.summary(), &[]);
+            self.tally.add(run.summary(self.target), &[]);
             self.retry_calls += 1;
         }
-        log(record(
-            format!("retry: {}", form.describe()),
-            &run,
-            &violations,
-        ));
+        log(record(label, &run, &violations));
         self.note_repeated_failures(violations, &run);
     }
 
@@ -202,11 +265,16 @@ impl<'t> Judge<'t> {
             cross_session::Outcome::NotPlanted(why) => {
                 self.tally.not_exercised.push((
                     Property::NoActWithoutAnswer,
-                    format!("{planted}: not sent ({why})"),
+                    format!("{planted}: not tried ({why})"),
                 ));
                 return;
             }
         };
+        let label = format!("cross-session: {planted}");
+        if !self.reached_tool(&label, &run) {
+            log(record(label, &run, &[]));
+            return;
+        }
         let mut violations = run.violations(self.target);
         violations.retain(|(property, _)| *property == Property::CleanWire);
         self.tally.sessions += 1;
@@ -217,11 +285,7 @@ impl<'t> Judge<'t> {
                 format!("acted on {planted}, though its own session's answer was decline"),
             ));
         }
-        log(record(
-            format!("cross-session: {planted}"),
-            &run,
-            &violations,
-        ));
+        log(record(label, &run, &violations));
         self.note_repeated_failures(violations, &run);
     }
 

@@ -298,8 +298,14 @@ mod tests {
                 "calculate",
                 serde_json::json!({
                     "passed": verdict != "fails",
-                    "eras": [{"protocol": "2025-11-25", "checked": true, "why": "", "report": {
+                    "outcome": if verdict == "fails" { "failed" } else { "passed" },
+                    "eras": [{"protocol": "2025-11-25", "checked": true, "status": "checked",
+                              "why": "", "fails": false, "report": {
                         "passed": verdict != "fails", "cases": 1, "coverage_cases": 1, "reclassified": 0,
+                        "health": {"planned": 1, "ran": 1, "reached_form": 1,
+                                   "never_reached_tool": [], "acted_before_call": [],
+                                   "ignored_stdin_close": 0,
+                                   "stopped_by_check": 0, "notes": []},
                         "properties": [{"property": 1, "verdict": verdict, "cases": 1,
                                         "warnings": [], "failure": null, "findings": []}],
                     }}],

@@ -23,7 +23,9 @@
 //!    the first failure of each property in a random case is shrunk over stdio,
 //!    as proptest would (a coverage failure is minimal already);
 //! 5. **capabilities**: two more sessions declaring no elicitation and URL only
-//!    (property 4);
+//!    (properties 4 and 7), run even when the probe's form-capable client was
+//!    asked for nothing (a tool may act without asking a client that cannot
+//!    answer; only then is "nothing to check" an error);
 //! 6. **retries** (2026-07-28): the retry forms of properties 7 and 8;
 //!    over Streamable HTTP (2025-11-25), a valid accept planted in another
 //!    session before the call's own decline (property 7, `cross_session`).
@@ -34,13 +36,20 @@
 //! Each phase runs its calls, then hands them, in order, to the judge
 //! (`judge`: violations, tally, the failure of each property, what to shrink);
 //! only session mode asks the judge which properties are already shown.
+//! Before the report, the era's health (`health`) says what its calls could
+//! learn: an era whose planned cases mostly tested nothing is inconclusive.
+//! Every call of the era goes through its `runner` (`runner`): the session
+//! numbers and variables servers and hooks see, how many cases may overlap,
+//! the ignored stdin close counted until shown, the era's progress
+//! (`progress`).
 //!
 //! One concept per file: [`Target`] (`target`), [`CheckError`] (`error`), the
-//! report's types (`outcome`), running one case (`case_run`), the probe
-//! (`probe`), planning the cases (`plan`), session mode (`session`), judging
-//! the calls (`judge`), shrinking (`shrink`), reproduction lines
-//! (`reproduction`) and assembling the report (`assemble`); this file is the
-//! job that runs them in order. A config's targets are checked one after
+//! report's types (`outcome`), the era's runner (`runner`), running one case
+//! (`case_run`), the hooks (`hooks`), the probe (`probe`), planning the cases
+//! (`plan`), session mode (`session`), judging the calls (`judge`), the era's
+//! health (`health`), shrinking (`shrink`), reproduction lines
+//! (`reproduction`) and assembling the report (`assemble`); the eras one
+//! check runs in (`eras`); this file is the job that runs them in order. A config's targets are checked one after
 //! another: their report (`targets`), the slices of a CI matrix (`shard`)
 //! and the join of the slices' reports (`merge`; one target's case slices:
 //! `case_slices`). A registry's servers become targets (`registry`): each
@@ -56,16 +65,19 @@ mod cross_session;
 pub mod eliciting_tools;
 pub mod eras;
 mod error;
+pub mod health;
 pub mod hooks;
 mod judge;
 pub mod merge;
 mod outcome;
 mod plan;
 mod probe;
+pub mod progress;
 pub mod registry;
 pub mod report;
 mod reproduction;
 mod retry;
+pub mod runner;
 pub mod sarif;
 pub mod server_json;
 mod session;
@@ -82,13 +94,17 @@ use proptest::strategy::BoxedStrategy;
 use serde_json::json;
 
 use crate::harness::era::Protocol;
+use crate::oracle::property::Property;
 use crate::schema::answer::{GeneratedAnswer, answer_strategy};
 use crate::strategy::clock_seed;
 use assemble::{Assembly, assemble};
 use case_run::{form_capabilities, run_case};
+use health::{Health, Observed};
 use judge::Judge;
 use plan::new_tree;
 use probe::probe;
+use progress::Phase;
+use runner::Runner;
 use session::{fresh_runs, session_runs};
 use shrink::shrink;
 
@@ -132,22 +148,47 @@ pub async fn check_with_log(
     target: &Target,
     log: &mut dyn FnMut(CaseRecord),
 ) -> Result<CheckReport, CheckError> {
+    check_era(target, log, false).await.0
+}
+
+/// [`check_with_log`] in `target`'s era, after eras that showed
+/// (`shown_before`) or not that the server ignores stdin close; also
+/// whether this era or one before showed it.
+pub(crate) async fn check_era(
+    target: &Target,
+    log: &mut dyn FnMut(CaseRecord),
+    shown_before: bool,
+) -> (Result<CheckReport, CheckError>, bool) {
+    let runner = Runner::new(target, shown_before);
+    let checked = check_in(&runner, log).await;
+    (checked, shown_before || runner.ignored_close_shown())
+}
+
+/// The job in one era, run by `runner` (see the module docs).
+async fn check_in(
+    runner: &Runner<'_>,
+    log: &mut dyn FnMut(CaseRecord),
+) -> Result<CheckReport, CheckError> {
+    use futures::{StreamExt, TryStreamExt};
+    let target = runner.target;
     if target.tool.is_empty() {
         return Err(CheckError::Usage("no tool to call (--tool NAME)".into()));
     }
     let seed = target.seed.unwrap_or_else(clock_seed);
-    let probed = probe(target, log).await?;
+    let probed = probe(runner, log).await?;
     let steps = Arc::clone(&probed.steps);
     let mut judge = Judge::new(target, seed);
     // The probe's calls (valid accepts, a decline) count like any case.
-    for run in &probed.runs {
-        judge.probe_call(run);
+    for (label, run) in &probed.runs {
+        judge.probe_call(label, run);
     }
 
     let replaying = !target.replay.is_empty() || target.case_index.is_some();
     let mut coverage_cases = 0;
+    let mut planned_cases = 0;
     if steps.is_empty() {
-        // The probe's call acted without asking: no schema to answer from.
+        // The probe's call acted without asking, or asked for nothing: no
+        // schema to answer from.
     } else if target.replay.is_empty() {
         let strategy: Vec<BoxedStrategy<GeneratedAnswer>> = steps
             .iter()
@@ -158,23 +199,35 @@ pub async fn check_with_log(
                 .into_iter()
                 .enumerate()
                 .filter(|(position, _)| target.shard.is_none_or(|shard| shard.takes(*position)))
-                .map(|(_, planned)| planned)
+                .map(|(_, mut planned)| {
+                    // The base shows a changed state only if the probe acted on it.
+                    planned.base &= probed.acted;
+                    planned
+                })
                 .collect();
-        coverage_cases = planned.iter().filter(|case| case.random.is_none()).count();
-        let plans: Vec<Vec<GeneratedAnswer>> =
-            planned.iter().map(|planned| planned.plan.clone()).collect();
+        planned_cases = planned.len();
+        runner.plan(planned_cases);
+        let aims: Vec<Option<Property>> = planned.iter().map(|case| case.aims_at(&steps)).collect();
         let runs = if target.session {
-            session_runs(target, &steps, &plans, &mut judge.confirmed()).await?
+            session_runs(runner, &steps, &planned, &mut judge.confirmed()).await?
         } else {
-            fresh_runs(target, &steps, plans.iter().map(Vec::as_slice)).await?
+            fresh_runs(runner, &steps, &planned).await?
         };
-        for (planned, run) in planned.iter().zip(runs) {
-            judge.case(planned, &run, log);
+        let ran = runs.len();
+        coverage_cases = planned[..ran]
+            .iter()
+            .filter(|case| case.random.is_none())
+            .count();
+        for ((planned, aims), run) in planned.iter().zip(&aims).zip(runs) {
+            judge.case(planned, *aims, &run, log);
+        }
+        for aims in &aims[ran..] {
+            judge.not_run(*aims);
         }
         for smallest in judge.take_to_shrink() {
             let mut tree = new_tree(&strategy, seed, smallest.index);
             let failure = shrink(
-                target,
+                runner,
                 &steps,
                 &mut tree,
                 smallest.property,
@@ -187,23 +240,68 @@ pub async fn check_with_log(
         }
     } else {
         let plan = plan::replay(target);
-        let run = run_case(target, &steps, &plan, &form_capabilities()).await?;
+        let run = run_case(
+            runner,
+            &steps,
+            &plan,
+            &form_capabilities(),
+            (Phase::Replay, "replay"),
+        )
+        .await?;
         judge.replay(&plan, &run, log);
     }
 
     // The phases that are not slices of the planned cases run in slice 1.
     let first_slice = target.shard.is_none_or(|shard| shard.index == 1);
 
-    // Property 4: sessions declaring no elicitation, and URL only, at once.
+    // Properties 4 and 7: sessions declaring no elicitation, and URL only,
+    // one after another unless cases may overlap. They run even when the
+    // tool asked a form-capable client for nothing: it may act without
+    // asking a client that cannot answer. Each is planned for both
+    // properties, so one that never reached the tool shows in their lines.
     if first_slice {
         let declared = [json!({}), json!({"elicitation": {"url": {}}})];
-        let (none, url) = futures::join!(
-            run_case(target, &steps, &[], &declared[0]),
-            run_case(target, &steps, &[], &declared[1])
-        );
-        for (capabilities, run) in declared.iter().zip([none?, url?]) {
+        let labels: Vec<String> = declared
+            .iter()
+            .map(|capabilities| format!("capabilities {capabilities}"))
+            .collect();
+        let runs: Vec<CaseRun> = futures::stream::iter(declared.iter().zip(&labels))
+            .map(|(capabilities, label)| {
+                run_case(
+                    runner,
+                    &steps,
+                    &[],
+                    capabilities,
+                    (Phase::Capabilities, label),
+                )
+            })
+            .buffered(runner.parallel())
+            .try_collect()
+            .await?;
+        for ((capabilities, label), mut run) in declared.iter().zip(&labels).zip(runs) {
+            // A server that did not start once gets a second start: a
+            // capability session is the one place its unasked actions show.
+            if !run.reached_tool() {
+                run = run_case(
+                    runner,
+                    &steps,
+                    &[],
+                    capabilities,
+                    (Phase::Capabilities, label),
+                )
+                .await?;
+            }
+            let judged = run.reached_tool() && !run.acted_before;
+            judge.aimed.add(Some(Property::CapabilityRespected), judged);
+            judge.aimed.add(Some(Property::NoActWithoutAnswer), judged);
             judge.capability_session(capabilities, &run, log);
         }
+    }
+    if let Some(no_form) = probed.no_form
+        && judge.failures.is_empty()
+    {
+        // Nothing asked, nothing acted on, in any session: nothing to judge.
+        return Err(no_form);
     }
 
     // Property 7 over Streamable HTTP: a valid accept from another session.
@@ -215,18 +313,17 @@ pub async fn check_with_log(
         && !replaying
     {
         for session in cross_session::PLANTED {
-            let outcome = cross_session::run(target, &steps, &probed.bases, session).await?;
+            let outcome = cross_session::run(runner, &steps, &probed.bases, session).await?;
             judge.cross_session(session, outcome, log);
         }
     }
 
     // Properties 8 and 7 on 2026-07-28: the retries a client can get wrong.
     if first_slice && target.protocol == Protocol::V2026_07_28 && !steps.is_empty() && !replaying {
-        use futures::{StreamExt, TryStreamExt};
         let forms = retry::forms();
         let outcomes: Vec<retry::Outcome> = futures::stream::iter(&forms)
-            .map(|form| retry::run_form(target, &steps, &probed.bases, form))
-            .buffered(target.jobs.max(1))
+            .map(|form| retry::run_form(runner, &steps, &probed.bases, form))
+            .buffered(runner.parallel())
             .try_collect()
             .await?;
         for (form, outcome) in forms.into_iter().zip(outcomes) {
@@ -234,6 +331,20 @@ pub async fn check_with_log(
         }
     }
 
+    if judge.tally.reasked > 0 {
+        runner.note(format!(
+            "the tool asked a form again after an answer in {}: each call is judged on the last answer to each form",
+            crate::format::counted(judge.tally.reasked, "call")
+        ));
+    }
+    let health = Health::assess(Observed {
+        seen: &judge.seen,
+        planned: planned_cases,
+        never_reached_tool: std::mem::take(&mut judge.never_reached_tool),
+        acted_before_call: std::mem::take(&mut judge.acted_before_call),
+        endings: (runner.endings(), runner.notes()),
+        setup: target.setup.is_some(),
+    });
     Ok(assemble(
         target,
         Assembly {
@@ -241,9 +352,10 @@ pub async fn check_with_log(
             steps: &steps,
             bases: &probed.bases,
             coverage_cases,
-            probe_calls: probed.runs.len(),
-            retry_calls: judge.retry_calls,
+            random_cases: judge.random_cases,
             replaying,
+            health,
+            aimed: judge.aimed,
         },
         judge.tally,
         judge.failures,

@@ -6,6 +6,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::health::{Health, PlannedCases};
 use super::tally::ClassFinding;
 use crate::evidence::wire::{Frame, StrayLine};
 
@@ -19,6 +20,9 @@ pub enum PropertyVerdict {
     Fails,
     /// No case applied to it (e.g. property 6 without `--acted POINTER`).
     Untested,
+    /// It held on the cases that ran, but most planned cases never reached
+    /// the form ([`CheckReport::health`]): that is not enough to say it holds.
+    Inconclusive,
 }
 
 impl PropertyVerdict {
@@ -28,6 +32,7 @@ impl PropertyVerdict {
             PropertyVerdict::Holds => "holds",
             PropertyVerdict::Fails => "FAILS",
             PropertyVerdict::Untested => "untested",
+            PropertyVerdict::Inconclusive => "inconclusive",
         }
     }
 }
@@ -72,6 +77,13 @@ pub struct PropertyReport {
     pub cases: usize,
     /// Its verdict.
     pub verdict: PropertyVerdict,
+    /// The calls planned to test it and how many could be judged (`judged
+    /// on 2 of 27 planned cases`): the coverage and random cases aimed at
+    /// properties 1 to 3 (judged: they reached the form), the two capability
+    /// sessions of properties 4 and 7 (judged: they reached the tool); none
+    /// when no planned call aims at it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub planned: Option<PlannedCases>,
     /// Warnings (never failures unless `--strict`).
     pub warnings: Vec<String>,
     /// The minimal failure, when it fails.
@@ -115,7 +127,7 @@ pub struct CheckReport {
     pub protocol: &'static str,
     /// Whether `--strict` was on.
     pub strict: bool,
-    /// Whether every property holds.
+    /// Whether every property holds, and the era is not inconclusive.
     pub passed: bool,
     /// Each step's `requestedSchema`, as the probe saw it.
     pub requested_schemas: Vec<Value>,
@@ -123,6 +135,10 @@ pub struct CheckReport {
     pub schema_warnings: Vec<String>,
     /// Generated invalid answers the judge called valid (reclassified, not misjudged).
     pub reclassified: usize,
+    /// What the era's calls could learn: the planned cases that reached the
+    /// form, the calls that never reached the tool, and why the era is
+    /// inconclusive when it is.
+    pub health: Health,
     /// The eight properties, in order.
     pub properties: Vec<PropertyReport>,
 }

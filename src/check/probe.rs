@@ -10,13 +10,16 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::case_run::{
-    CaseRecord, CaseRun, Step, call_and_finish, form_capabilities, last_lines, open, record,
-    run_case,
+    CaseRecord, CaseRun, Step, acted_before, call_and_finish, consenting_candidates,
+    form_capabilities, last_lines, open, record, run_case,
 };
 use super::error::CheckError;
 use super::plan::consenting_plan;
+use super::progress::Phase;
+use super::runner::{CaseId, Runner};
 use super::target::Target;
 use crate::harness::era::Protocol;
+use crate::oracle::property::ActedRule;
 use crate::schema::Form;
 use crate::schema::answer::GeneratedAnswer;
 use crate::schema::coverage;
@@ -24,23 +27,41 @@ use crate::schema::judge::Judge;
 
 /// What the probe learnt.
 pub(super) struct Probed {
-    /// Each request's schema, read and compiled.
+    /// Each request's schema, read and compiled (none when the tool asked
+    /// for nothing).
     pub(super) steps: Arc<Vec<Step>>,
     /// Each request's base: the consenting valid content the tool acted on
     /// (the first candidate when it acted on none).
     pub(super) bases: Vec<Map<String, Value>>,
-    /// Its calls: the valid accepts tried, then a decline.
-    pub(super) runs: Vec<CaseRun>,
+    /// Its calls, each with its label: the valid accepts tried, then a decline.
+    pub(super) runs: Vec<(String, CaseRun)>,
+    /// Whether the tool acted on one of the probe's consenting answers (the
+    /// base is then the one it acted on).
+    pub(super) acted: bool,
+    /// When the tool neither asked for a form nor acted: why there is
+    /// nothing to generate answers from ([`CheckError::NoElicitation`]). The
+    /// sessions declaring no form elicitation still run (a tool may act
+    /// without asking a client that cannot answer); when they break no
+    /// property, this is the check's error.
+    pub(super) no_form: Option<CheckError>,
 }
+
+/// The probe's first call's label.
+const FIRST: &str = "probe: a consenting valid accept";
+
+/// The probe's decline's label.
+const DECLINE: &str = "probe: a decline";
 
 /// The probe: start, check the tool, call it with consenting valid accepts
 /// (the next base candidate while the tool does not act), keep the schemas,
 /// then send one decline; check that the acted rule reads on both replies.
 pub(super) async fn probe(
-    target: &Target,
+    runner: &Runner<'_>,
     log: &mut dyn FnMut(CaseRecord),
 ) -> Result<Probed, CheckError> {
-    let session = open(target, &form_capabilities(), true).await?;
+    let target = runner.target;
+    runner.started(Phase::Probe, FIRST);
+    let (session, number) = open(runner, &form_capabilities(), Some(FIRST)).await?;
     let did_not_start = |error: String, finished: crate::harness::Finished| {
         let stray: Vec<String> = finished
             .recording
@@ -56,29 +77,42 @@ pub(super) async fn probe(
         }
     };
     if let Some(error) = session.startup_error().map(str::to_owned) {
-        let finished = session.finish().await;
+        let finished = runner.stop_session(session).await;
         return Err(did_not_start(error, finished));
     }
     let tools = match session.list_tools().await {
         Ok(tools) => tools,
         Err(error) => {
-            let finished = session.finish().await;
+            let finished = runner.stop_session(session).await;
             return Err(did_not_start(error, finished));
         }
     };
     if !tools.contains(&target.tool) {
-        session.finish().await;
+        runner.stop_session(session).await;
         return Err(CheckError::ToolNotFound {
             tool: target.tool.clone(),
             tools,
         });
     }
-    let (run, schemas) = call_and_finish(target, session, &form_capabilities(), None, &[]).await?;
-    log(record(
-        "probe: a consenting valid accept".to_owned(),
-        &run,
-        &[],
-    ));
+    let id = CaseId {
+        label: FIRST,
+        session: number,
+    };
+    // An acted command that already says "acted" can tell nothing: said
+    // before the tool is called at all.
+    if let ActedRule::Command(command) = &target.acted
+        && acted_before(runner, id).await?
+    {
+        runner.stop_session(session).await;
+        return Err(CheckError::ActedBefore {
+            command: command.clone(),
+            label: FIRST.to_owned(),
+        });
+    }
+    let (run, schemas) =
+        call_and_finish(runner, session, &form_capabilities(), None, &[], id).await?;
+    runner.finished_one();
+    log(record(FIRST.to_owned(), &run, &[]));
     if let (true, Some(failure)) = (schemas.is_empty(), &run.call_failure) {
         return Err(CheckError::NoReply {
             tool: target.tool.clone(),
@@ -87,11 +121,18 @@ pub(super) async fn probe(
         });
     }
     if schemas.is_empty() && !run.reading.acted {
-        return Err(CheckError::NoElicitation {
+        let no_form = CheckError::NoElicitation {
             tool: target.tool.clone(),
             asked: not_asked(target.protocol),
             reply: run.reply.to_string(),
             hint: arguments_hint(target, &run.reply),
+        };
+        return Ok(Probed {
+            steps: Arc::new(Vec::new()),
+            bases: Vec::new(),
+            runs: vec![(FIRST.to_owned(), run)],
+            acted: false,
+            no_form: Some(no_form),
         });
     }
     acted_readable(target, &run)?;
@@ -101,10 +142,19 @@ pub(super) async fn probe(
         return Ok(Probed {
             steps: Arc::new(Vec::new()),
             bases: Vec::new(),
-            runs: vec![run],
+            runs: vec![(FIRST.to_owned(), run)],
+            acted: false,
+            no_form: None,
         });
     }
-    let steps = schemas
+    // One step per distinct form (a form asked again is a re-ask, not a step).
+    let mut distinct: Vec<Value> = Vec::new();
+    for schema in schemas {
+        if !distinct.contains(&schema) {
+            distinct.push(schema);
+        }
+    }
+    let steps = distinct
         .into_iter()
         .map(|schema| {
             let judge = Judge::new(&schema).map_err(CheckError::BadSchema)?;
@@ -112,12 +162,13 @@ pub(super) async fn probe(
                 form: Form::read(&schema),
                 schema,
                 judge,
+                consenting: std::sync::OnceLock::new(),
             })
         })
         .collect::<Result<Vec<Step>, CheckError>>()?;
     let candidates: Vec<Vec<Map<String, Value>>> = steps
         .iter()
-        .map(|step| coverage::base_candidates(&step.form))
+        .map(|step| consenting_candidates(&step.form, &target.consent))
         .collect();
     let candidate = |index: usize| -> Vec<Map<String, Value>> {
         candidates
@@ -127,7 +178,7 @@ pub(super) async fn probe(
     };
     let mut bases = candidate(0);
     let mut acted = run.reading.acted;
-    let mut runs = vec![run];
+    let mut runs = vec![(FIRST.to_owned(), run)];
     let steps = Arc::new(steps);
     let most = candidates.iter().map(Vec::len).max().unwrap_or(1);
     for index in 1..most {
@@ -136,28 +187,48 @@ pub(super) async fn probe(
         }
         let tried = candidate(index);
         let plan = consenting_plan(&tried);
-        let run = run_case(target, &steps, &plan, &form_capabilities()).await?;
-        log(record(
-            format!("probe: consenting valid accept {}", index + 1),
-            &run,
-            &[],
-        ));
+        let label = format!("probe: consenting valid accept {}", index + 1);
+        let run = run_case(
+            runner,
+            &steps,
+            &plan,
+            &form_capabilities(),
+            (Phase::Probe, &label),
+        )
+        .await?;
+        log(record(label.clone(), &run, &[]));
         acted_readable(target, &run)?;
         if run.reading.acted {
             acted = true;
             bases = tried;
         }
-        runs.push(run);
+        runs.push((label, run));
     }
     let decline = [GeneratedAnswer {
         answer: json!({"action": "decline"}),
         built_as: "decline".to_owned(),
     }];
-    let run = run_case(target, &steps, &decline, &form_capabilities()).await?;
-    log(record("probe: a decline".to_owned(), &run, &[]));
+    let run = run_case(
+        runner,
+        &steps,
+        &decline,
+        &form_capabilities(),
+        (Phase::Probe, DECLINE),
+    )
+    .await?;
+    log(record(DECLINE.to_owned(), &run, &[]));
     acted_readable(target, &run)?;
-    runs.push(run);
-    Ok(Probed { steps, bases, runs })
+    runs.push((DECLINE.to_owned(), run));
+    for (step, base) in steps.iter().zip(&bases) {
+        let _ = step.consenting.set(coverage::accept(base));
+    }
+    Ok(Probed {
+        steps,
+        bases,
+        runs,
+        acted,
+        no_form: None,
+    })
 }
 
 /// [`CheckError::ActedUnreadable`] when the acted rule found no value in a

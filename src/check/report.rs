@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::check::baseline::Applied;
-use crate::check::eras::ErasReport;
+use crate::check::eras::{EraStatus, ErasReport, Outcome};
+use crate::check::health::Health;
 use crate::check::outcome::{CheckReport, PropertyFailure, PropertyVerdict};
 use crate::format::counted;
 use crate::transcript;
@@ -19,16 +20,28 @@ use crate::transcript;
 /// minimal answer, shrink note, reproduction command, the tool's reply and
 /// stderr (property 3) and wire frames; warnings; and a last line.
 pub fn table(report: &CheckReport) -> String {
-    table_under(report, None)
+    table_under(report, None, false)
 }
 
+/// Most characters of one wire line shown in a table (unless `--verbose`).
+pub const MAX_WIRE_LINE_CHARS: usize = 400;
+
 /// [`table`], each property's verdict read through `baseline` when one is
-/// given ([`Applied::verdict`]: a known failure, a stale entry).
-fn table_under(report: &CheckReport, baseline: Option<&Applied>) -> String {
+/// given ([`Applied::verdict`]: a known failure, a stale entry), every wire
+/// frame whole when `verbose`.
+fn table_under(report: &CheckReport, baseline: Option<&Applied>, verbose: bool) -> String {
     let mut out = String::new();
+    let ran = if report.health.ran < report.health.planned {
+        format!(
+            ", {} of {} planned cases ran",
+            report.health.ran, report.health.planned
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "elicit-check check: tool {:?} ({}), protocol {}, {} + {} (seed {}), {}{}",
+        "elicit-check check: tool {:?} ({}), protocol {}, {} + {}{ran} (seed {}), {}{}",
         report.tool,
         report.acted,
         report.protocol,
@@ -51,6 +64,7 @@ fn table_under(report: &CheckReport, baseline: Option<&Applied>) -> String {
     for warning in &report.schema_warnings {
         let _ = writeln!(out, "warning: {warning}");
     }
+    write_health(&mut out, &report.health);
     let _ = writeln!(out, "{:<3}{:<84}{:>6}  verdict", "#", "property", "cases");
     for property in &report.properties {
         let _ = writeln!(
@@ -63,6 +77,17 @@ fn table_under(report: &CheckReport, baseline: Option<&Applied>) -> String {
                 .and_then(|applied| applied.verdict(property.property, report.protocol))
                 .unwrap_or(property.verdict.word())
         );
+        if let Some(planned) = property.planned
+            && planned.judged < planned.cases
+        {
+            let _ = writeln!(
+                out,
+                "     judged on {} of {} planned calls: {} tested nothing",
+                planned.judged,
+                planned.cases,
+                planned.cases - planned.judged
+            );
+        }
         for finding in &property.findings {
             let _ = writeln!(
                 out,
@@ -71,7 +96,7 @@ fn table_under(report: &CheckReport, baseline: Option<&Applied>) -> String {
             );
         }
         if let Some(failure) = &property.failure {
-            write_failure(&mut out, failure);
+            write_failure(&mut out, failure, verbose);
             if property.property == 3 {
                 let _ = writeln!(out, "     the tool answered: {}", failure.reply);
                 if !failure.stderr.trim().is_empty() {
@@ -107,7 +132,17 @@ fn table_under(report: &CheckReport, baseline: Option<&Applied>) -> String {
                 (known, failed)
             },
         );
+    let inconclusive = report.health.inconclusive.is_some();
     let _ = match (failed.is_empty(), known.is_empty()) {
+        (true, _) if inconclusive => writeln!(
+            out,
+            "INCONCLUSIVE: too few planned cases tested what they were planned to test to say any property holds"
+        ),
+        (false, _) if inconclusive => writeln!(
+            out,
+            "FAILED: property {}; the rest is inconclusive",
+            failed.join(", ")
+        ),
         (true, true) => writeln!(out, "every property holds"),
         (true, false) => writeln!(
             out,
@@ -125,8 +160,54 @@ fn table_under(report: &CheckReport, baseline: Option<&Applied>) -> String {
     out
 }
 
-/// A failure's lines under its property.
-fn write_failure(out: &mut String, failure: &PropertyFailure) {
+/// The era's health, when it has something to say: why it is
+/// inconclusive, the calls that never reached the tool (the first three),
+/// the notes.
+fn write_health(out: &mut String, health: &Health) {
+    if let Some(line) = &health.inconclusive {
+        let _ = writeln!(out, "INCONCLUSIVE: {line}");
+    }
+    if !health.never_reached_tool.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} never reached the tool (they count for no property):",
+            counted(health.never_reached_tool.len(), "call")
+        );
+        for call in health.never_reached_tool.iter().take(3) {
+            let _ = writeln!(out, "  {call}");
+        }
+        if health.never_reached_tool.len() > 3 {
+            let _ = writeln!(out, "  and {} more", health.never_reached_tool.len() - 3);
+        }
+    }
+    if !health.acted_before_call.is_empty() {
+        let _ = writeln!(
+            out,
+            "{} counted for no property: --acted-cmd already said the tool had acted before them ({}{})",
+            counted(health.acted_before_call.len(), "call"),
+            health
+                .acted_before_call
+                .iter()
+                .take(3)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", "),
+            if health.acted_before_call.len() > 3 {
+                ", ..."
+            } else {
+                ""
+            }
+        );
+    }
+    for note in &health.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+}
+
+/// A failure's lines under its property; each wire line cut at
+/// [`MAX_WIRE_LINE_CHARS`] unless `verbose` (the transcript already names a
+/// `tools/list` result's tools only).
+fn write_failure(out: &mut String, failure: &PropertyFailure, verbose: bool) {
     let _ = writeln!(out, "     reason: {}", failure.reason);
     let answers: Vec<String> = failure.answers.iter().map(ToString::to_string).collect();
     let runs = match failure.shrink_runs {
@@ -157,9 +238,39 @@ fn write_failure(out: &mut String, failure: &PropertyFailure) {
     if !failure.wire.is_empty() {
         let _ = writeln!(out, "     wire:");
         for line in transcript::render_with_stray(&failure.wire, &failure.stray_stdout).lines() {
-            let _ = writeln!(out, "       {line}");
+            if verbose {
+                let _ = writeln!(out, "       {line}");
+            } else {
+                let _ = writeln!(out, "       {}", cut_line(line));
+            }
         }
     }
+}
+
+/// `line` cut at [`MAX_WIRE_LINE_CHARS`] characters, saying how long it was:
+/// `… (57,141 bytes; --verbose or --json shows it whole)`.
+pub fn cut_line(line: &str) -> String {
+    if line.chars().count() <= MAX_WIRE_LINE_CHARS {
+        return line.to_owned();
+    }
+    let shown: String = line.chars().take(MAX_WIRE_LINE_CHARS).collect();
+    format!(
+        "{shown}… ({} bytes; --verbose or --json shows it whole)",
+        thousands(line.len())
+    )
+}
+
+/// `57141` as `57,141`.
+fn thousands(count: usize) -> String {
+    let digits = count.to_string();
+    let mut out = String::new();
+    for (index, digit) in digits.chars().enumerate() {
+        if index > 0 && (digits.len() - index).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
 }
 
 /// The report as one JSON document (the [`CheckReport`] fields, wire frames as
@@ -176,15 +287,31 @@ pub fn json(report: &CheckReport) -> Result<String, serde_json::Error> {
 /// With a baseline, the rows it names read [`Applied::verdict`], then come
 /// its lines ([`Applied::lines`]) and the verdict with it: `passes with the
 /// baseline FILE` or `FAILED with the baseline FILE`.
-pub fn eras_table(report: &ErasReport, baseline: Option<&Applied>) -> String {
+pub fn eras_table(report: &ErasReport, baseline: Option<&Applied>, verbose: bool) -> String {
     let mut out = String::new();
     for era in &report.eras {
-        match &era.report {
-            Some(checked) => {
+        match (&era.report, era.status) {
+            (Some(checked), _) => {
                 let _ = writeln!(out, "== protocol {} ({})", era.protocol, era.why);
-                out.push_str(&table_under(checked, baseline));
+                out.push_str(&table_under(checked, baseline, verbose));
             }
-            None => {
+            (None, EraStatus::CannotConfirm) => {
+                let _ = writeln!(
+                    out,
+                    "== protocol {}: {}: {}",
+                    era.protocol,
+                    if era.fails { "FAILS" } else { "warning" },
+                    era.why
+                );
+            }
+            (None, EraStatus::Incomplete) => {
+                let _ = writeln!(
+                    out,
+                    "== protocol {}: NOT COMPLETED: {}",
+                    era.protocol, era.why
+                );
+            }
+            (None, _) => {
                 let _ = writeln!(
                     out,
                     "== protocol {}: not checked: {}",
@@ -207,6 +334,13 @@ pub fn eras_table(report: &ErasReport, baseline: Option<&Applied>) -> String {
                 .any(|listed| listed.protocol == checked.protocol),
         })
         .map(|checked| checked.protocol.to_owned())
+        .chain(
+            report
+                .eras
+                .iter()
+                .filter(|era| era.fails)
+                .map(|era| era.protocol.to_owned()),
+        )
         .collect();
     let checked: Vec<&str> = report
         .eras
@@ -214,7 +348,35 @@ pub fn eras_table(report: &ErasReport, baseline: Option<&Applied>) -> String {
         .filter(|era| era.checked)
         .map(|era| era.protocol)
         .collect();
-    if failed.is_empty() {
+    let incomplete: Vec<&str> = report
+        .eras
+        .iter()
+        .filter(|era| era.status == EraStatus::Incomplete)
+        .map(|era| era.protocol)
+        .collect();
+    let inconclusive: Vec<&str> = report
+        .eras
+        .iter()
+        .filter(|era| {
+            era.report
+                .as_ref()
+                .is_some_and(|checked| checked.health.inconclusive.is_some())
+        })
+        .map(|era| era.protocol)
+        .collect();
+    if report.outcome == Outcome::Incomplete {
+        let _ = writeln!(
+            out,
+            "NOT COMPLETED in protocol {} (the verdicts of the other eras stand)",
+            incomplete.join(" and ")
+        );
+    } else if report.outcome == Outcome::Inconclusive {
+        let _ = writeln!(
+            out,
+            "INCONCLUSIVE in protocol {}",
+            inconclusive.join(" and ")
+        );
+    } else if failed.is_empty() {
         let holds = if baseline.is_some_and(|applied| !applied.known.is_empty()) {
             "no failure beyond the baseline's"
         } else {
@@ -269,17 +431,39 @@ pub fn eras_junit(
 /// The `<testsuite>`s of [`eras_junit`], named `elicit-check check LABEL
 /// (protocol ERA)`: `label` is the tool, or the target's name when the check
 /// ran a config's targets.
+///
+/// An era the tool cannot be confirmed in is a suite of one testcase, `the
+/// tool can be confirmed`, failed (or skipped, when that is a warning); an
+/// era whose check could not be completed is one testcase, `check`, in error.
 pub fn eras_suites(report: &ErasReport, baseline: Option<&Applied>, label: &str) -> Vec<TestSuite> {
     report
         .eras
         .iter()
         .filter_map(|era| {
-            let checked = era.report.as_ref()?;
-            Some(suite(
-                checked,
-                &format!("{label} (protocol {})", era.protocol),
-                baseline,
-            ))
+            let name = format!("{label} (protocol {})", era.protocol);
+            if let Some(checked) = &era.report {
+                return Some(suite(checked, &name, baseline));
+            }
+            let (testcase, mut status) = match era.status {
+                EraStatus::CannotConfirm if era.fails => (
+                    "the tool can be confirmed",
+                    TestCaseStatus::non_success(NonSuccessKind::Failure),
+                ),
+                EraStatus::CannotConfirm => {
+                    ("the tool can be confirmed", TestCaseStatus::skipped())
+                }
+                EraStatus::Incomplete => {
+                    ("check", TestCaseStatus::non_success(NonSuccessKind::Error))
+                }
+                EraStatus::Checked | EraStatus::NotChecked => return None,
+            };
+            status.set_message(era.why.lines().next().unwrap_or_default());
+            status.set_description(era.why.clone());
+            let mut suite = TestSuite::new(format!("elicit-check check {name}"));
+            let mut case = TestCase::new(testcase, status);
+            case.set_classname(format!("elicit-check.{label}"));
+            suite.add_test_case(case);
+            Some(suite)
         })
         .collect()
 }
@@ -331,7 +515,7 @@ fn suite(report: &CheckReport, name: &str, baseline: Option<&Applied>) -> TestSu
                 let mut status = TestCaseStatus::skipped();
                 status.set_message(known);
                 let mut text = String::new();
-                write_failure(&mut text, failure);
+                write_failure(&mut text, failure, true);
                 status.set_description(text);
                 status
             }
@@ -344,13 +528,22 @@ fn suite(report: &CheckReport, name: &str, baseline: Option<&Applied>) -> TestSu
                 let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
                 status.set_message(failure.reason.clone());
                 let mut text = String::new();
-                write_failure(&mut text, failure);
+                write_failure(&mut text, failure, true);
                 status.set_description(text);
                 status
             }
             (None, PropertyVerdict::Untested, _, None) => {
                 let mut status = TestCaseStatus::skipped();
                 status.set_message("no case applied to this property");
+                status
+            }
+            (None, PropertyVerdict::Inconclusive, _, None) => {
+                // Not a pass: a CI system counts an error as broken.
+                let mut status = TestCaseStatus::non_success(NonSuccessKind::Error);
+                status.set_message(format!(
+                    "inconclusive: {}",
+                    report.health.inconclusive.as_deref().unwrap_or_default()
+                ));
                 status
             }
             (None, _, _, None) => TestCaseStatus::success(),
@@ -366,4 +559,28 @@ fn suite(report: &CheckReport, name: &str, baseline: Option<&Applied>) -> TestSu
         suite.add_test_case(case);
     }
     suite
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wire_line_past_its_bound_is_cut_saying_its_size() {
+        let short = "x".repeat(MAX_WIRE_LINE_CHARS);
+        assert_eq!(cut_line(&short), short);
+        let long = "é".repeat(57_141);
+        let cut = cut_line(&long);
+        assert_eq!(
+            cut,
+            format!(
+                "{}… (114,282 bytes; --verbose or --json shows it whole)",
+                "é".repeat(MAX_WIRE_LINE_CHARS)
+            )
+        );
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+    }
 }

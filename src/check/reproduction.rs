@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::target::Target;
 
 /// `elicit-check check --tool T [--arguments JSON] ACTED [--strict]
-/// [--allow-unasked] --protocol ERA [--setup CMD] [--env K=V]... [--cwd DIR]`,
+/// [--allow-unasked] [--consent POINTER=JSON]... --protocol ERA [--setup CMD] [--env K=V]... [--cwd DIR]`,
 /// the program named as the user invoked it.
 pub(super) fn base_command(target: &Target) -> Vec<String> {
     let mut command = vec![
@@ -25,11 +25,20 @@ pub(super) fn base_command(target: &Target) -> Vec<String> {
     if let Some(url) = target.transport.url() {
         command.extend(["--url".to_owned(), url.to_owned()]);
     }
+    for header in target.transport.headers() {
+        command.extend(header.words());
+    }
     if target.strict {
         command.push("--strict".to_owned());
     }
     if target.allow_unasked {
         command.push("--allow-unasked".to_owned());
+    }
+    for consent in &target.consent {
+        command.extend([
+            "--consent".to_owned(),
+            format!("/{}={}", consent.name, consent.value),
+        ]);
     }
     // The era it failed in: the default `auto` may run both.
     command.extend(["--protocol".to_owned(), target.protocol.to_string()]);

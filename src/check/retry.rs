@@ -20,10 +20,13 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value, json};
 
-use super::case_run::{CaseRun, Step, finish_run, form_capabilities, lock, open, responder};
+use super::case_run::{
+    CaseRun, Step, acted_before, finish_run, form_capabilities, lock, open, responder,
+};
 use super::error::CheckError;
 use super::plan::consenting_plan;
-use super::target::Target;
+use super::progress::Phase;
+use super::runner::{CaseId, Runner};
 use crate::harness::rounds::RetryFault;
 use crate::oracle::property::{Class, Property};
 use crate::schema::answer::GeneratedAnswer;
@@ -31,7 +34,7 @@ use crate::schema::answer::GeneratedAnswer;
 /// One retry form of property 7 or 8.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Form {
-    /// A fault in the first retry.
+    /// A fault in the first retry that answers a form.
     Fault(RetryFault),
     /// The state of another call of the same process (other arguments),
     /// fetched in the run itself, in the first retry.
@@ -124,13 +127,20 @@ pub(super) fn other_arguments(arguments: Option<&Map<String, Value>>) -> Map<Str
 /// # Errors
 /// As [`super::run_case`].
 pub(super) async fn run_form(
-    target: &Target,
+    runner: &Runner<'_>,
     steps: &Arc<Vec<Step>>,
     bases: &[Map<String, Value>],
     form: &Form,
 ) -> Result<Outcome, CheckError> {
+    let target = runner.target;
     let capabilities = form_capabilities();
-    let mut session = open(target, &capabilities, true).await?;
+    let label = format!("retry: {}", form.describe());
+    runner.started(Phase::Retries, &label);
+    let (mut session, number) = open(runner, &capabilities, Some(&label)).await?;
+    let id = CaseId {
+        label: &label,
+        session: number,
+    };
     let consenting = consenting_plan(bases);
     let (plan, fault) = match form {
         Form::DeclinedThenAccepted => (
@@ -145,7 +155,7 @@ pub(super) async fn run_form(
             match session.first_request_state(&target.tool, other).await {
                 Some(state) => (consenting, Some(RetryFault::Foreign(state))),
                 None => {
-                    session.finish().await;
+                    runner.stop_session(session).await;
                     return Ok(Outcome::NotExercised(
                         "a call with other arguments got no requestState",
                     ));
@@ -154,7 +164,13 @@ pub(super) async fn run_form(
         }
         Form::Fault(fault) => (consenting, Some(fault.clone())),
     };
-    let (responder, (sent, _)) = responder(&capabilities, Some(Arc::clone(steps)), &plan);
+    let (responder, (sent, schemas)) = responder(
+        &capabilities,
+        Some(Arc::clone(steps)),
+        &plan,
+        &target.consent,
+    );
+    let before = acted_before(runner, id).await?;
     let call = session
         .call_tool_retried(
             &target.tool,
@@ -171,20 +187,28 @@ pub(super) async fn run_form(
     let asked = !sent.is_empty();
     if let Some(fault) = &fault {
         if !asked {
-            session.finish().await;
+            runner.stop_session(session).await;
             return Ok(Outcome::NotExercised("the call asked for no input"));
         }
         if matches!(fault, RetryFault::WithoutResponses | RetryFault::OtherKey) {
-            for answer in &mut sent {
+            // The form's answers never reached the server; a URL step
+            // before the form was answered as completed.
+            for answer in sent
+                .iter_mut()
+                .filter(|answer| answer.class != Class::UrlCompleted)
+            {
                 answer.class = Class::Unanswered(form.describe().to_owned());
             }
         } else if !issued_state {
-            session.finish().await;
+            runner.stop_session(session).await;
             return Ok(Outcome::NotExercised("the server sent no requestState"));
         }
     }
     let continued = sent.len() > 1;
-    let run = finish_run(target, session, &capabilities, &call, sent).await?;
+    let forms = lock(&schemas).len();
+    let mut run = finish_run(runner, session, &capabilities, &call, (sent, forms), id).await?;
+    run.acted_before = before;
+    runner.finished_one();
     if *form == Form::DeclinedThenAccepted && !(continued && issued_state) {
         return Ok(Outcome::NotExercised(
             "the server ended the call at the decline",

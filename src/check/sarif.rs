@@ -15,7 +15,7 @@
 use serde_json::{Value, json};
 
 use super::baseline::Applied;
-use super::eras::ErasReport;
+use super::eras::{EraCheck, EraStatus, ErasReport};
 use super::outcome::CheckReport;
 use crate::oracle::property::Property;
 
@@ -54,14 +54,49 @@ pub fn document(report: &ErasReport, context: &Context<'_>) -> Value {
     wrap(runs(report, context))
 }
 
-/// The runs of `report`: one per era checked, as [`document`] holds them.
+/// The runs of `report`: one per era checked, as [`document`] holds them
+/// (an inconclusive era's invocation did not succeed, its notification
+/// says why), and one per era the tool cannot be confirmed in or whose
+/// check is incomplete, with no results and a notification saying so
+/// (SARIF 2.1.0, 3.20 "invocation object", 3.58 "notification object").
 pub fn runs(report: &ErasReport, context: &Context<'_>) -> Vec<Value> {
     report
         .eras
         .iter()
-        .filter_map(|era| era.report.as_ref())
-        .map(|checked| run(report, checked, context))
+        .filter_map(|era| match &era.report {
+            Some(checked) => Some(run(report, checked, context)),
+            None => era_run(report, era, context),
+        })
         .collect()
+}
+
+/// The run of an era without a report that says something: the tool cannot
+/// be confirmed in it (a notification at level `error` when that fails,
+/// `warning` otherwise), or its check is incomplete (the invocation did not
+/// succeed); none for an era the server does not speak.
+fn era_run(report: &ErasReport, era: &EraCheck, context: &Context<'_>) -> Option<Value> {
+    let (successful, level) = match era.status {
+        EraStatus::CannotConfirm => (true, if era.fails { "error" } else { "warning" }),
+        EraStatus::Incomplete => (false, "error"),
+        EraStatus::Checked | EraStatus::NotChecked => return None,
+    };
+    Some(json!({
+        "tool": driver(),
+        "automationDetails": {"id": format!(
+            "elicit-check/{}/{}/",
+            context.target.unwrap_or(&report.tool),
+            era.protocol
+        )},
+        "invocations": [{
+            "executionSuccessful": successful,
+            "toolExecutionNotifications": [{
+                "level": level,
+                "message": {"text": era.why},
+            }],
+        }],
+        "results": [],
+        "properties": {"protocol": era.protocol, "tool": report.tool, "passed": !era.fails && successful},
+    }))
 }
 
 /// The run of a target that could not be checked: no results, and an
@@ -232,7 +267,7 @@ fn run(report: &ErasReport, checked: &CheckReport, context: &Context<'_>) -> Val
             "properties": {"protocol": checked.protocol, "tool": checked.tool, "baseline": applied.file},
         }));
     }
-    json!({
+    let mut run = json!({
         "tool": driver(),
         "automationDetails": {"id": format!(
             "elicit-check/{}/{}/",
@@ -247,5 +282,15 @@ fn run(report: &ErasReport, checked: &CheckReport, context: &Context<'_>) -> Val
             "seed": checked.seed,
             "passed": checked.passed,
         },
-    })
+    });
+    if let Some(line) = &checked.health.inconclusive {
+        run["invocations"] = json!([{
+            "executionSuccessful": false,
+            "toolExecutionNotifications": [{
+                "level": "error",
+                "message": {"text": format!("inconclusive: {line}")},
+            }],
+        }]);
+    }
+    run
 }

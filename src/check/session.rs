@@ -1,25 +1,31 @@
 //! Session mode (the default; `--fresh` turns it off): the coverage and
 //! random cases run one `tools/call` after another in one server process, and
 //! what a session cannot vouch for (a call without reply, a property no fresh
-//! run has shown broken yet, a session that does not end cleanly) is re-run
-//! in a fresh process, at most [`Target::jobs`] at once.
+//! run has shown broken yet, a call that never reached the form, a session
+//! that does not end cleanly) is re-run in a fresh process. Nothing of one
+//! session overlaps another's: a session ends before any fresh run starts.
+//! Planned cases stop early when too many in a row never reach the form
+//! ([`super::health::Unreached`]).
 
 use std::sync::Arc;
 
 use super::case_run::{
-    CaseRun, Step, acted_after, call_tool, form_capabilities, lock, open, reply_of, responder,
-    run_case, run_setup,
+    CaseRun, Step, acted_after, acted_before, call_tool, form_capabilities, lock, open, reply_of,
+    responder, run_case, run_setup,
 };
 use super::error::CheckError;
-use super::target::Target;
+use super::health::Unreached;
+use super::plan::Planned;
+use super::runner::{CaseId, Runner, ignored_close};
 use crate::evidence::wire::{Mark, Recording, Side};
 use crate::harness::Session;
 use crate::oracle::property::{self, Property};
-use crate::schema::answer::GeneratedAnswer;
 
 /// A server process running cases one after another (session mode).
 struct OpenSession {
     session: Session,
+    /// Its number ([`Runner::next_session`]).
+    number: u64,
     /// What its handshake recorded: shown in each of its cases' wire.
     handshake: Recording,
     /// Indexes (into the plans) of the cases whose session run is kept: re-run
@@ -30,48 +36,70 @@ struct OpenSession {
     late_frame: bool,
 }
 
-/// The runs of `plans`, in order, in session mode (as `run --session`): the
-/// cases run one `tools/call` after another in one server process declaring
-/// form elicitation (`--setup` before each call, `--acted-cmd` after it).
+/// The runs of `planned`, in order, in session mode (as `run --session`):
+/// the cases run one `tools/call` after another in one server process
+/// declaring form elicitation (`--setup` before each call, `--acted-cmd`
+/// after it).
 ///
-/// A case that gets no reply, or breaks a property not in `confirmed` (the
-/// properties a fresh run has already shown broken), is re-run in a fresh
-/// process and that run is kept, and the fresh run's broken properties join
-/// `confirmed`; after a call without reply (or a server frame ahead of a
-/// call) the session ends and the next case starts a new one, otherwise the
-/// session goes on. A case that breaks only confirmed properties keeps its
-/// session run: a server that fails on every invalid answer costs a fresh
-/// process per broken property, not per case. When a session ends, the cases
-/// it kept are re-run in fresh processes too unless it ended cleanly: exit
-/// code 0 after its stdin closed, not killed, no stray stdout line and no
-/// server frame after its last case, and no server frame ahead of any case's
-/// `tools/call`. A case run in a session shows the session's handshake and
-/// its own call; its exit reads as clean, and the session's stderr is on its
-/// last case.
+/// A case that gets no reply, breaks a property not in `confirmed` (the
+/// properties a fresh run has already shown broken), or never reaches the
+/// form, ends its session and is re-run in a fresh process; that run is kept,
+/// and its broken properties join `confirmed`. The next case starts a new
+/// session. A case that breaks only confirmed properties keeps its session
+/// run: a server that fails on every invalid answer costs a fresh process
+/// per broken property, not per case. When a case the session left short of
+/// the form reaches it in a fresh process, the tool asks once per process:
+/// the remaining cases run in a fresh process each.
+///
+/// When a session ends, the cases it kept are re-run in fresh processes too
+/// unless it ended cleanly: exit code 0 after its stdin closed, not killed,
+/// no stray stdout line and no server frame after its last case, and no
+/// server frame ahead of any case's `tools/call`. A session whose only fault
+/// is that its server ignored stdin close (killed after the grace) re-runs
+/// its last case only, to show the fault once in a fresh process; when that
+/// run shows it too, or the fault is already shown, the session's runs stand.
+///
+/// The runs stop early, short of `planned`, when [`Unreached`] says so.
 ///
 /// # Errors
 /// [`CheckError::Spawn`] when a server process cannot start;
 /// [`CheckError::Hook`] when `--setup` or `--acted-cmd` fails.
 pub(super) async fn session_runs(
-    target: &Target,
+    runner: &Runner<'_>,
     steps: &Arc<Vec<Step>>,
-    plans: &[Vec<GeneratedAnswer>],
+    planned: &[Planned],
     confirmed: &mut Vec<Property>,
 ) -> Result<Vec<CaseRun>, CheckError> {
+    let target = runner.target;
     let capabilities = form_capabilities();
-    let mut runs: Vec<Option<CaseRun>> = vec![None; plans.len()];
+    let mut runs: Vec<Option<CaseRun>> = vec![None; planned.len()];
     let mut open: Option<OpenSession> = None;
-    for (index, plan) in plans.iter().enumerate() {
+    let mut unreached = Unreached::default();
+    let mut fresh_only = false;
+    for (index, case) in planned.iter().enumerate() {
+        if unreached.stops() {
+            break;
+        }
+        if fresh_only {
+            let fresh = run_case(runner, steps, &case.plan, &capabilities, case.id()).await?;
+            confirm(&fresh, runner, confirmed);
+            unreached.push(&fresh);
+            runs[index] = Some(fresh);
+            continue;
+        }
         if open.is_none() {
-            let session = self::open(target, &capabilities, false).await?;
+            let (session, number) = self::open(runner, &capabilities, None).await?;
             if session.startup_error().is_some() {
-                session.finish().await;
-                runs[index] = Some(run_case(target, steps, plan, &capabilities).await?);
+                runner.stop_session(session).await;
+                let fresh = run_case(runner, steps, &case.plan, &capabilities, case.id()).await?;
+                unreached.push(&fresh);
+                runs[index] = Some(fresh);
                 continue;
             }
             let handshake = session.recording_since(Mark::default());
             open = Some(OpenSession {
                 session,
+                number,
                 handshake,
                 kept: Vec::new(),
                 late_frame: false,
@@ -80,37 +108,59 @@ pub(super) async fn session_runs(
         let Some(current) = open.as_mut() else {
             continue;
         };
-        let (run, late) = call_in_session(target, current, steps, plan).await?;
+        let (run, late) = call_in_session(runner, current, steps, case).await?;
         current.late_frame |= late;
         let news = run
             .violations(target)
             .into_iter()
             .any(|(property, _)| !confirmed.contains(&property));
-        if !late && run.call_failure.is_none() && !news {
+        let short_of_form = !tested(case, &run);
+        if !late && run.call_failure.is_none() && !news && !short_of_form {
             current.kept.push(index);
+            unreached.push(&run);
             runs[index] = Some(run);
-        } else {
-            // A call without reply or a late frame may have left the server
-            // broken: the session ends. A call that only broke a property
-            // leaves it as able as before: the session goes on.
-            if (late || run.call_failure.is_some())
-                && let Some(ended) = open.take()
-            {
-                close(target, steps, plans, ended, &mut runs).await?;
-            }
-            let fresh = run_case(target, steps, plan, &capabilities).await?;
-            for (property, _) in fresh.violations(target) {
-                if !confirmed.contains(&property) {
-                    confirmed.push(property);
-                }
-            }
-            runs[index] = Some(fresh);
+            continue;
         }
+        // The session ends before the fresh run starts: nothing of it overlaps.
+        if let Some(ended) = open.take() {
+            close(runner, steps, planned, ended, &mut runs).await?;
+        }
+        let fresh = run_case(runner, steps, &case.plan, &capabilities, case.id()).await?;
+        if short_of_form && tested(case, &fresh) {
+            fresh_only = true;
+            let what = if run.reached_form() {
+                "acted on the probe's consenting answer"
+            } else {
+                "asked for a form"
+            };
+            runner.note(format!(
+                "the tool {what} only in a server process that had served no call before: from {} on, each case ran in a fresh process",
+                case.label
+            ));
+        }
+        confirm(&fresh, runner, confirmed);
+        unreached.push(&fresh);
+        runs[index] = Some(fresh);
     }
     if let Some(ended) = open.take() {
-        close(target, steps, plans, ended, &mut runs).await?;
+        close(runner, steps, planned, ended, &mut runs).await?;
     }
-    Ok(runs.into_iter().flatten().collect())
+    Ok(runs.into_iter().map_while(|run| run).collect())
+}
+
+/// Whether `run` tested what `case` planned: it reached the form, and, when
+/// the case sends the probe's base, the tool acted on it as in the probe.
+fn tested(case: &Planned, run: &CaseRun) -> bool {
+    run.reached_form() && !(case.base && !run.reading.acted && !run.acted_before)
+}
+
+/// Adds to `confirmed` each property `fresh` breaks.
+fn confirm(fresh: &CaseRun, runner: &Runner<'_>, confirmed: &mut Vec<Property>) {
+    for (property, _) in fresh.violations(runner.target) {
+        if !confirmed.contains(&property) {
+            confirmed.push(property);
+        }
+    }
 }
 
 /// One case as the next `tools/call` of `open`'s session, and whether the
@@ -119,15 +169,28 @@ pub(super) async fn session_runs(
 /// # Errors
 /// [`CheckError::Hook`] when `--setup` or `--acted-cmd` fails.
 async fn call_in_session(
-    target: &Target,
+    runner: &Runner<'_>,
     open: &mut OpenSession,
     steps: &Arc<Vec<Step>>,
-    plan: &[GeneratedAnswer],
+    case: &Planned,
 ) -> Result<(CaseRun, bool), CheckError> {
-    run_setup(target).await?;
+    let target = runner.target;
+    let (phase, label) = case.id();
+    runner.started(phase, label);
+    let id = CaseId {
+        label,
+        session: open.number,
+    };
+    run_setup(runner, id).await?;
+    let acted_already = acted_before(runner, id).await?;
     let capabilities = form_capabilities();
     let before = open.session.mark();
-    let (responder, (sent, _)) = responder(&capabilities, Some(Arc::clone(steps)), plan);
+    let (responder, (sent, schemas)) = responder(
+        &capabilities,
+        Some(Arc::clone(steps)),
+        &case.plan,
+        &target.consent,
+    );
     let call = call_tool(target, &mut open.session, responder).await;
     let during = open.session.recording_since(before);
     let late = during
@@ -141,8 +204,9 @@ async fn call_in_session(
     let mut http = open.handshake.http.clone();
     http.extend(during.http);
     let reading = property::read_acted(&target.acted, call.result.as_ref(), call.error.as_ref());
-    let reading = acted_after(target, reading).await?;
+    let reading = acted_after(runner, id, reading).await?;
     let sent = lock(&sent).clone();
+    let forms = lock(&schemas).len();
     let run = CaseRun {
         sent,
         reading,
@@ -154,60 +218,110 @@ async fn call_in_session(
         call_failure: call.failure,
         capabilities,
         stderr: String::new(),
+        forms,
+        acted_before: acted_already,
     };
+    runner.finished_one();
     Ok((run, late))
 }
 
 /// Ends `open`'s session: when it ended cleanly its last case gets the
-/// session's stderr, otherwise every case it kept is re-run in a fresh process.
+/// session's stderr; when its only fault is an ignored stdin close, its last
+/// case is re-run fresh to show it (unless already shown); otherwise every
+/// case it kept is re-run in a fresh process.
 async fn close(
-    target: &Target,
+    runner: &Runner<'_>,
     steps: &Arc<Vec<Step>>,
-    plans: &[Vec<GeneratedAnswer>],
+    planned: &[Planned],
     open: OpenSession,
     runs: &mut [Option<CaseRun>],
 ) -> Result<(), CheckError> {
     let seen = open.session.mark();
-    let finished = open.session.finish().await;
+    // A session check stops itself (the server has shown it ignores stdin
+    // close): its exit, whatever it is, is not the server's to judge.
+    let stopped_by_check = runner.stops_sessions();
+    let finished = runner.finish_session(open.session).await;
     let frame_after_last_case = finished
         .recording
         .wire
         .iter()
         .skip(seen.wire)
         .any(|frame| frame.from == Side::Server);
-    if finished.ended_cleanly(seen.stray_stdout) && !frame_after_last_case && !open.late_frame {
+    let tidy = !frame_after_last_case
+        && !open.late_frame
+        && finished.recording.stray_lines_seen() <= seen.stray_stdout;
+    if tidy && (stopped_by_check || finished.ended_cleanly(seen.stray_stdout)) {
         if let Some(last) = open.kept.last().and_then(|&index| runs[index].as_mut()) {
             last.stderr = finished.exit.stderr;
         }
         return Ok(());
     }
-    let again = fresh_runs(
-        target,
-        steps,
-        open.kept.iter().map(|&index| plans[index].as_slice()),
-    )
-    .await?;
-    for (index, run) in open.kept.into_iter().zip(again) {
+    let mut again: &[usize] = &open.kept;
+    if tidy && ignored_close(&finished) && !finished.exit.group_left_running {
+        // Shown already on a call's own process: the session's runs stand.
+        if runner.ignored_close_shown() {
+            return Ok(());
+        }
+        let Some((&last, others)) = open.kept.split_last() else {
+            return Ok(());
+        };
+        let fresh = fresh(runner, steps, &planned[last..=last], false).await?;
+        if let Some(run) = fresh.into_iter().next() {
+            runs[last] = Some(run);
+        }
+        if runner.ignored_close_shown() {
+            return Ok(());
+        }
+        again = others;
+    }
+    let cases: Vec<Planned> = again.iter().map(|&index| planned[index].clone()).collect();
+    let fresh = fresh(runner, steps, &cases, false).await?;
+    for (&index, run) in again.iter().zip(fresh) {
         runs[index] = Some(run);
     }
     Ok(())
 }
 
-/// Runs each plan in a fresh process declaring form elicitation, at most
-/// [`Target::jobs`] at once; the runs come back in the plans' order.
+/// Runs each planned case in a fresh process declaring form elicitation, at
+/// most [`Runner::parallel`] at once; the runs come back in the plans' order,
+/// stopping early (fewer runs than cases) when [`Unreached`] says so
+/// (`--fresh`: the planned cases of an era).
 ///
 /// # Errors
 /// The first [`CheckError`] of a run.
-pub(super) async fn fresh_runs<'a>(
-    target: &Target,
+pub(super) async fn fresh_runs(
+    runner: &Runner<'_>,
     steps: &Arc<Vec<Step>>,
-    plans: impl Iterator<Item = &'a [GeneratedAnswer]>,
+    planned: &[Planned],
 ) -> Result<Vec<CaseRun>, CheckError> {
-    use futures::{StreamExt, TryStreamExt};
+    fresh(runner, steps, planned, true).await
+}
+
+/// [`fresh_runs`] of every case of `planned`, `stop_early` or not; a
+/// session's cases re-run fresh are all re-run.
+///
+/// # Errors
+/// The first [`CheckError`] of a run.
+async fn fresh(
+    runner: &Runner<'_>,
+    steps: &Arc<Vec<Step>>,
+    planned: &[Planned],
+    stop_early: bool,
+) -> Result<Vec<CaseRun>, CheckError> {
+    use futures::StreamExt;
     let capabilities = form_capabilities();
-    futures::stream::iter(plans)
-        .map(|plan| run_case(target, steps, plan, &capabilities))
-        .buffered(target.jobs.max(1))
-        .try_collect()
-        .await
+    let mut stream = futures::stream::iter(planned)
+        .map(|case| run_case(runner, steps, &case.plan, &capabilities, case.id()))
+        .buffered(runner.parallel());
+    let mut runs = Vec::new();
+    let mut unreached = Unreached::default();
+    while let Some(run) = stream.next().await {
+        let run = run?;
+        unreached.push(&run);
+        runs.push(run);
+        if stop_early && unreached.stops() {
+            break;
+        }
+    }
+    Ok(runs)
 }

@@ -11,14 +11,17 @@ use serde_json::Value;
 use super::case_run::{CaseRecord, CaseRun, Step, form_capabilities, last_lines, record, run_case};
 use super::error::CheckError;
 use super::outcome::PropertyFailure;
+use super::plan::focus;
+use super::progress::Phase;
 use super::reproduction::{base_command, join_command};
+use super::runner::Runner;
 use super::target::Target;
 use crate::oracle::property::{Class, Property};
 use crate::schema::answer::GeneratedAnswer;
 
 /// proptest's shrinking loop over stdio, keeping the case failing `property`.
 pub(super) async fn shrink(
-    target: &Target,
+    runner: &Runner<'_>,
     steps: &Arc<Vec<Step>>,
     tree: &mut Box<dyn ValueTree<Value = Vec<GeneratedAnswer>>>,
     property: Property,
@@ -26,21 +29,24 @@ pub(super) async fn shrink(
     index: usize,
     log: &mut dyn FnMut(CaseRecord),
 ) -> Result<PropertyFailure, CheckError> {
+    let target = runner.target;
+    let label = format!("minimal case of {property}");
+    let id = (Phase::Confirming, label.as_str());
     let failing = |run: &CaseRun| {
         run.violations(target)
             .into_iter()
             .find(|(broken, _)| *broken == property)
             .map(|(_, reason)| reason)
     };
-    let plan = tree.current();
-    let mut best_run = run_case(target, steps, &plan, &form_capabilities()).await?;
+    let plan = focus(tree.current(), index, steps);
+    let mut best_run = run_case(runner, steps, &plan, &form_capabilities(), id).await?;
     let mut best_reason = failing(&best_run);
     let mut runs = 0;
     let mut step = tree.simplify();
     while step && runs < target.max_shrink_runs {
         runs += 1;
-        let candidate = tree.current();
-        let run = run_case(target, steps, &candidate, &form_capabilities()).await?;
+        let candidate = focus(tree.current(), index, steps);
+        let run = run_case(runner, steps, &candidate, &form_capabilities(), id).await?;
         step = match failing(&run) {
             Some(reason) => {
                 best_reason = Some(reason);
@@ -52,15 +58,19 @@ pub(super) async fn shrink(
     }
     let stopped_early = step && runs >= target.max_shrink_runs;
     let violations = best_run.violations(target);
-    log(record(
-        format!("minimal case of {property}"),
-        &best_run,
-        &violations,
-    ));
-    // A flaky server may pass the re-run of the original case: keep the first reason.
-    let reason = best_reason.unwrap_or_else(|| {
-        format!("{property} failed on case {index}, but not when the case was run again")
-    });
+    log(record(label.clone(), &best_run, &violations));
+    // A flaky server, or cases that share state, may pass the re-run of the
+    // original case: nothing was shrunk, and the reason says so.
+    let (reason, runs, stopped_early) = match best_reason {
+        Some(reason) => (reason, runs, stopped_early),
+        None => (
+            format!(
+                "{property} failed on case {index}, but not when the case was run again (a flaky server, or cases that share state: see --setup and --independent-cases)"
+            ),
+            0,
+            false,
+        ),
+    };
     Ok(failure_of(
         target,
         reason,

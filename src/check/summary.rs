@@ -7,10 +7,10 @@
 use std::fmt::Write as _;
 
 use super::baseline::Applied;
-use super::eras::ErasReport;
+use super::eras::{EraStatus, ErasReport, Outcome};
 
 /// The Markdown summary of `report`: `## elicit-check check `TITLE`: PASSED`
-/// (or `FAILED`), the server, then per era its table and failures. `title`
+/// (or `FAILED`, `INCONCLUSIVE`, `NOT COMPLETED`), the server, then per era its table and failures. `title`
 /// is the tool, or the target's name when the check ran a config's targets.
 /// With a baseline, the verdict is the check's with it, the rows it names
 /// read [`Applied::verdict`], and its known failures and stale entries are
@@ -18,7 +18,12 @@ use super::eras::ErasReport;
 pub fn markdown(report: &ErasReport, baseline: Option<&Applied>, title: &str) -> String {
     let mut out = String::new();
     let passed = baseline.map_or(report.passed, |applied| applied.passed);
-    let verdict = if passed { "PASSED" } else { "FAILED" };
+    let verdict = match report.outcome {
+        Outcome::Incomplete => "NOT COMPLETED",
+        Outcome::Inconclusive => "INCONCLUSIVE",
+        _ if passed && !report.eras.iter().any(|era| era.fails) => "PASSED",
+        _ => "FAILED",
+    };
     let _ = writeln!(out, "## elicit-check check `{title}`: {verdict}\n");
     let server = if report.server_command.is_empty() {
         format!(
@@ -35,15 +40,24 @@ pub fn markdown(report: &ErasReport, baseline: Option<&Applied>, title: &str) ->
     let _ = writeln!(out, "Server: {server}\n");
     for era in &report.eras {
         let Some(checked) = &era.report else {
+            let status = match era.status {
+                EraStatus::CannotConfirm if era.fails => "the tool cannot be confirmed (FAILS)",
+                EraStatus::CannotConfirm => "the tool cannot be confirmed (warning)",
+                EraStatus::Incomplete => "NOT COMPLETED",
+                EraStatus::Checked | EraStatus::NotChecked => "not checked",
+            };
             let _ = writeln!(
                 out,
-                "### protocol {}: not checked\n\n{}\n",
+                "### protocol {}: {status}\n\n{}\n",
                 era.protocol,
                 cell(&era.why)
             );
             continue;
         };
         let _ = writeln!(out, "### protocol {}\n", era.protocol);
+        if let Some(line) = &checked.health.inconclusive {
+            let _ = writeln!(out, "**Inconclusive**: {}\n", cell(line));
+        }
         let _ = writeln!(out, "| # | property | cases | verdict |");
         let _ = writeln!(out, "|---|---|---|---|");
         for property in &checked.properties {

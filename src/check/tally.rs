@@ -4,15 +4,46 @@
 //! acted on, how often, and its smallest answer).
 
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::oracle::consent::ValidCall;
 use crate::oracle::property::{Class, Property};
 use crate::schema::answer::GeneratedAnswer;
 use crate::schema::coverage::VALID;
 
-/// Most lenient accepts acted on that are listed as warnings.
-pub const MAX_LENIENT_LISTED: usize = 5;
+/// The class of a lenient accept's traits: their text without the numbers
+/// in it (`whole float 3.0 for integer `units`` is of class `whole float for
+/// integer `units``), so one warning speaks for every value.
+pub fn lenient_class(traits: &[String]) -> String {
+    traits
+        .iter()
+        .map(|each| {
+            each.split(' ')
+                .filter(|word| word.parse::<f64>().is_err())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+impl Tally {
+    /// The warnings of property 2 for lenient accepts acted on, one per
+    /// class: `acted on whole float for integer `units`: 4 of 4, e.g. {..}:
+    /// valid JSON Schema, refused by strict servers`.
+    pub fn lenient_warnings(&self) -> Vec<String> {
+        self.lenient
+            .iter()
+            .filter(|finding| finding.acted > 0)
+            .map(|finding| {
+                format!(
+                    "acted on {}: {} of {}, e.g. {}: valid JSON Schema, refused by strict servers",
+                    finding.answer_class, finding.acted, finding.of, finding.smallest
+                )
+            })
+            .collect()
+    }
+}
 
 /// One answer class a property failed on: `acted` of `of` calls that sent an
 /// answer built this way acted, and the smallest such answer.
@@ -57,12 +88,20 @@ pub struct Tally {
     /// The refused ones among them, in the same order as their `valid` entries
     /// with `acted == false`.
     pub refused: Vec<Refused>,
-    /// Lenient accepts acted on (warnings of property 2).
-    pub lenient_acted: Vec<String>,
+    /// Per class of lenient accept (the traits without their numbers: `whole
+    /// float for integer `units``), how many calls carried one, how many
+    /// acted, and the shortest acted on (warnings of property 2).
+    pub lenient: Vec<ClassFinding>,
     /// Generated invalid answers the judge called valid.
     pub reclassified: usize,
     /// Calls in which no answer could come (property 7).
     pub unanswered: usize,
+    /// Calls whose valid accept did not carry a declared consent value
+    /// (`--consent`; property 7).
+    pub withheld_consent: usize,
+    /// Calls in which the server asked a form again after an answer (a
+    /// re-ask): only the last answer to each form is judged.
+    pub reasked: usize,
     /// The client capabilities of each such call that acted, once each.
     pub unanswered_acted: Vec<Value>,
     /// Calls declined after a valid accept was planted in another session
@@ -91,19 +130,28 @@ pub struct CallSummary<'a> {
     pub stderr: &'a str,
     /// The capabilities the client declared.
     pub capabilities: &'a Value,
+    /// The consent fields declared with `--consent`.
+    pub consent: &'a [crate::oracle::consent::DeclaredConsent],
 }
 
 impl Tally {
     /// Counts one call; `plan` is what was planned for it (for the count of
     /// reclassified answers).
+    ///
+    /// Only the answers the action is attributed to are judged
+    /// ([`crate::oracle::property::judged`]: the last answer to each form, a
+    /// re-ask superseding the earlier ones; URL completions left out).
     pub fn add(&mut self, call: CallSummary<'_>, plan: &[GeneratedAnswer]) {
         self.sessions += 1;
-        let sent = call.sent;
-        let refusal = sent
+        let judged = crate::oracle::property::judged(call.sent);
+        self.reasked += usize::from(crate::oracle::property::superseded(call.sent) > 0);
+        let refusal = judged
             .iter()
+            .copied()
             .find(|sent| matches!(sent.class, Class::Refusal(_)));
-        let invalid = sent
+        let invalid = judged
             .iter()
+            .copied()
             .find(|sent| matches!(sent.class, Class::InvalidAccept(_) | Class::NearMiss(_)));
         self.with_refusal += usize::from(refusal.is_some());
         self.with_invalid += usize::from(invalid.is_some() && refusal.is_none());
@@ -115,28 +163,35 @@ impl Tally {
         if call.reply.get("result").is_some() || call.reply.get("error").is_some() {
             self.acted_readings += 1;
         }
-        if crate::oracle::property::unanswered(sent) {
+        if crate::oracle::property::unanswered(call.sent) {
             self.unanswered += 1;
             if call.acted && !self.unanswered_acted.contains(call.capabilities) {
                 self.unanswered_acted.push(call.capabilities.clone());
             }
         }
+        if refusal.is_none()
+            && invalid.is_none()
+            && crate::oracle::property::withheld_consent(&judged, call.consent).is_some()
+        {
+            self.withheld_consent += 1;
+        }
         let all_valid =
-            !sent.is_empty() && sent.iter().all(|sent| sent.class == Class::ValidAccept);
+            !judged.is_empty() && judged.iter().all(|sent| sent.class == Class::ValidAccept);
         // No answer at all: nothing lenient to list (the loop below is empty).
-        let all_accepted = sent
+        let all_accepted = judged
             .iter()
             .all(|sent| matches!(sent.class, Class::ValidAccept | Class::LenientAccept(_)));
         if all_valid {
             self.valid.push(ValidCall {
-                contents: sent
+                // An accept without content to a form that requires nothing is `{}`.
+                contents: judged
                     .iter()
-                    .map(|sent| sent.answer.get("content").cloned().unwrap_or(Value::Null))
+                    .map(|sent| sent.answer.get("content").cloned().unwrap_or(json!({})))
                     .collect(),
                 acted: call.acted,
             });
             if !call.acted
-                && let Some(last) = sent.last()
+                && let Some(last) = judged.last()
             {
                 self.refused.push(Refused {
                     answer: last.answer.clone(),
@@ -144,23 +199,38 @@ impl Tally {
                     stderr: call.stderr.to_owned(),
                 });
             }
-        } else if all_accepted && call.acted {
-            for sent in sent {
-                if let Class::LenientAccept(traits) = &sent.class
-                    && self.lenient_acted.len() < MAX_LENIENT_LISTED
-                {
-                    let warning = format!(
-                        "acted on {} ({}): valid JSON Schema, refused by strict servers",
-                        sent.answer,
-                        traits.join("; ")
-                    );
-                    if !self.lenient_acted.contains(&warning) {
-                        self.lenient_acted.push(warning);
+        } else if all_accepted {
+            // Lenient accepts, grouped by class: how many acted of how many.
+            for sent in judged {
+                if let Class::LenientAccept(traits) = &sent.class {
+                    let class = lenient_class(traits);
+                    let at = self
+                        .lenient
+                        .iter()
+                        .position(|known| known.answer_class == class)
+                        .unwrap_or_else(|| {
+                            self.lenient.push(ClassFinding {
+                                answer_class: class,
+                                acted: 0,
+                                of: 0,
+                                smallest: Value::Null,
+                            });
+                            self.lenient.len() - 1
+                        });
+                    let finding = &mut self.lenient[at];
+                    finding.of += 1;
+                    if call.acted {
+                        finding.acted += 1;
+                        let shorter = finding.smallest.is_null()
+                            || sent.answer.to_string().len() < finding.smallest.to_string().len();
+                        if shorter {
+                            finding.smallest = sent.answer.clone();
+                        }
                     }
                 }
             }
         }
-        for (sent, planned) in sent.iter().zip(plan) {
+        for (sent, planned) in call.sent.iter().zip(plan) {
             let built_invalid = planned.built_as.starts_with("accept: ")
                 && !planned.built_as.starts_with(VALID)
                 && !planned.built_as.contains("extra key")
@@ -250,6 +320,12 @@ mod tests {
         }
     }
 
+    /// `answer` as the answer to the form of step `number` (a form of its own).
+    fn at_step(mut answer: SentAnswer, number: u32) -> SentAnswer {
+        answer.requested_schema = json!({"title": format!("step {number}")});
+        answer
+    }
+
     fn add(tally: &mut Tally, answers: &[SentAnswer], acted: bool) {
         tally.add(
             CallSummary {
@@ -258,6 +334,7 @@ mod tests {
                 reply: &json!({"result": {}}),
                 stderr: "",
                 capabilities: &json!({"elicitation": {"form": {}}}),
+                consent: &[],
             },
             &[],
         );
@@ -372,6 +449,7 @@ mod tests {
                 reply: &Value::Null,
                 stderr: "",
                 capabilities,
+                consent: &[],
             }
         }
         let error = [sent(
@@ -394,13 +472,20 @@ mod tests {
     }
 
     #[test]
-    fn lenient_accepts_acted_on_are_listed_only_beside_accepts_and_at_most_five() {
+    fn lenient_accepts_are_grouped_by_class_with_how_many_acted_and_the_shortest_one() {
         let mut tally = Tally::default();
-        let lenient = |n: u32| {
+        let lenient = |n: u32, note: &str| {
             sent(
-                json!({"action": "accept", "content": {"a": n, "note": "x"}}),
+                json!({"action": "accept", "content": {"a": n, "note": note}}),
                 Class::LenientAccept(vec!["extra key `note` the schema does not name".into()]),
                 "accept: extra key `note`",
+            )
+        };
+        let float = |value: f64| {
+            sent(
+                json!({"action": "accept", "content": {"a": value}}),
+                Class::LenientAccept(vec![format!("whole float {value:.1} for integer `a`")]),
+                "accept: whole float",
             )
         };
         let invalid = sent(
@@ -409,28 +494,38 @@ mod tests {
             "accept: a string",
         );
         // Beside an invalid answer, the call is property 2's, not a warning.
-        add(&mut tally, &[lenient(0), invalid], true);
-        assert!(tally.lenient_acted.is_empty());
-        // Not acted on: nothing to warn about.
-        add(&mut tally, &[lenient(0)], false);
-        assert!(tally.lenient_acted.is_empty());
-        for n in 1..=7 {
+        add(&mut tally, &[lenient(0, "x"), at_step(invalid, 2)], true);
+        assert!(tally.lenient_warnings().is_empty());
+        // Not acted on: counted, nothing to warn about.
+        add(&mut tally, &[lenient(0, "long note")], false);
+        assert!(tally.lenient_warnings().is_empty());
+        for n in 1..=4 {
             add(
                 &mut tally,
-                &[lenient(n), sent(json!({}), Class::ValidAccept, VALID)],
+                &[
+                    lenient(n, "long note"),
+                    at_step(sent(json!({}), Class::ValidAccept, VALID), 2),
+                ],
                 true,
             );
         }
-        assert_eq!(tally.lenient_acted.len(), MAX_LENIENT_LISTED);
+        add(&mut tally, &[lenient(9, "x")], true);
+        add(&mut tally, &[float(3.0)], true);
+        add(&mut tally, &[float(12.0)], false);
         assert_eq!(
-            tally.lenient_acted[0],
-            "acted on {\"action\":\"accept\",\"content\":{\"a\":1,\"note\":\"x\"}} (extra key `note` the schema does not name): valid JSON Schema, refused by strict servers"
+            tally.lenient_warnings(),
+            vec![
+                "acted on extra key `note` the schema does not name: 5 of 6, e.g. {\"action\":\"accept\",\"content\":{\"a\":9,\"note\":\"x\"}}: valid JSON Schema, refused by strict servers".to_owned(),
+                "acted on whole float for integer `a`: 1 of 2, e.g. {\"action\":\"accept\",\"content\":{\"a\":3.0}}: valid JSON Schema, refused by strict servers".to_owned(),
+            ]
         );
-        // The same warning twice is listed once.
-        let mut again = Tally::default();
-        add(&mut again, &[lenient(1)], true);
-        add(&mut again, &[lenient(1)], true);
-        assert_eq!(again.lenient_acted.len(), 1);
+        assert_eq!(
+            lenient_class(&[
+                "whole float 3.0 for integer `a`".into(),
+                "extra key `b`".into()
+            ]),
+            "whole float for integer `a`; extra key `b`"
+        );
     }
 
     #[test]
@@ -450,6 +545,7 @@ mod tests {
             reply: &Value::Null,
             stderr: "",
             capabilities: &Value::Null,
+            consent: &[],
         };
         for built_as in [
             VALID,
@@ -464,5 +560,74 @@ mod tests {
         tally.add(summary, &plan("accept: 15 above maximum 14 for `a`"));
         assert_eq!(tally.reclassified, 1);
         assert_eq!(tally.acted_readings, 0);
+    }
+
+    #[test]
+    fn a_re_asked_call_is_counted_and_judged_on_its_last_answer() {
+        let mut tally = Tally::default();
+        let invalid = sent(
+            json!({"action": "accept", "content": {"a": "x"}}),
+            Class::InvalidAccept(vec!["/a: x".into()]),
+            "accept: a string",
+        );
+        let valid = sent(
+            json!({"action": "accept", "content": {"a": 1}}),
+            Class::ValidAccept,
+            VALID,
+        );
+        add(&mut tally, &[invalid.clone(), valid.clone()], true);
+        assert_eq!(tally.reasked, 1);
+        assert_eq!(tally.with_invalid, 0);
+        assert_eq!(tally.valid_acted(), 1);
+        assert_eq!(tally.valid[0].contents, vec![json!({"a": 1})]);
+        add(&mut tally, &[invalid, at_step(valid, 2)], true);
+        assert_eq!(tally.reasked, 1);
+        assert_eq!(tally.with_invalid, 1);
+        // An accept without content to a form that requires nothing is `{}`.
+        let bare = sent(json!({"action": "accept"}), Class::ValidAccept, VALID);
+        add(&mut tally, &[bare], true);
+        assert_eq!(tally.valid[1].contents, vec![json!({})]);
+    }
+
+    #[test]
+    fn valid_calls_that_withhold_a_declared_consent_are_counted_for_property_7() {
+        let consent = [crate::oracle::consent::DeclaredConsent {
+            name: "confirm".into(),
+            value: json!(true),
+        }];
+        let form = json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}});
+        let answer = |confirm: bool, class: Class| SentAnswer {
+            requested_schema: form.clone(),
+            answer: json!({"action": "accept", "content": {"confirm": confirm}}),
+            class,
+            built_as: VALID.to_owned(),
+        };
+        let summary = |sent: &[SentAnswer]| {
+            let mut call = CallSummary {
+                sent: &[],
+                acted: false,
+                reply: &Value::Null,
+                stderr: "",
+                capabilities: &Value::Null,
+                consent: &consent,
+            };
+            call.sent = sent;
+            tally_of(call)
+        };
+        fn tally_of(call: CallSummary<'_>) -> usize {
+            let mut tally = Tally::default();
+            tally.add(call, &[]);
+            tally.withheld_consent
+        }
+        assert_eq!(summary(&[answer(false, Class::ValidAccept)]), 1);
+        assert_eq!(summary(&[answer(true, Class::ValidAccept)]), 0);
+        assert_eq!(
+            summary(&[answer(false, Class::InvalidAccept(vec!["x".into()]))]),
+            0
+        );
+        assert_eq!(
+            summary(&[answer(false, Class::Refusal("decline".into()))]),
+            0
+        );
     }
 }

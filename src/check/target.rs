@@ -77,9 +77,23 @@ pub struct Target {
     pub protocol: Protocol,
     /// Fresh server processes run at once (`-j N`, at least 1): the cases of
     /// `--fresh` mode, the re-runs of a session that did not end cleanly, the
-    /// retries of 2026-07-28. `--setup` and `--acted-cmd` then run
-    /// concurrently too, so more than 1 suits only cases that share no state.
+    /// sessions declaring other capabilities, the retries of 2026-07-28. With
+    /// `--setup` or `--acted-cmd`, cases still run one at a time unless
+    /// [`Target::independent_cases`] says they share no state
+    /// ([`Target::parallel_cases`]).
     pub jobs: usize,
+    /// `--consent POINTER=JSON` (repeatable): the consent fields and the one
+    /// value of each that consents. Acting on a valid accept that carries
+    /// another value there breaks property 7; the probe's base carries the
+    /// consenting value.
+    pub consent: Vec<crate::oracle::consent::DeclaredConsent>,
+    /// `--independent-cases`: the cases share no state (each case's
+    /// `--setup` and `--acted-cmd` use a fixture of their own, e.g. named
+    /// after `ELICIT_CHECK_SESSION`), so with `-j N` they may overlap.
+    pub independent_cases: bool,
+    /// Where the check says how far it is (`--progress`, or a terminal);
+    /// none: nowhere.
+    pub progress: Option<super::progress::ProgressSink>,
     /// The slice of the planned cases to run (`--shard K/N` of a config with
     /// one target): the coverage and random cases at positions `i` (in plan
     /// order) with `i % N + 1 == K`. The probe runs and is judged in every
@@ -118,7 +132,24 @@ impl Target {
             allow_unasked: false,
             protocol: Protocol::V2025_11_25,
             jobs: 1,
+            consent: Vec::new(),
+            independent_cases: false,
+            progress: None,
             shard: None,
+        }
+    }
+
+    /// How many cases may run at once: [`Target::jobs`], or 1 when a
+    /// `--setup` or `--acted-cmd` may share state between cases and
+    /// [`Target::independent_cases`] does not say otherwise. Then nothing of
+    /// one case (its setup, server, call, acted reading, exit) overlaps
+    /// another's.
+    pub fn parallel_cases(&self) -> usize {
+        let hooks = self.setup.is_some() || matches!(self.acted, ActedRule::Command(_));
+        if hooks && !self.independent_cases {
+            1
+        } else {
+            self.jobs.max(1)
         }
     }
 

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::baseline::Applied;
+use super::eras::{EraStatus, Outcome};
 use super::outcome::PropertyVerdict;
 use super::shard::Shard;
 use super::summary::cell;
@@ -109,6 +110,8 @@ impl TargetEntry {
 pub(super) struct ReportView {
     /// Whether every property holds in every era checked.
     passed: bool,
+    /// `passed`, `failed`, `inconclusive` or `incomplete`.
+    outcome: Outcome,
     /// Each era tried.
     eras: Vec<EraView>,
 }
@@ -120,6 +123,12 @@ struct EraView {
     protocol: String,
     /// Whether its properties were judged.
     checked: bool,
+    /// What became of it.
+    status: EraStatus,
+    /// Why it ran, was not checked, cannot be confirmed or is incomplete.
+    why: String,
+    /// Whether it fails apart from its properties.
+    fails: bool,
     /// Its properties, when checked.
     #[serde(default)]
     report: Option<EraPropertiesView>,
@@ -130,6 +139,16 @@ struct EraView {
 struct EraPropertiesView {
     /// P1 to P8.
     properties: Vec<PropertyView>,
+    /// Its health: why it is inconclusive, when it is.
+    health: HealthView,
+}
+
+/// What the verdict line reads of an era's health.
+#[derive(Debug, Deserialize)]
+struct HealthView {
+    /// Why the era is inconclusive.
+    #[serde(default)]
+    inconclusive: Option<String>,
 }
 
 /// One property's verdict and warnings.
@@ -154,8 +173,40 @@ impl ReportView {
     }
 }
 
-/// The outcome and one-line verdict of `report`, read through `baseline`.
+/// The outcome and one-line verdict of `report`, read through `baseline`:
+/// a report that could not be completed, or is inconclusive, is the
+/// target's error whatever the baseline says.
 fn verdict(report: &ReportView, baseline: Option<&Applied>) -> (TargetOutcome, String) {
+    for era in &report.eras {
+        if report.outcome == Outcome::Incomplete && era.status == EraStatus::Incomplete {
+            return (
+                TargetOutcome::Error,
+                format!(
+                    "not completed in protocol {}: {}",
+                    era.protocol,
+                    era.why.lines().next().unwrap_or_default()
+                ),
+            );
+        }
+    }
+    for era in &report.eras {
+        let inconclusive = era
+            .report
+            .as_ref()
+            .and_then(|checked| checked.health.inconclusive.as_deref());
+        if let Some(line) = inconclusive {
+            return (
+                TargetOutcome::Error,
+                format!("inconclusive in protocol {}: {line}", era.protocol),
+            );
+        }
+    }
+    let era_failures: Vec<String> = report
+        .eras
+        .iter()
+        .filter(|era| era.fails)
+        .map(|era| format!("cannot be confirmed in {}", era.protocol))
+        .collect();
     let eras_checked: Vec<&str> = report
         .eras
         .iter()
@@ -195,7 +246,7 @@ fn verdict(report: &ReportView, baseline: Option<&Applied>) -> (TargetOutcome, S
     match baseline {
         None if report.passed => (TargetOutcome::Passed, holds),
         None => {
-            let failed = report
+            let failed: Vec<(u8, &str)> = report
                 .eras
                 .iter()
                 .filter_map(|era| Some((era.protocol.as_str(), era.report.as_ref()?)))
@@ -207,8 +258,21 @@ fn verdict(report: &ReportView, baseline: Option<&Applied>) -> (TargetOutcome, S
                         .map(move |property| (property.property, protocol))
                 })
                 .collect();
-            (TargetOutcome::Failed, format!("FAILED: {}", listed(failed)))
+            let mut parts = Vec::new();
+            if !failed.is_empty() {
+                parts.push(listed(failed));
+            }
+            parts.extend(era_failures);
+            (
+                TargetOutcome::Failed,
+                format!("FAILED: {}", parts.join("; ")),
+            )
         }
+        // No baseline lists an era the tool cannot be confirmed in.
+        Some(applied) if applied.passed && !era_failures.is_empty() => (
+            TargetOutcome::Failed,
+            format!("FAILED: {}", era_failures.join("; ")),
+        ),
         Some(applied) if applied.passed && applied.known.is_empty() => {
             (TargetOutcome::Passed, holds)
         }
@@ -241,6 +305,7 @@ fn verdict(report: &ReportView, baseline: Option<&Applied>) -> (TargetOutcome, S
             if !stale.is_empty() {
                 parts.push(format!("stale baseline entry: {}", listed(stale)));
             }
+            parts.extend(era_failures);
             (
                 TargetOutcome::Failed,
                 format!("FAILED with the baseline: {}", parts.join("; ")),
@@ -618,7 +683,7 @@ mod tests {
         assert_eq!(entry.report, None);
         assert_eq!(
             entry.verdict,
-            "not checked: its report cannot be read: missing field `eras`"
+            "not checked: its report cannot be read: missing field `outcome`"
         );
     }
 

@@ -101,12 +101,16 @@ pub struct CheckArgs {
     pub(crate) acted_not_error: bool,
     /// Acted = this shell command exits 0 after each case (fresh mode: after the
     /// server exited; session mode: after the call's reply), e.g.
-    /// `test ! -e victim.txt`; runs with --env and --cwd.
+    /// `test ! -e victim.txt`; runs with --env and --cwd. It is run before each
+    /// call too and must not exit 0 then (a call it already reads as acted
+    /// counts for no property).
     #[arg(long, value_name = "CMD")]
     pub(crate) acted_cmd: Option<String>,
     /// A shell command run before each case (before the server starts, or before
     /// each call in session mode), e.g. to reset a fixture; a non-zero exit
-    /// stops the check (exit 2).
+    /// stops that era's check (exit 2). It and --acted-cmd see ELICIT_CHECK_ERA,
+    /// ELICIT_CHECK_SESSION (the server process, from 1; the server sees
+    /// both) and ELICIT_CHECK_CASE (the call, as cases.jsonl names it).
     #[arg(long, value_name = "CMD")]
     pub(crate) setup: Option<String>,
     /// Set a variable in the server's (and the commands') environment; repeatable.
@@ -139,11 +143,19 @@ pub struct CheckArgs {
     /// Warnings (acting on extra keys or whole floats for integers) fail property 2.
     #[arg(long)]
     pub(crate) strict: bool,
-    /// The tool acts on purpose when the client cannot answer (a documented
-    /// fail-open design): property 7 reports each such call as a warning
-    /// instead of failing.
+    /// The tool acts on purpose when the client declared no form elicitation
+    /// (a documented fail-open design): property 7 reports each such call as
+    /// a warning instead of failing. A form-capable client that is never
+    /// asked still fails it.
     #[arg(long)]
     pub(crate) allow_unasked: bool,
+    /// A consent field and the one value that consents, e.g. '/confirm=true'
+    /// or '/choice="Yes"' (repeatable): acting on a valid accept that carries
+    /// another value there fails property 7. Without it, consent fields are
+    /// inferred from what the tool does, and a field that reads as consent but
+    /// was acted on at two values is only a warning.
+    #[arg(long, value_name = "POINTER=JSON")]
+    pub(crate) consent: Vec<String>,
     /// The protocol era(s) to drive the server in: 2025-11-25 (elicitation/create
     /// inside the call), 2026-07-28 (multi round-trip requests: input requests
     /// answered on the retry), both (each required), or auto: every era the
@@ -156,14 +168,29 @@ pub struct CheckArgs {
     #[arg(long, value_name = "N", allow_negative_numbers = true)]
     pub(crate) max_shrink_runs: Option<usize>,
     /// Fresh server processes run at once: the cases of --fresh, the re-runs of
-    /// a session that did not end cleanly, the 2026-07-28 retries [default: 1].
-    /// --setup and --acted-cmd then run concurrently too: give more than 1 only
-    /// when cases share no state.
+    /// a session that did not end cleanly, the capability sessions, the
+    /// 2026-07-28 retries [default: 1]. With --setup or --acted-cmd, cases
+    /// still run one at a time unless --independent-cases.
     #[arg(short = 'j', long = "jobs", value_name = "N", allow_negative_numbers = true, value_parser = clap::value_parser!(u16).range(1..))]
     pub(crate) jobs: Option<u16>,
+    /// The cases share no state: each case's --setup and --acted-cmd use a
+    /// fixture of its own (e.g. named after $ELICIT_CHECK_SESSION), so with
+    /// -j N they may run at once. Without it, nothing of one case (setup,
+    /// server, call, acted reading, exit) overlaps another's.
+    #[arg(long)]
+    pub(crate) independent_cases: bool,
+    /// Show progress on stderr (cases done per era, the current phase) even
+    /// when stderr is not a terminal [default: on a terminal only].
+    #[arg(long)]
+    pub(crate) progress: bool,
     /// Print one JSON document instead of the table.
     #[arg(long)]
     pub(crate) json: bool,
+    /// In the table, every wire line whole (by default a line past 400
+    /// characters is cut, saying its size; --json keeps everything either
+    /// way).
+    #[arg(long)]
+    pub(crate) verbose: bool,
     /// Write JUnit XML (one testcase per property) to this file.
     #[arg(long, value_name = "PATH")]
     pub(crate) junit: Option<PathBuf>,
@@ -203,6 +230,12 @@ pub struct CheckArgs {
     /// session is its own Mcp-Session-Id (docs/src/http.md).
     #[arg(long, value_name = "URL")]
     pub(crate) url: Option<String>,
+    /// With --url, a header sent on every HTTP request, e.g. 'Authorization:
+    /// Bearer ${TOKEN}' (repeatable): `${VAR}` is read from the environment,
+    /// and a value given literally is printed as *** in reports and
+    /// reproduction lines.
+    #[arg(long = "header", value_name = "NAME: VALUE", requires = "url")]
+    pub(crate) header: Vec<String>,
     #[command(flatten)]
     pub(crate) limits: LimitArgs,
     /// The server command, after `--` (e.g. `-- python3 server.py`).
@@ -513,7 +546,8 @@ pub struct LimitArgs {
     /// Seconds a server may take to answer `initialize` and `tools/list`.
     #[arg(long, default_value_t = 10.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
     pub(crate) startup_timeout: f64,
-    /// Seconds one `tools/call` may take, elicitations included.
+    /// Seconds one `tools/call` may take, elicitations included (and each
+    /// `check --setup` or `--acted-cmd` run).
     #[arg(long, default_value_t = 10.0, value_parser = seconds, value_name = "SECS", allow_negative_numbers = true)]
     pub(crate) call_timeout: f64,
     /// Seconds a server may take to exit after its stdin closes before it is killed.

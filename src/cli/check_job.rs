@@ -86,8 +86,27 @@ pub(super) fn check_target(
         .url
         .clone()
         .or_else(|| config.and_then(|c| c.url.clone()));
+    let headers = if args.header.is_empty() {
+        config.map(|c| c.headers.clone()).unwrap_or_default()
+    } else {
+        args.header.clone()
+    };
+    if url.is_none() && !headers.is_empty() {
+        anyhow::bail!("headers go with --url (or url in the config): stdio has no headers");
+    }
+    let headers = headers
+        .iter()
+        .map(|text| {
+            crate::harness::request_header::RequestHeader::parse(text, &|name| {
+                std::env::var(name).ok()
+            })
+        })
+        .collect::<Result<Vec<_>, String>>()
+        .map_err(anyhow::Error::msg)?;
     let transport = match &url {
-        Some(url) => crate::harness::Transport::http(url, !command.is_empty())?,
+        Some(url) => {
+            crate::harness::Transport::http(url, !command.is_empty())?.with_headers(headers)
+        }
         None if command.is_empty() => anyhow::bail!(
             "no server command: give it after `--` (e.g. `-- python3 server.py`), or --url URL for a running Streamable HTTP server"
         ),
@@ -227,6 +246,18 @@ pub(super) fn check_target(
         .strict(args.strict || config.is_some_and(|c| c.strict))
         .session(session);
     target.allow_unasked = args.allow_unasked || config.is_some_and(|c| c.allow_unasked);
+    target.independent_cases =
+        args.independent_cases || config.is_some_and(|c| c.independent_cases);
+    let consent = if args.consent.is_empty() {
+        config.map(|c| c.consent.clone()).unwrap_or_default()
+    } else {
+        args.consent.clone()
+    };
+    for text in &consent {
+        target.consent.push(
+            crate::oracle::consent::DeclaredConsent::parse(text).map_err(anyhow::Error::msg)?,
+        );
+    }
     let eras: crate::check::eras::Eras = match (args.protocol, config) {
         (Some(eras), _) => eras,
         (None, Some(config)) => match &config.protocol {
@@ -272,7 +303,7 @@ pub(super) async fn check_single(
         }
     }
     let mut signals = StopSignals::listen();
-    let checked = check_one(
+    let checked = match check_one(
         &args,
         chosen,
         baseline.as_ref(),
@@ -280,7 +311,17 @@ pub(super) async fn check_single(
         &mut signals,
         None,
     )
-    .await?;
+    .await
+    {
+        Ok(checked) => checked,
+        Err(error) if error.is::<Interrupted>() => return Err(error),
+        Err(error) => {
+            // Every report the options ask for still says why, so a CI job
+            // that reads them never reads nothing (or an earlier run's).
+            not_checked_reports(&args, chosen, &format!("{error:#}"))?;
+            return Err(error);
+        }
+    };
     let Checked {
         report,
         applied,
@@ -295,7 +336,7 @@ pub(super) async fn check_single(
             write!(
                 stdout,
                 "{}",
-                crate::check::report::eras_table(&report, applied.as_ref())
+                crate::check::report::eras_table(&report, applied.as_ref(), args.verbose)
             )?;
         }
     }
@@ -332,7 +373,67 @@ pub(super) async fn check_single(
             &crate::check::summary::markdown(&report, applied.as_ref(), &report.tool),
         )?;
     }
-    Ok(applied.map_or(report.passed, |applied| applied.passed))
+    // Every report is written first: an incomplete or inconclusive check
+    // loses none of the verdicts it reached.
+    if let Some(why) = report.unfinished() {
+        anyhow::bail!(why);
+    }
+    Ok(!report.era_fails() && applied.map_or(report.passed, |applied| applied.passed))
+}
+
+/// The reports of a check that could not be done, each saying `error`:
+/// with `--json` a document `{"passed": false, "outcome": "not_checked",
+/// "error": ...}` on stdout, JUnit's one testcase in error, SARIF's run whose
+/// invocation did not succeed, the summary's `NOT CHECKED` heading.
+///
+/// # Errors
+/// A report file cannot be written.
+fn not_checked_reports(
+    args: &CheckArgs,
+    config: Option<&TargetConfig>,
+    error: &str,
+) -> anyhow::Result<()> {
+    let tool = args
+        .tool
+        .clone()
+        .or_else(|| config.map(|c| c.tool.clone()))
+        .unwrap_or_default();
+    if args.json {
+        let document = json!({
+            "passed": false,
+            "outcome": "not_checked",
+            "tool": tool,
+            "error": error,
+        });
+        writeln!(
+            std::io::stdout().lock(),
+            "{}",
+            serde_json::to_string_pretty(&document)?
+        )?;
+    }
+    if let Some(path) = &args.junit {
+        let mut junit = quick_junit::Report::new("elicit-check");
+        junit.add_test_suite(crate::check::report::not_checked_suite(&tool, error));
+        std::fs::write(path, junit.to_string()?)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &args.sarif {
+        let sarif = crate::check::sarif::wrap(vec![crate::check::sarif::not_checked_run(
+            &tool, &tool, error,
+        )]);
+        std::fs::write(path, serde_json::to_string_pretty(&sarif)? + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &args.summary {
+        append_summary(
+            path,
+            &format!(
+                "## elicit-check check `{tool}`: NOT CHECKED\n\n{}\n\n",
+                crate::check::summary::cell(error)
+            ),
+        )?;
+    }
+    Ok(())
 }
 
 /// Writes a target's report `json` to `dir/check.json`.
@@ -395,7 +496,16 @@ pub(super) async fn check_one(
             crate::check::eras::Eras::Auto => "auto: every era the server answers".to_owned(),
             other => other.to_string(),
         },
-        match (target.session, target.jobs) {
+        match (target.session, target.parallel_cases()) {
+            _ if target.parallel_cases() < target.jobs => format!(
+                "{}, one case at a time: --setup or --acted-cmd may share state between cases (--independent-cases lets -j {} overlap them)",
+                if target.session {
+                    "session mode"
+                } else {
+                    "a fresh process per case"
+                },
+                target.jobs
+            ),
             (true, 1) => "session mode".to_owned(),
             (true, jobs) => format!("session mode, fresh re-runs -j {jobs}"),
             (false, 1) => "a fresh process per case".to_owned(),
@@ -423,13 +533,32 @@ pub(super) async fn check_one(
             }
         }
     };
+    let (display, sink) = super::progress::Display::on_stderr(args.progress);
+    target.progress = sink;
+    let started = std::time::Instant::now();
+    let hooks_before = crate::check::hooks::time_spent();
     let finished = tokio::select! {
         report = crate::check::eras::check_eras(&target, eras, &mut on_record) => Some(report),
         signal = signals.recv() => {
+            display.finish();
             eprintln!("elicit-check: {signal}: stopping; the case in flight is dropped and its server killed");
             None
         }
     };
+    display.finish();
+    let hooks = crate::check::hooks::time_spent().saturating_sub(hooks_before);
+    eprintln!(
+        "elicit-check: checked in {:.1} s{}",
+        started.elapsed().as_secs_f64(),
+        if hooks.is_zero() {
+            String::new()
+        } else {
+            format!(
+                ", {:.1} s of it in --setup and --acted-cmd",
+                hooks.as_secs_f64()
+            )
+        }
+    );
     let Some(report) = finished else {
         if let Some(file) = cases_log.as_mut() {
             file.flush().context("cannot write cases.jsonl")?;
@@ -452,6 +581,7 @@ pub(super) async fn check_one(
                 let path = dir.join("check.json");
                 let failed = json!({
                     "passed": false,
+                    "outcome": "not_checked",
                     "server_command": target.command,
                     "url": target.transport.url(),
                     "tool": target.tool,

@@ -13,6 +13,7 @@ mod check_job;
 pub mod exit_code;
 mod merge_job;
 mod program;
+mod progress;
 mod run_job;
 mod signals;
 mod targets_job;

@@ -39,6 +39,7 @@ fn one_target_options(args: &CheckArgs) -> Vec<&'static str> {
         (args.case_index.is_some(), "--case-index"),
         (args.setup.is_some(), "--setup"),
         (args.cwd.is_some(), "--cwd"),
+        (!args.consent.is_empty(), "--consent"),
     ]
     .into_iter()
     .filter_map(|(given, option)| given.then_some(option))
@@ -183,7 +184,7 @@ pub(super) async fn check_targets(args: &CheckArgs, config: &ConfigFile) -> anyh
                     write!(
                         stdout,
                         "{}",
-                        crate::check::report::eras_table(&checked.report, applied)
+                        crate::check::report::eras_table(&checked.report, applied, args.verbose)
                     )?;
                 }
                 suites.extend(crate::check::report::eras_suites(

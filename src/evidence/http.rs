@@ -41,6 +41,10 @@ pub struct Carried {
     /// The id of a request or a response; none for a notification.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub id: Option<Value>,
+    /// The `requestId` a `notifications/cancelled` names: the request the
+    /// sender no longer awaits (MCP 2025-11-25, basic/utilities/cancellation).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cancels: Option<Value>,
 }
 
 impl Carried {
@@ -53,6 +57,10 @@ impl Carried {
                 .and_then(Value::as_str)
                 .map(str::to_owned),
             id: message.get("id").cloned(),
+            cancels: (message.get("method").and_then(Value::as_str)
+                == Some("notifications/cancelled"))
+            .then(|| message.get("params")?.get("requestId").cloned())
+            .flatten(),
         })
     }
 
@@ -231,6 +239,7 @@ mod tests {
             carries: Some(Carried {
                 method: Some("tools/call".into()),
                 id: Some(json!(2)),
+                cancels: None,
             }),
         };
         assert_eq!(
@@ -261,6 +270,7 @@ mod tests {
             carries: Some(Carried {
                 method: None,
                 id: Some(json!(2)),
+                cancels: None,
             }),
         };
         assert_eq!(event.describe(), "event 7 (314 bytes): response to id 2");
@@ -306,6 +316,22 @@ mod tests {
             Carried::of(&json!({"method": "notifications/initialized"})).expect("an object");
         assert!(!notification.is_request());
         assert_eq!(notification.describe(), "notifications/initialized");
+        assert_eq!(notification.cancels, None);
+        // A cancellation names the request it gives up (its `requestId`).
+        let cancel = Carried::of(&json!({"method": "notifications/cancelled",
+                                         "params": {"requestId": "a", "reason": "timed out"}}))
+        .expect("an object");
+        assert_eq!(cancel.cancels, Some(json!("a")));
+        assert!(!cancel.is_request());
+        assert_eq!(
+            serde_json::to_value(&cancel).expect("serializes"),
+            json!({"method": "notifications/cancelled", "cancels": "a"})
+        );
+        // Only a cancellation names one.
+        let other = Carried::of(&json!({"method": "notifications/progress",
+                                        "params": {"requestId": "a"}}))
+        .expect("an object");
+        assert_eq!(other.cancels, None);
         let response = Carried::of(&json!({"id": "a", "result": {}})).expect("an object");
         assert!(!response.is_request());
         assert!(response.answers(&json!("a")));
@@ -330,6 +356,7 @@ mod tests {
                 carries: Some(Carried {
                     method: Some("notifications/progress".into()),
                     id: None,
+                    cancels: None,
                 }),
             },
         };

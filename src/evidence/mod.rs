@@ -53,8 +53,9 @@ pub struct Finished {
     pub shutdown_grace: Duration,
     /// Whether the harness stopped the server itself rather than waiting for
     /// it to exit: over Streamable HTTP a server outlives its sessions by
-    /// design, so it is sent SIGTERM (or was never started by the harness),
-    /// and its exit says nothing about the session.
+    /// design, so it is sent SIGTERM (or was never started by the harness);
+    /// over stdio, `check` stops the sessions of a server already shown to
+    /// ignore stdin close. Its exit then says nothing about the session.
     pub stopped_by_harness: bool,
     /// The `--url` the session reached its server at, as given (Streamable
     /// HTTP); `None` over stdio.

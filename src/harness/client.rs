@@ -41,6 +41,15 @@ pub fn declares_url(capabilities: &Value) -> bool {
     matches!(capabilities.get("elicitation"), Some(Value::Object(modes)) if modes.contains_key("url"))
 }
 
+/// Whether an `elicitation/create` request (or a 2026-07-28 input request of
+/// that method), `{"method": .., "params": {..}}`, asks for a form: its
+/// `params.mode` is `"form"`, absent or null (MCP 2025-11-25, Elicitation:
+/// form is the default mode); `"url"` or any other mode is not a form.
+pub fn asks_form(request: &Value) -> bool {
+    let mode = request.pointer("/params/mode");
+    mode.is_none_or(Value::is_null) || mode.and_then(Value::as_str) == Some("form")
+}
+
 /// What this client's reply to a form `elicitation/create` amounts to for `case`,
 /// after the proxy has written the answer in: `-32602` when form is not declared,
 /// the case's answer otherwise, `{"action":"cancel"}` when it has none. Pure; used
@@ -143,6 +152,16 @@ mod tests {
         assert!(!declares_url(&json!({"elicitation": {"form": {}}})));
         assert!(!declares_url(&json!({"elicitation": {}})));
         assert!(!declares_url(&json!({"url": {}})));
+        let request = |params: Value| json!({"method": "elicitation/create", "params": params});
+        assert!(asks_form(&request(
+            json!({"message": "m", "requestedSchema": {}})
+        )));
+        assert!(asks_form(&request(json!({"mode": null}))));
+        assert!(asks_form(&request(json!({"mode": "form"}))));
+        assert!(!asks_form(&request(
+            json!({"mode": "url", "url": "https://x/"})
+        )));
+        assert!(!asks_form(&request(json!({"mode": "later"}))));
         assert!(!declares_url(&json!({})));
     }
 

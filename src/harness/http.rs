@@ -12,7 +12,14 @@
 //!   the `initialize` response assigns goes on every later request), not for
 //!   its event stream, which is read on its own task.
 //! - After `notifications/initialized` is accepted, a GET opens the standalone
-//!   event stream (a 405 is recorded and is not an error: the stream is optional).
+//!   event stream (a 405 is recorded and is not an error: the stream is
+//!   optional), and the next POST waits for its status line, at most
+//!   [`STANDALONE_STREAM_WAIT`]: a server may send its requests on that stream
+//!   (MCP 2025-11-25, basic/transports, "Listening for Messages from the
+//!   Server"), and one that has no such stream yet may drop them (the
+//!   TypeScript SDK 1.x does, for an `elicitInput` with no related request), so
+//!   the stream is established before the tool is called, as a client that
+//!   listens first does.
 //! - When the client side closes, a DELETE ends the session.
 //! - Bounds: connecting (until the server answers at all) by the startup
 //!   limit, a status line and a JSON body by the call limit, an event stream
@@ -46,15 +53,25 @@ const MAX_BODY_TEXT: usize = 1024;
 /// How often a refused connection is tried again while the server starts.
 const CONNECT_RETRY: Duration = Duration::from_millis(50);
 
+/// How long the next POST after `notifications/initialized` waits for the
+/// status line of the standalone GET (a 405, an error status or a failure
+/// ends the wait at once): long enough for a server on the loopback or a LAN
+/// to register the stream, short beside the call bound, since a server may
+/// hold that status line until it has something to send.
+pub const STANDALONE_STREAM_WAIT: Duration = Duration::from_secs(2);
+
 /// The `_meta` key carrying the protocol version on 2026-07-28 requests.
 const META_PROTOCOL_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 
 /// Carries the proxy's lines over Streamable HTTP until `from_proxy` ends,
 /// then ends the session (DELETE) and closes `to_proxy`. `hold` is kept open
 /// until then (a started server's stdin, which some servers read as their
-/// lifetime).
+/// lifetime). `headers` (`--header`) go on every request: each POST, the
+/// standalone GET, a resumption, the DELETE, and the second session of a
+/// planted reply.
 pub(crate) async fn bridge<R, W, H>(
     url: Url,
+    headers: HeaderMap,
     state: ProxyState,
     limits: Limits,
     from_proxy: R,
@@ -75,6 +92,7 @@ pub(crate) async fn bridge<R, W, H>(
         client: reqwest::Client::builder()
             .no_proxy()
             .connect_timeout(limits.startup)
+            .default_headers(headers)
             .build()
             .unwrap_or_default(),
         session_id: None,
@@ -86,6 +104,7 @@ pub(crate) async fn bridge<R, W, H>(
         answered_once: false,
         started: Instant::now(),
         stop,
+        cancelled: Arc::new(Mutex::new(Vec::new())),
         initialize: None,
     };
     let mut reader = BufReader::new(from_proxy);
@@ -146,6 +165,9 @@ struct Bridge {
     started: Instant,
     /// Stops the session (see [`read_events`]).
     stop: mpsc::UnboundedSender<()>,
+    /// The ids of the requests the client cancelled with
+    /// `notifications/cancelled`: their streams may end without a response.
+    cancelled: Arc<Mutex<Vec<Value>>>,
     /// The `initialize` request's body, byte for byte (a second session for a
     /// planted reply opens with it).
     initialize: Option<Vec<u8>>,
@@ -170,6 +192,9 @@ impl Bridge {
             if let Ok(value) = value.parse() {
                 headers.insert(name, value);
             }
+        }
+        if let Some(id) = carries.as_ref().and_then(|carried| carried.cancels.clone()) {
+            lock(&self.cancelled).push(id);
         }
         if method == "initialize" {
             // The first one: a second session opens as this one did.
@@ -205,7 +230,7 @@ impl Bridge {
         let forwarded = self.read_response(exchange, response, method == "initialize", answer);
         let forwarded = forwarded.await;
         if method == "notifications/initialized" && status.is_success() {
-            self.open_standalone_stream();
+            self.open_standalone_stream().await;
         }
         forwarded || !awaits_reply
     }
@@ -488,20 +513,31 @@ impl Bridge {
             open: Arc::clone(&self.open),
             version: initialize.then(|| Arc::clone(&self.protocol_version)),
             exchange,
-            answer: answer.map(|id| (id, self.stop.clone())),
+            answer: answer.map(|id| Awaited {
+                id,
+                stop: self.stop.clone(),
+                cancelled: Arc::clone(&self.cancelled),
+            }),
             resume,
         };
         self.streams
             .push(tokio::spawn(read_events(events, response)));
     }
 
-    /// Opens the standalone event stream with a GET, on its own task (a
-    /// server may hold the status line until it has something to send).
-    fn open_standalone_stream(&mut self) {
+    /// Opens the standalone event stream with a GET, read on its own task,
+    /// and waits for its status line (or why there is none) at most
+    /// [`STANDALONE_STREAM_WAIT`] before the next POST: a server that sends a
+    /// request on that stream can only deliver it once the stream is
+    /// established (MCP 2025-11-25, basic/transports, "Listening for Messages
+    /// from the Server"). A server may hold the status line until it has
+    /// something to send: past the wait, the next POST goes out without it and
+    /// the timeline says so; the GET's own bound stays the call bound.
+    async fn open_standalone_stream(&mut self) {
         let headers = self.event_stream_headers();
         let exchange = self.request(Method::GET, &headers, None);
         let request = self.client.get(self.url.clone()).headers(headers);
         let limit = self.limits.call;
+        let (status_line, waited) = tokio::sync::oneshot::channel::<()>();
         let events = Events {
             state: self.state.clone(),
             out: self.out.clone(),
@@ -512,14 +548,21 @@ impl Bridge {
             resume: None,
         };
         self.streams.push(tokio::spawn(async move {
-            let Some(response) = send_once(&events.state, exchange, request, limit, "").await
-            else {
-                return;
-            };
-            if response.status().is_success() {
+            let response = send_once(&events.state, exchange, request, limit, "").await;
+            let _ = status_line.send(());
+            if let Some(response) = response.filter(|response| response.status().is_success()) {
                 read_events(events, response).await;
             }
         }));
+        if tokio::time::timeout(STANDALONE_STREAM_WAIT, waited)
+            .await
+            .is_err()
+        {
+            self.state.event(format!(
+                "HTTP exchange {exchange}: no status line to the standalone GET within {}; the next request goes out without waiting for it",
+                crate::format::seconds(STANDALONE_STREAM_WAIT)
+            ));
+        }
     }
 
     /// Ends the session: a DELETE when the server assigned a session id
@@ -568,12 +611,23 @@ struct Events {
     /// `initialize` POST only).
     version: Option<Arc<Mutex<Option<String>>>>,
     exchange: u32,
-    /// The id of the request the stream answers (a POST's), and how to stop
-    /// the session when it ends without that response.
-    answer: Option<(Value, mpsc::UnboundedSender<()>)>,
+    /// The request the stream answers (a POST's).
+    answer: Option<Awaited>,
     /// How to resume the stream when the server ends it before the response
     /// (a POST's stream).
     resume: Option<Resume>,
+}
+
+/// The request whose response a POST's event stream is to carry.
+struct Awaited {
+    id: Value,
+    /// Stops the session when the stream ends without that response.
+    stop: mpsc::UnboundedSender<()>,
+    /// The ids the client cancelled: a stream that ends after its request
+    /// was cancelled leaves the session going (MCP 2025-11-25,
+    /// basic/utilities/cancellation: the server SHOULD NOT send a response
+    /// for a cancelled request).
+    cancelled: Arc<Mutex<Vec<Value>>>,
 }
 
 /// How a request's event stream that the server ended before the response,
@@ -619,7 +673,8 @@ struct StreamRead {
 /// id to resume from, it stops the session: the request can never be
 /// answered (MCP 2025-11-25, basic/transports, "Sending Messages to the
 /// Server": the server may close the stream before the response only after
-/// an event id). A resumption that gets no event stream is recorded and
+/// an event id), unless the client had cancelled the request
+/// ([`Awaited::cancelled`]). A resumption that gets no event stream is recorded and
 /// leaves the session to its call bound (the response may still come on the
 /// standalone stream).
 async fn read_events(events: Events, response: Response) {
@@ -632,7 +687,7 @@ async fn read_events(events: Events, response: Response) {
         answer,
         resume,
     } = events;
-    let answer_id = answer.as_ref().map(|(id, _)| id);
+    let answer_id = answer.as_ref().map(|awaited| &awaited.id);
     let mut response = response;
     let mut last_id: Option<String> = None;
     let mut retry = None;
@@ -668,11 +723,12 @@ async fn read_events(events: Events, response: Response) {
         };
         (exchange, response) = resumed;
     };
-    if let Some((_, stop)) = answer
+    if let Some(awaited) = answer
         && !answered
         && last_id.is_none()
+        && !lock(&awaited.cancelled).contains(&awaited.id)
     {
-        let _ = stop.send(());
+        let _ = awaited.stop.send(());
     }
 }
 

@@ -21,6 +21,7 @@ pub mod limits;
 pub mod mrtr;
 pub mod mutation;
 pub mod proxy;
+pub mod request_header;
 pub mod rounds;
 pub mod standard_headers;
 pub mod tamper;
@@ -237,7 +238,7 @@ impl Session {
                 ];
                 (Some(process), pumps, None)
             }
-            Transport::Http { url } => {
+            Transport::Http { url, headers } => {
                 let (url, process, stdin) = http_server(command, environment, url, &state, label)?;
                 let (bridge_in, to_bridge) = tokio::io::duplex(PIPE_BYTES);
                 let (from_bridge, bridge_out) = tokio::io::duplex(PIPE_BYTES);
@@ -256,6 +257,7 @@ impl Session {
                 ];
                 let bridge = tokio::spawn(http::bridge(
                     url,
+                    request_header::header_map(headers),
                     state.clone(),
                     limits,
                     bridge_in,
@@ -576,7 +578,26 @@ impl Session {
 
     /// [`Session::finish`], also giving the signal that ended the server
     /// ([`child::Ended::signal`]), for the evidence's `exit_signal`.
-    pub async fn finish_with_signal(mut self) -> (Finished, Option<i32>) {
+    pub async fn finish_with_signal(self) -> (Finished, Option<i32>) {
+        self.end(false).await
+    }
+
+    /// Ends the session without waiting for the server to exit on its own:
+    /// closes the client and the server's stdin, then SIGTERM to its process
+    /// group at once (SIGKILL after [`STOP_GRACE`], or the shutdown grace when
+    /// shorter; over HTTP, after the shutdown grace, as a server on a port is
+    /// stopped). How it ended is then the harness's doing, not the server's
+    /// ([`Finished::stopped_by_harness`]): `check` ends its sessions so once a
+    /// server has shown that it ignores stdin close (MCP 2025-11-25,
+    /// basic/lifecycle, "Shutdown", stdio), which is then judged once, not
+    /// paid for per case.
+    pub async fn stop(self) -> Finished {
+        self.end(true).await.0
+    }
+
+    /// Ends the session: waits for the server to exit after its stdin closed
+    /// (killing it after the grace), or, when `stop` or over HTTP, stops it.
+    async fn end(mut self, stop: bool) -> (Finished, Option<i32>) {
         let protocol_version = self.protocol_version();
         if let Some(client) = self.client.take() {
             let _ = tokio::time::timeout(self.limits.shutdown, client.cancel()).await;
@@ -605,9 +626,17 @@ impl Session {
             bridge.abort();
             self.state.event("HTTP session did not end; bridge closed");
         }
+        let stopped = http || stop;
+        // A server on a port gets the grace to end on SIGTERM; one the harness
+        // stops for having ignored stdin close gets at most STOP_GRACE.
+        let grace = if http {
+            self.limits.shutdown
+        } else {
+            self.limits.shutdown.min(STOP_GRACE)
+        };
         let (exit, signal) = match self.process.take() {
-            Some(process) if http => {
-                let child::Ended { exit, signal } = process.terminate(self.limits.shutdown).await;
+            Some(process) if stopped => {
+                let child::Ended { exit, signal } = process.terminate(grace).await;
                 (exit, signal)
             }
             Some(process) => {
@@ -650,7 +679,7 @@ impl Session {
             pid,
             startup_error: self.startup_error,
             shutdown_grace: self.limits.shutdown,
-            stopped_by_harness: http,
+            stopped_by_harness: stopped,
             url: self.url.clone(),
         };
         (finished, signal)
@@ -710,6 +739,12 @@ fn http_server(
     tokio::spawn(log_stdout(state.clone(), stdout));
     Ok((url, Some(process), Some(stdin)))
 }
+
+/// How long a server [`Session::stop`] ends over stdio has after SIGTERM
+/// before its process group is killed: 1 s, enough to flush and remove what
+/// it must, and short, since such a server has shown that it does not end
+/// when its stdin closes.
+pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Bytes each in-process pipe buffers (client ↔ proxy, proxy ↔ HTTP bridge):
 /// 1 MiB, so a large frame never waits on the reader mid-line.

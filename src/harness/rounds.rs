@@ -131,9 +131,10 @@ impl Session {
     }
 
     /// As [`Session::call_tool_rounds`], with `fault` applied to the first
-    /// retry (see [`RetryFault`]). After a faulted retry the call ends at the
-    /// next reply: a new `InputRequiredResult` is the server asking again, and
-    /// is not answered.
+    /// retry that answers a form (see [`RetryFault`]): the retries before it
+    /// (a URL-mode sign-in before the form) go as answered. After a faulted
+    /// retry the call ends at the next reply: a new `InputRequiredResult` is
+    /// the server asking again, and is not answered.
     pub async fn call_tool_retried(
         &mut self,
         name: &str,
@@ -162,6 +163,7 @@ impl Session {
         };
         let mut params = request(None, None);
         let mut rounds = 0;
+        let mut faulted = false;
         loop {
             rounds += 1;
             let before = self.state.frame_count();
@@ -175,7 +177,7 @@ impl Session {
                     ));
                     break;
                 }
-                Ok(Ok(CallToolResponse::InputRequired(_))) if fault.is_some() && rounds > 1 => {
+                Ok(Ok(CallToolResponse::InputRequired(_))) if faulted => {
                     break;
                 }
                 Ok(Ok(CallToolResponse::InputRequired(_))) if rounds >= DRIVER_MAX_ROUNDS => {
@@ -190,6 +192,10 @@ impl Session {
                     let requests = sent
                         .and_then(|result| result.get("inputRequests"))
                         .and_then(Value::as_object);
+                    let asks_form = requests
+                        .into_iter()
+                        .flatten()
+                        .any(|(_, request)| crate::harness::client::asks_form(request));
                     let mut responses = Some(InputResponses::new());
                     for (key, request) in requests.into_iter().flatten() {
                         let (Answer::Result(answer) | Answer::Error(answer)) = responder(request);
@@ -202,8 +208,9 @@ impl Session {
                         .and_then(Value::as_str)
                         .map(str::to_owned)
                         .or(typed.request_state);
-                    if let Some(fault) = fault.filter(|_| rounds == 1) {
+                    if let Some(fault) = fault.filter(|_| asks_form && !faulted) {
                         fault.apply(&mut responses, &mut state);
+                        faulted = true;
                     }
                     params = request(responses, state);
                 }

@@ -25,6 +25,8 @@ pub enum Transport {
     Http {
         /// The MCP endpoint, possibly holding [`PORT_PLACEHOLDER`].
         url: String,
+        /// Headers sent on every request of every session (`--header`).
+        headers: Vec<super::request_header::RequestHeader>,
     },
 }
 
@@ -85,7 +87,17 @@ impl Transport {
         }
         Ok(Transport::Http {
             url: url.to_owned(),
+            headers: Vec::new(),
         })
+    }
+
+    /// The same transport sending `headers` on every HTTP request (nothing
+    /// changes over stdio).
+    pub fn with_headers(self, headers: Vec<super::request_header::RequestHeader>) -> Transport {
+        match self {
+            Transport::Stdio => Transport::Stdio,
+            Transport::Http { url, .. } => Transport::Http { url, headers },
+        }
     }
 
     /// The endpoint as given (`{port}` kept) over Streamable HTTP; `None`
@@ -93,7 +105,15 @@ impl Transport {
     pub fn url(&self) -> Option<&str> {
         match self {
             Transport::Stdio => None,
-            Transport::Http { url } => Some(url),
+            Transport::Http { url, .. } => Some(url),
+        }
+    }
+
+    /// The headers sent on every request (`--header`): none over stdio.
+    pub fn headers(&self) -> &[super::request_header::RequestHeader] {
+        match self {
+            Transport::Stdio => &[],
+            Transport::Http { headers, .. } => headers,
         }
     }
 }
@@ -122,7 +142,8 @@ mod tests {
         assert_eq!(
             Transport::http("http://127.0.0.1:{port}/mcp", true),
             Ok(Transport::Http {
-                url: "http://127.0.0.1:{port}/mcp".into()
+                url: "http://127.0.0.1:{port}/mcp".into(),
+                headers: Vec::new(),
             })
         );
         assert_eq!(

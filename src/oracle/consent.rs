@@ -1,14 +1,19 @@
 //! Consent fields: the boolean or enum field of a form whose one value the
 //! tool acts on and whose other values it refuses (`confirm: true`,
 //! `answer: "Yes"`), read from the calls whose every answer was a valid
-//! accept (property 3 of `check`).
+//! accept (property 3 of `check`), or declared (`--consent POINTER=JSON`).
 //!
 //! A valid accept that withdraws consent (`{"confirm": false}`) is valid
 //! content a correct server must refuse: refusing it is never a warning.
 //! A field is a consent field when, over the valid calls that reached its
 //! request, every call the tool acted on carried the field with one and the
 //! same value, and some call it refused carried another value (or none).
-//! Inferred from behaviour, never from a field's name.
+//! Inferred from behaviour, never from a field's name: so a tool that acts on
+//! both values has none, and the worst confirmation bug (the user said no,
+//! the tool acted) shows only when the field is declared. A declared field
+//! makes acting on any other value a failure of property 7; a field whose
+//! name, title or description reads as consent ([`reads_as_consent`]) and
+//! that the tool acted on at two values is a warning naming the option.
 
 use std::fmt;
 
@@ -24,8 +29,10 @@ pub struct ConsentField {
     pub request: usize,
     /// The property name.
     pub name: String,
-    /// The one value the tool acted on.
+    /// The one value the tool acted on (declared: the one that consents).
     pub value: Value,
+    /// Whether it was declared with `--consent` rather than inferred.
+    pub declared: bool,
 }
 
 impl fmt::Display for ConsentField {
@@ -33,12 +40,161 @@ impl fmt::Display for ConsentField {
         if self.request > 0 {
             write!(formatter, "request {}: ", self.request + 1)?;
         }
-        write!(
-            formatter,
-            "/{} is a consent field: acts only when {}",
-            self.name, self.value
-        )
+        if self.declared {
+            write!(
+                formatter,
+                "/{} is the consent field declared with --consent: acts only when {}",
+                self.name, self.value
+            )
+        } else {
+            write!(
+                formatter,
+                "/{} is a consent field: acts only when {}",
+                self.name, self.value
+            )
+        }
     }
+}
+
+/// A consent field declared with `--consent POINTER=JSON`: the property of
+/// the form (`/confirm`, one level: MCP forms are flat) and the one value
+/// that consents (`true`, `"Yes"`), compared by JSON value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeclaredConsent {
+    /// The property name (the pointer without its `/`).
+    pub name: String,
+    /// The consenting value.
+    pub value: Value,
+}
+
+impl fmt::Display for DeclaredConsent {
+    /// As its option: `--consent /confirm=true`.
+    fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(formatter, "--consent /{}={}", self.name, self.value)
+    }
+}
+
+impl DeclaredConsent {
+    /// Parses `POINTER=JSON` (split at the first `=`): `/confirm=true`,
+    /// `/choice="Yes"`.
+    ///
+    /// # Errors
+    /// A message naming what is wrong: no `=`, a pointer that is not one
+    /// property of the form (`/name`), or not JSON after `=`.
+    pub fn parse(text: &str) -> Result<DeclaredConsent, String> {
+        let Some((pointer, value)) = text.split_once('=') else {
+            return Err(format!(
+                "--consent {text:?}: give the field and the value that consents, e.g. /confirm=true or /choice=\"Yes\""
+            ));
+        };
+        let name = pointer
+            .strip_prefix('/')
+            .filter(|name| !name.is_empty() && !name.contains('/'))
+            .ok_or_else(|| {
+                format!(
+                    "--consent {text:?}: {pointer:?} is not a property of the form (a pointer to one property, e.g. /confirm: MCP forms are flat)"
+                )
+            })?;
+        let value = serde_json::from_str(value).map_err(|error| {
+            format!(
+                "--consent {text:?}: {value:?} after `=` is not JSON ({error}); a string is quoted: {pointer}=\"Yes\""
+            )
+        })?;
+        Ok(DeclaredConsent {
+            name: name.replace("~1", "/").replace("~0", "~"),
+            value,
+        })
+    }
+
+    /// What `content`, answering the form `schema`, carries instead of the
+    /// consenting value, when the form has the field and it does not consent:
+    /// `` `confirm` is false, not true ``, `` `confirm` is missing ``; none
+    /// when it consents or the form has no such field.
+    pub fn withheld_by(&self, schema: &Value, content: &Value) -> Option<String> {
+        schema.pointer("/properties")?.get(&self.name)?;
+        match content.get(&self.name) {
+            Some(value) if *value == self.value => None,
+            Some(value) => Some(format!("`{}` is {value}, not {}", self.name, self.value)),
+            None => Some(format!("`{}` is missing, not {}", self.name, self.value)),
+        }
+    }
+}
+
+/// The declared consent fields, one per request whose form (`forms`, one per
+/// request in order) has the field.
+pub fn declared_fields(forms: &[Form], declared: &[DeclaredConsent]) -> Vec<ConsentField> {
+    let mut found = Vec::new();
+    for (request, form) in forms.iter().enumerate() {
+        for consent in declared {
+            if form.fields.iter().any(|field| field.name == consent.name) {
+                found.push(ConsentField {
+                    request,
+                    name: consent.name.clone(),
+                    value: consent.value.clone(),
+                    declared: true,
+                });
+            }
+        }
+    }
+    found
+}
+
+/// Whether a field reads as consent: its name, or its `title` or
+/// `description` in `schema` (the form's `requestedSchema`), says confirm,
+/// approve, consent, proceed, agree, authorize, or "are you sure".
+pub fn reads_as_consent(schema: &Value, name: &str) -> bool {
+    static WORDS: std::sync::OnceLock<regex::Regex> = std::sync::OnceLock::new();
+    let words = WORDS.get_or_init(|| {
+        regex::Regex::new(r"(?i)confirm|approv|consent|proceed|agree|authori[sz]|are you sure")
+            .expect("a valid pattern")
+    });
+    let property = schema.pointer("/properties").and_then(|p| p.get(name));
+    let text = |key: &str| {
+        property
+            .and_then(|property| property.get(key))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    };
+    words.is_match(name) || words.is_match(text("title")) || words.is_match(text("description"))
+}
+
+/// The fields of `forms` (their schemas `schemas`, one per request) that
+/// read as consent ([`reads_as_consent`]), are booleans or enums, are not
+/// declared, and that the tool acted on at two values or more in `calls`:
+/// each `(request, name, the values acted on)`.
+pub fn undeclared_acted_both(
+    forms: &[Form],
+    schemas: &[Value],
+    calls: &[ValidCall],
+    declared: &[DeclaredConsent],
+) -> Vec<(usize, String, Vec<Value>)> {
+    let mut found = Vec::new();
+    for (request, (form, schema)) in forms.iter().zip(schemas).enumerate() {
+        for field in &form.fields {
+            let kind = matches!(field.kind, Kind::Boolean | Kind::Enum { .. });
+            if !kind
+                || declared.iter().any(|consent| consent.name == field.name)
+                || !reads_as_consent(schema, &field.name)
+            {
+                continue;
+            }
+            let mut values: Vec<Value> = Vec::new();
+            for call in calls.iter().filter(|call| call.acted) {
+                if let Some(value) = call
+                    .contents
+                    .get(request)
+                    .and_then(|content| content.get(&field.name))
+                    && !values.contains(value)
+                {
+                    values.push(value.clone());
+                }
+            }
+            if values.len() > 1 {
+                found.push((request, field.name.clone(), values));
+            }
+        }
+    }
+    found
 }
 
 /// One call whose every answer was a valid accept: each request's `content`
@@ -81,6 +237,7 @@ pub fn consent_fields(forms: &[Form], calls: &[ValidCall]) -> Vec<ConsentField> 
                     request,
                     name: field.name.clone(),
                     value,
+                    declared: false,
                 });
             }
         }
@@ -144,7 +301,8 @@ mod tests {
             vec![ConsentField {
                 request: 0,
                 name: "confirm".into(),
-                value: json!(true)
+                value: json!(true),
+                declared: false,
             }]
         );
         assert_eq!(
@@ -215,7 +373,8 @@ mod tests {
             vec![ConsentField {
                 request: 1,
                 name: "answer".into(),
-                value: json!("Yes")
+                value: json!("Yes"),
+                declared: false,
             }]
         );
         assert_eq!(
@@ -223,5 +382,120 @@ mod tests {
             "request 2: /answer is a consent field: acts only when \"Yes\""
         );
         assert_eq!(withheld(&fields, &calls[2]), None);
+    }
+
+    #[test]
+    fn a_declared_consent_parses_as_pointer_equals_json_and_prints_as_its_option() {
+        let yes = DeclaredConsent::parse("/choice=\"Yes\"").expect("parses");
+        assert_eq!(
+            yes,
+            DeclaredConsent {
+                name: "choice".into(),
+                value: json!("Yes")
+            }
+        );
+        assert_eq!(yes.to_string(), "--consent /choice=\"Yes\"");
+        let escaped = DeclaredConsent::parse("/a~1b~0c=true").expect("parses");
+        assert_eq!(escaped.name, "a/b~c");
+        assert_eq!(
+            DeclaredConsent::parse("/confirm").expect_err("no value"),
+            "--consent \"/confirm\": give the field and the value that consents, e.g. /confirm=true or /choice=\"Yes\""
+        );
+        for pointer in ["confirm=true", "/=true", "/a/b=true"] {
+            let error = DeclaredConsent::parse(pointer).expect_err("not one property");
+            assert!(error.contains("is not a property of the form"), "{error}");
+        }
+        let error = DeclaredConsent::parse("/choice=Yes").expect_err("not JSON");
+        assert!(error.contains("after `=` is not JSON"), "{error}");
+    }
+
+    #[test]
+    fn a_declared_consent_is_withheld_by_another_value_or_none_in_a_form_that_has_it() {
+        let consent = DeclaredConsent::parse("/confirm=true").expect("parses");
+        let schema = json!({"type": "object", "properties": {"confirm": {"type": "boolean"}}});
+        assert_eq!(
+            consent.withheld_by(&schema, &json!({"confirm": false})),
+            Some("`confirm` is false, not true".into())
+        );
+        assert_eq!(
+            consent.withheld_by(&schema, &json!({})),
+            Some("`confirm` is missing, not true".into())
+        );
+        assert_eq!(
+            consent.withheld_by(&schema, &json!({"confirm": true})),
+            None
+        );
+        // `1` is not `true`: compared by JSON value.
+        assert!(
+            consent
+                .withheld_by(&schema, &json!({"confirm": 1}))
+                .is_some()
+        );
+        let without = json!({"type": "object", "properties": {"note": {"type": "string"}}});
+        assert_eq!(consent.withheld_by(&without, &json!({})), None);
+        assert_eq!(consent.withheld_by(&json!({}), &json!({})), None);
+        // Declared fields: one per request whose form has the field.
+        let fields = declared_fields(&[form(), Form::read(&without), form()], &[consent]);
+        assert_eq!(
+            fields.iter().map(|field| field.request).collect::<Vec<_>>(),
+            vec![0, 2]
+        );
+        assert!(fields.iter().all(|field| field.declared));
+        assert_eq!(
+            fields[1].to_string(),
+            "request 3: /confirm is the consent field declared with --consent: acts only when true"
+        );
+    }
+
+    #[test]
+    fn a_field_reads_as_consent_by_its_name_title_or_description() {
+        let schema = json!({"type": "object", "properties": {
+            "ok": {"type": "boolean", "title": "Are you sure?"},
+            "go": {"type": "boolean", "description": "Authorise the payment"},
+            "flag": {"type": "boolean", "title": "Notify me"},
+            "approved": {"type": "boolean"}
+        }});
+        assert!(reads_as_consent(&schema, "ok"));
+        assert!(reads_as_consent(&schema, "go"));
+        assert!(reads_as_consent(&schema, "approved"));
+        assert!(reads_as_consent(&schema, "user_agrees"));
+        assert!(!reads_as_consent(&schema, "flag"));
+        assert!(!reads_as_consent(&json!({}), "flag"));
+    }
+
+    #[test]
+    fn a_field_that_reads_as_consent_and_was_acted_on_at_two_values_is_named_unless_declared() {
+        let schema = json!({"type": "object", "properties": {
+            "confirm": {"type": "boolean"},
+            "notify": {"type": "boolean"},
+            "reason": {"type": "string", "title": "why you confirm"}
+        }});
+        let calls = [
+            call(
+                json!({"confirm": true, "notify": true, "reason": "a"}),
+                true,
+            ),
+            call(
+                json!({"confirm": false, "notify": false, "reason": "b"}),
+                true,
+            ),
+            call(json!({"confirm": true}), false),
+        ];
+        assert_eq!(
+            undeclared_acted_both(&[form()], std::slice::from_ref(&schema), &calls, &[]),
+            vec![(0, "confirm".to_owned(), vec![json!(true), json!(false)])]
+        );
+        let declared = DeclaredConsent::parse("/confirm=true").expect("parses");
+        assert!(
+            undeclared_acted_both(
+                &[form()],
+                std::slice::from_ref(&schema),
+                &calls,
+                &[declared]
+            )
+            .is_empty()
+        );
+        // Acted on at one value only: nothing to say.
+        assert!(undeclared_acted_both(&[form()], &[schema], &calls[..1], &[]).is_empty());
     }
 }

@@ -12,7 +12,13 @@
 //!   empty `202` ([`HttpFailure::NotJson`]).
 //! - A request's event stream does not end before the request's response,
 //!   unless the server sent an event id to resume from
-//!   ([`HttpFailure::StreamEnded`]).
+//!   ([`HttpFailure::StreamEnded`]), or the client had given the request up
+//!   first. A stream that ends after the client's own `notifications/cancelled`
+//!   naming the request (MCP 2025-11-25, basic/utilities/cancellation: the
+//!   receiver SHOULD NOT send a response for a cancelled request) or after the
+//!   session's `DELETE` (basic/transports, "Session Management": the client
+//!   terminates the session, and the streams of a terminated session end with
+//!   it) is never counted against the server, whatever it carried.
 //! - An `elicitation/create` of a `tools/call` comes on that call's event
 //!   stream ("these messages SHOULD relate to the originating client
 //!   request") or on the standalone GET stream, never on another request's
@@ -20,7 +26,10 @@
 //!
 //! Over stdio there are no HTTP steps and nothing is found.
 
+use std::collections::BTreeMap;
 use std::fmt;
+
+use serde_json::Value;
 
 use crate::evidence::http::{CLOSED_BY_HARNESS, Carried, HttpRecord, HttpStep};
 
@@ -58,7 +67,9 @@ pub enum HttpFailure {
         body: String,
     },
     /// A request's event stream ended on the server's side before the
-    /// request's response, with no event id sent to resume from.
+    /// request's response, with no event id sent to resume from, while the
+    /// client still awaited it (before any `notifications/cancelled` naming
+    /// the request and before the session's `DELETE`).
     StreamEnded {
         /// Its exchange.
         exchange: u32,
@@ -156,6 +167,8 @@ struct Exchange<'a> {
     /// The method (`POST`, `GET`, `DELETE`) and the JSON-RPC message of its body.
     method: &'a str,
     carries: Option<&'a Carried>,
+    /// The `Mcp-Session-Id` its request carried.
+    session: Option<&'a str>,
     /// Its request: `POST /mcp (tools/call id 2, exchange 5)`.
     request: String,
     steps: Vec<&'a HttpRecord>,
@@ -199,8 +212,8 @@ fn exchanges(http: &[HttpRecord]) -> Vec<Exchange<'_>> {
         if let HttpStep::Request {
             method,
             path,
+            headers,
             carries,
-            ..
         } = &record.step
         {
             let exchange = record.exchange;
@@ -215,6 +228,7 @@ fn exchanges(http: &[HttpRecord]) -> Vec<Exchange<'_>> {
                 number: record.exchange,
                 method,
                 carries: carries.as_ref(),
+                session: session_of(headers),
                 request,
                 steps: Vec::new(),
             });
@@ -278,7 +292,7 @@ pub fn check(http: &[HttpRecord]) -> Vec<HttpFailure> {
             continue;
         }
         if kind == "text/event-stream"
-            && let Some(failure) = stream_ended(exchange, carried)
+            && let Some(failure) = stream_ended(exchange, carried, http)
         {
             failures.push(failure);
         }
@@ -288,11 +302,25 @@ pub fn check(http: &[HttpRecord]) -> Vec<HttpFailure> {
 }
 
 /// A request's stream that ended on the server's side without the response
-/// and without an event id.
-fn stream_ended(exchange: &Exchange<'_>, carried: &Carried) -> Option<HttpFailure> {
+/// and without an event id, while the client still awaited the response: the
+/// session's records are read in order from the request on, and once the
+/// client gave the request up ([`gives_up`]) its stream may end.
+fn stream_ended(
+    exchange: &Exchange<'_>,
+    carried: &Carried,
+    http: &[HttpRecord],
+) -> Option<HttpFailure> {
     let id = carried.id.as_ref()?;
     let mut resumable = false;
-    for record in &exchange.steps {
+    let mut given_up = false;
+    let from_the_request = http
+        .iter()
+        .skip_while(|record| record.exchange != exchange.number);
+    for record in from_the_request {
+        given_up |= gives_up(record, exchange.session, id);
+        if record.exchange != exchange.number {
+            continue;
+        }
         match &record.step {
             HttpStep::Event {
                 id: event_id,
@@ -306,7 +334,7 @@ fn stream_ended(exchange: &Exchange<'_>, carried: &Carried) -> Option<HttpFailur
                     .as_deref()
                     .is_some_and(|event_id| !event_id.is_empty());
             }
-            HttpStep::Ended { how } if how != CLOSED_BY_HARNESS && !resumable => {
+            HttpStep::Ended { how } if how != CLOSED_BY_HARNESS && !resumable && !given_up => {
                 return Some(HttpFailure::StreamEnded {
                     exchange: exchange.number,
                     request: exchange.request.clone(),
@@ -317,6 +345,33 @@ fn stream_ended(exchange: &Exchange<'_>, carried: &Carried) -> Option<HttpFailur
         }
     }
     None
+}
+
+/// Whether `record` is the client giving up request `id` of `session`: a
+/// `notifications/cancelled` naming `id` (MCP 2025-11-25,
+/// basic/utilities/cancellation) or the session's `DELETE` (basic/transports,
+/// "Session Management"), under that session's `Mcp-Session-Id`.
+fn gives_up(record: &HttpRecord, session: Option<&str>, id: &Value) -> bool {
+    match &record.step {
+        HttpStep::Request {
+            method,
+            headers,
+            carries,
+            ..
+        } => {
+            session_of(headers) == session
+                && (method == "DELETE"
+                    || carries
+                        .as_ref()
+                        .is_some_and(|carried| carried.cancels.as_ref() == Some(id)))
+        }
+        _ => false,
+    }
+}
+
+/// The `Mcp-Session-Id` among a request's recorded headers.
+fn session_of(headers: &BTreeMap<String, String>) -> Option<&str> {
+    headers.get("mcp-session-id").map(String::as_str)
 }
 
 /// Each `elicitation/create` that came on neither the stream of the
@@ -395,6 +450,28 @@ mod tests {
                     path: "/mcp".into(),
                     headers: BTreeMap::new(),
                     carries: Carried::of(&message),
+                },
+            )
+        }
+
+        /// A request under the `Mcp-Session-Id` `session` (none: no header).
+        fn request(
+            &mut self,
+            exchange: u32,
+            method: &str,
+            session: Option<&str>,
+            message: Option<Value>,
+        ) -> &mut Self {
+            let headers = session
+                .map(|session| BTreeMap::from([("mcp-session-id".to_owned(), session.to_owned())]))
+                .unwrap_or_default();
+            self.push(
+                exchange,
+                HttpStep::Request {
+                    method: method.into(),
+                    path: "/mcp".into(),
+                    headers,
+                    carries: message.as_ref().and_then(Carried::of),
                 },
             )
         }
@@ -666,6 +743,126 @@ mod tests {
             other.failures(),
             [
                 "the event stream of POST /mcp (tools/call id 2, exchange 1) ended (error decoding response body) before its response, with no event id to resume from"
+            ]
+        );
+    }
+
+    fn cancel(request_id: Value) -> Value {
+        json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+               "params": {"requestId": request_id, "reason": "request abandoned by the caller"}})
+    }
+
+    /// The call (id 2) of session `s-1` on exchange 1, its event stream open
+    /// and carrying the elicitation, no event id.
+    fn call_in_s1() -> Steps {
+        let mut steps = Steps::default();
+        steps
+            .request(1, "POST", Some("s-1"), Some(call()))
+            .status(1, 200, "text/event-stream")
+            .event(1, None, elicitation());
+        steps
+    }
+
+    const CALL_STREAM_ENDED: &str = "the event stream of POST /mcp (tools/call id 2, exchange 1) ended (end of stream) before its response, with no event id to resume from";
+
+    #[test]
+    fn a_stream_that_ends_after_the_clients_cancel_or_delete_is_no_failure() {
+        // MCP 2025-11-25, basic/utilities/cancellation: no response is due
+        // for a cancelled request.
+        let mut cancelled = call_in_s1();
+        cancelled
+            .request(2, "POST", Some("s-1"), Some(cancel(json!(2))))
+            .status(2, 202, "")
+            .ended(1, "end of stream");
+        assert_eq!(cancelled.failures(), Vec::<String>::new());
+        // basic/transports, "Session Management": the client ended the session.
+        let mut deleted = call_in_s1();
+        deleted
+            .request(2, "DELETE", Some("s-1"), None)
+            .ended(1, "end of stream")
+            .status(2, 200, "");
+        assert_eq!(deleted.failures(), Vec::<String>::new());
+        // Both, as a call that timed out shows them: cancel, DELETE, end.
+        let mut both = call_in_s1();
+        both.request(2, "POST", Some("s-1"), Some(cancel(json!(2))))
+            .status(2, 202, "")
+            .request(3, "DELETE", Some("s-1"), None)
+            .ended(1, "end of stream")
+            .status(3, 200, "");
+        assert_eq!(both.failures(), Vec::<String>::new());
+        // A server with no sessions: the DELETE carries no id either.
+        let mut stateless = Steps::default();
+        stateless
+            .post(1, call())
+            .status(1, 200, "text/event-stream")
+            .request(2, "DELETE", None, None)
+            .ended(1, "error decoding response body");
+        assert_eq!(stateless.failures(), Vec::<String>::new());
+    }
+
+    #[test]
+    fn a_stream_that_ends_before_the_clients_cancel_or_delete_is_still_a_failure() {
+        let mut before_cancel = call_in_s1();
+        before_cancel
+            .ended(1, "end of stream")
+            .request(2, "POST", Some("s-1"), Some(cancel(json!(2))))
+            .status(2, 202, "");
+        assert_eq!(before_cancel.failures(), [CALL_STREAM_ENDED]);
+        let mut before_delete = call_in_s1();
+        before_delete
+            .ended(1, "end of stream")
+            .request(2, "DELETE", Some("s-1"), None)
+            .status(2, 200, "");
+        assert_eq!(before_delete.failures(), [CALL_STREAM_ENDED]);
+    }
+
+    #[test]
+    fn a_cancel_of_another_request_or_a_delete_of_another_session_excuses_nothing() {
+        // Another request's id, and the same id written as a string (JSON-RPC
+        // 2.0: "2" is not 2).
+        for other in [json!(7), json!("2")] {
+            let mut steps = call_in_s1();
+            steps
+                .request(2, "POST", Some("s-1"), Some(cancel(other.clone())))
+                .status(2, 202, "")
+                .ended(1, "end of stream");
+            assert_eq!(steps.failures(), [CALL_STREAM_ENDED], "{other}");
+        }
+        // The cancellation in another session, and that session's DELETE
+        // (the second session of a planted reply ends so).
+        let mut elsewhere = call_in_s1();
+        elsewhere
+            .request(2, "POST", Some("s-2"), Some(cancel(json!(2))))
+            .status(2, 202, "")
+            .request(3, "DELETE", Some("s-2"), None)
+            .status(3, 200, "")
+            .ended(1, "end of stream");
+        assert_eq!(elsewhere.failures(), [CALL_STREAM_ENDED]);
+        // A notification that only looks like one: no `requestId` in params.
+        let mut unnamed = call_in_s1();
+        unnamed
+            .request(
+                2,
+                "POST",
+                Some("s-1"),
+                Some(json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {}})),
+            )
+            .status(2, 202, "")
+            .ended(1, "end of stream");
+        assert_eq!(unnamed.failures(), [CALL_STREAM_ENDED]);
+        // A cancellation sent before the request (of an earlier request
+        // under the same id).
+        let mut earlier = Steps::default();
+        earlier
+            .request(1, "POST", Some("s-1"), Some(cancel(json!(2))))
+            .status(1, 202, "")
+            .request(2, "POST", Some("s-1"), Some(call()))
+            .status(2, 200, "text/event-stream")
+            .ended(2, "end of stream");
+        assert_eq!(
+            earlier.failures(),
+            [
+                "the event stream of POST /mcp (tools/call id 2, exchange 2) ended (end of stream) before its response, with no event id to resume from"
             ]
         );
     }

@@ -22,10 +22,12 @@ use std::fmt;
 
 use regex::Regex;
 use serde::Serialize;
-use serde_json::Value;
+use serde_json::{Value, json};
 
+use super::consent::DeclaredConsent;
 use crate::evidence::http::HttpRecord;
 use crate::evidence::wire::{Frame, Side, StrayLine};
+use crate::harness::era::Protocol;
 use crate::schema::Form;
 use crate::schema::Kind;
 use crate::schema::judge::Judge;
@@ -119,17 +121,34 @@ pub enum Class {
     /// (no `inputResponses`, or the answer under a key the server never asked);
     /// how it went missing.
     Unanswered(String),
+    /// A URL-mode request answered as a user who completed it (`accept`, no
+    /// content): a step of a multi-step tool, not a form to judge.
+    UrlCompleted,
 }
 
 /// Classifies `answer` (the reply's `result`, raw JSON) for the request whose
 /// schema reads as `form` and is judged by `judge`.
+///
+/// An `accept` without `content` is judged as the empty object `{}` (MCP
+/// 2025-11-25, client/elicitation: `content` is the submitted form data, and
+/// a form that requires no field is submitted whole with none): valid when
+/// the schema requires nothing, invalid (`accept has no content`) otherwise.
+/// `content: null` is not an object and is never valid.
 pub fn classify(form: &Form, judge: &Judge, answer: &Value) -> Class {
     let action = answer.get("action");
     match action.and_then(Value::as_str) {
         Some(action @ ("decline" | "cancel")) => Class::Refusal(action.to_owned()),
         Some("accept") => {
-            let Some(content) = answer.get("content").filter(|content| !content.is_null()) else {
-                return Class::InvalidAccept(vec!["accept has no content".to_owned()]);
+            let empty = json!({});
+            let content = match answer.get("content") {
+                Some(Value::Null) => {
+                    return Class::InvalidAccept(vec!["content is null, not an object".to_owned()]);
+                }
+                Some(content) => content,
+                None if judge.errors(&empty).is_empty() => &empty,
+                None => {
+                    return Class::InvalidAccept(vec!["accept has no content".to_owned()]);
+                }
             };
             let errors = judge.errors(content);
             if !errors.is_empty() {
@@ -454,15 +473,69 @@ pub struct Observation<'a> {
     /// Whether `--strict` turns lenient accepts into failures of property 2.
     pub strict: bool,
     /// Whether acting without an answer is a declared fail-open design
-    /// (`--allow-unasked`): then property 7 is not broken, only reported.
+    /// (`--allow-unasked`): then property 7 is not broken by a call whose
+    /// client declared no form elicitation, only reported. A form-capable
+    /// client that was never asked still breaks it.
     pub allow_unasked: bool,
+    /// The era the call was made in: the reasons speak its words
+    /// (`elicitation/create` on 2025-11-25, an `InputRequiredResult` asking
+    /// for a form on 2026-07-28).
+    pub protocol: Protocol,
+    /// The consent fields declared with `--consent POINTER=JSON`: acting on
+    /// a valid accept that carries another value there breaks property 7.
+    pub consent: &'a [DeclaredConsent],
 }
 
-/// Whether no answer could come in a call: nothing was asked, or every request
-/// got a JSON-RPC error (the client could not answer it). Property 7's calls.
+/// Whether no answer could come in a call: nothing was asked, or every form
+/// request got a JSON-RPC error (the client could not answer it) or its
+/// answer never reached the server. A URL-mode step completed before the
+/// form is no answer to it; a call that asked for URL steps only is not
+/// counted here. Property 7's calls.
 pub fn unanswered(sent: &[SentAnswer]) -> bool {
+    let mut forms = sent
+        .iter()
+        .filter(|sent| sent.class != Class::UrlCompleted)
+        .peekable();
+    (sent.is_empty() || forms.peek().is_some())
+        && forms.all(|sent| matches!(sent.class, Class::Error | Class::Unanswered(_)))
+}
+
+/// The answers a call's action is attributed to, in order. A server that
+/// asks the same form again (the same `requestedSchema`) after an answer it
+/// could not use (invalid content, no `ElicitResult`, or content only a lax
+/// reading takes, such as an extra key a strict server refuses) has
+/// re-asked: that
+/// answer is superseded, and acting after a later valid consenting answer is
+/// correct (MCP 2025-11-25, client/elicitation: servers SHOULD validate what
+/// they receive; asking again is how they recover). A refusal or a valid
+/// accept is never superseded: the user's `decline` stands, whatever is asked
+/// after it. URL-mode completions carry no content and are left out.
+pub fn judged(sent: &[SentAnswer]) -> Vec<&SentAnswer> {
     sent.iter()
-        .all(|sent| matches!(sent.class, Class::Error | Class::Unanswered(_)))
+        .enumerate()
+        .filter(|(_, answer)| answer.class != Class::UrlCompleted)
+        .filter(|(at, answer)| {
+            let unusable = matches!(
+                answer.class,
+                Class::InvalidAccept(_) | Class::NearMiss(_) | Class::LenientAccept(_)
+            );
+            let asked_again = !answer.requested_schema.is_null()
+                && sent[at + 1..]
+                    .iter()
+                    .any(|later| later.requested_schema == answer.requested_schema);
+            !(unusable && asked_again)
+        })
+        .map(|(_, answer)| answer)
+        .collect()
+}
+
+/// How many answers of a call a re-ask superseded (see [`judged`]).
+pub fn superseded(sent: &[SentAnswer]) -> usize {
+    let urls = sent
+        .iter()
+        .filter(|answer| answer.class == Class::UrlCompleted)
+        .count();
+    sent.len() - urls - judged(sent).len()
 }
 
 /// The properties one call breaks, each with its one primary reason, in property
@@ -470,7 +543,8 @@ pub fn unanswered(sent: &[SentAnswer]) -> bool {
 pub fn violations(observation: &Observation<'_>) -> Vec<(Property, String)> {
     let mut found = Vec::new();
     let acted = observation.reading.acted;
-    let refusal = observation.sent.iter().find_map(|sent| match &sent.class {
+    let judged = judged(observation.sent);
+    let refusal = judged.iter().find_map(|sent| match &sent.class {
         Class::Refusal(action) => Some(action.clone()),
         _ => None,
     });
@@ -480,8 +554,9 @@ pub fn violations(observation: &Observation<'_>) -> Vec<(Property, String)> {
             format!("acted although the answer was {action}"),
         ));
     }
+    let mut invalid_found = false;
     if acted && refusal.is_none() {
-        let invalid = observation.sent.iter().find_map(|sent| match &sent.class {
+        let invalid = judged.iter().find_map(|sent| match &sent.class {
             Class::InvalidAccept(reasons) => Some(format!(
                 "acted on an accept whose content is invalid: {}",
                 reasons.join("; ")
@@ -496,20 +571,17 @@ pub fn violations(observation: &Observation<'_>) -> Vec<(Property, String)> {
             _ => None,
         });
         if let Some(reason) = invalid {
+            invalid_found = true;
             found.push((Property::NoActOnInvalid, reason));
         }
     }
-    if !crate::harness::client::declares_form(observation.capabilities)
-        && let Some(frame) = observation
-            .wire
-            .iter()
-            .find(|frame| is_form_elicitation(frame) || asks_a_form(frame))
-    {
+    let form_declared = crate::harness::client::declares_form(observation.capabilities);
+    if !form_declared && let Some(asked) = observation.wire.iter().find_map(form_request) {
         found.push((
             Property::CapabilityRespected,
             format!(
-                "sent a form elicitation/create (frame #{}) to a client that declared no form elicitation (capabilities {})",
-                frame.seq, observation.capabilities
+                "{asked} to a client that declared no form elicitation (capabilities {})",
+                observation.capabilities
             ),
         ));
     }
@@ -519,7 +591,17 @@ pub fn violations(observation: &Observation<'_>) -> Vec<(Property, String)> {
     if let Some(drift) = &observation.reading.drift {
         found.push((Property::ActedIsBoolean, drift.clone()));
     }
-    if acted && !observation.allow_unasked && unanswered(observation.sent) {
+    if acted
+        && refusal.is_none()
+        && !invalid_found
+        && let Some(reason) = withheld_consent(&judged, observation.consent)
+    {
+        found.push((Property::NoActWithoutAnswer, reason));
+    }
+    // --allow-unasked speaks of clients that cannot answer a form only.
+    let fail_open_allowed = observation.allow_unasked && !form_declared;
+    if acted && !fail_open_allowed && unanswered(observation.sent) {
+        let capabilities = observation.capabilities;
         found.push((
             Property::NoActWithoutAnswer,
             if let Some(missing) = observation.sent.iter().find_map(|sent| match &sent.class {
@@ -528,19 +610,68 @@ pub fn violations(observation: &Observation<'_>) -> Vec<(Property, String)> {
             }) {
                 format!("acted although its input request was never answered: {missing}")
             } else if observation.sent.is_empty() {
-                format!(
-                    "acted without asking: no elicitation/create in the call (client capabilities {})",
-                    observation.capabilities
-                )
+                match observation.protocol {
+                    Protocol::V2025_11_25 => format!(
+                        "acted without asking: no elicitation/create in the call (client capabilities {capabilities})"
+                    ),
+                    Protocol::V2026_07_28 => format!(
+                        "acted without asking: no InputRequiredResult asking for a form before it (client capabilities {capabilities})"
+                    ),
+                }
             } else {
-                format!(
-                    "acted although the client could answer no request (each got a JSON-RPC error; capabilities {})",
-                    observation.capabilities
-                )
+                match observation.protocol {
+                    Protocol::V2025_11_25 => format!(
+                        "acted although the client could answer no request (each got a JSON-RPC error; capabilities {capabilities})"
+                    ),
+                    Protocol::V2026_07_28 => format!(
+                        "acted although the client could answer none of its input requests (capabilities {capabilities})"
+                    ),
+                }
             },
         ));
     }
     found
+}
+
+/// Why the answers `judged` did not consent, when one is a valid accept
+/// that carries another value (or none) where `consent` declares the
+/// consenting one: `` acted on a valid accept that did not consent: `confirm`
+/// is false, not true (--consent /confirm=true) ``.
+pub fn withheld_consent(judged: &[&SentAnswer], consent: &[DeclaredConsent]) -> Option<String> {
+    judged
+        .iter()
+        .filter(|sent| matches!(sent.class, Class::ValidAccept | Class::LenientAccept(_)))
+        .find_map(|sent| {
+            let content = sent.answer.get("content").unwrap_or(&Value::Null);
+            consent.iter().find_map(|declared| {
+                declared
+                    .withheld_by(&sent.requested_schema, content)
+                    .map(|carried| {
+                        format!(
+                            "acted on a valid accept that did not consent: {carried} ({declared})"
+                        )
+                    })
+            })
+        })
+}
+
+/// How a server frame asks a form, in its era's words, when it does: a form
+/// `elicitation/create` (`sent a form elicitation/create (frame #3)`,
+/// 2025-11-25) or a tool result whose `inputRequests` hold one (`returned an
+/// InputRequiredResult asking for a form (inputRequests.confirm, frame #3)`,
+/// 2026-07-28).
+fn form_request(frame: &Frame) -> Option<String> {
+    if is_form_elicitation(frame) {
+        return Some(format!(
+            "sent a form elicitation/create (frame #{})",
+            frame.seq
+        ));
+    }
+    let key = form_input_request(frame)?;
+    Some(format!(
+        "returned an InputRequiredResult asking for a form (inputRequests.{key}, frame #{})",
+        frame.seq
+    ))
 }
 
 /// Whether a frame is an `elicitation/create` from the server in form mode
@@ -555,19 +686,26 @@ pub fn is_form_elicitation(frame: &Frame) -> bool {
 /// Whether a frame is a protocol 2026-07-28 tool result from the server whose
 /// `inputRequests` hold a form `elicitation/create` (`mode` absent counts as form).
 pub fn asks_a_form(frame: &Frame) -> bool {
+    form_input_request(frame).is_some()
+}
+
+/// The key of the first form `elicitation/create` in a protocol 2026-07-28
+/// tool result's `inputRequests` (`mode` absent counts as form), when the
+/// frame is one from the server.
+fn form_input_request(frame: &Frame) -> Option<&str> {
+    if frame.from != Side::Server {
+        return None;
+    }
     let requests = frame
         .message
         .pointer("/result/inputRequests")
-        .and_then(Value::as_object);
-    frame.from == Side::Server
-        && requests.is_some_and(|requests| {
-            requests.values().any(|request| {
-                let mode = request.pointer("/params/mode");
-                request.get("method").and_then(Value::as_str) == Some("elicitation/create")
-                    && (mode.is_none_or(Value::is_null)
-                        || mode.and_then(Value::as_str) == Some("form"))
-            })
-        })
+        .and_then(Value::as_object)?;
+    requests.iter().find_map(|(key, request)| {
+        let mode = request.pointer("/params/mode");
+        let form = request.get("method").and_then(Value::as_str) == Some("elicitation/create")
+            && (mode.is_none_or(Value::is_null) || mode.and_then(Value::as_str) == Some("form"));
+        form.then_some(key.as_str())
+    })
 }
 
 /// The first fault of property 5 in a session, if any (the call judged is the

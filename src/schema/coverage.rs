@@ -12,25 +12,30 @@
 //! 1. the base itself (a valid accept);
 //! 2. the valid accepts that withdraw consent one field at a time (a boolean
 //!    `false`, each other enum value, an optional field left out);
-//! 3. every one-step mutation of the base ([`super::answer::mutations`]: each
-//!    bound crossed, each format broken, each lenient spelling, `null`, a
-//!    required field removed, ...): each is its own minimal example;
-//! 4. the lenient variants (an extra key, a whole float for an integer);
-//! 5. every action × content shape: accept without content, with `null`, with
+//! 3. the valid accepts that consent with one formatted string in another
+//!    shape its RFC allows ([`super::formats::shapes`]: a `date-time` with an
+//!    offset, with a fraction, in lower case, on a leap day, ...), each that
+//!    fits the field's length bounds;
+//! 4. every one-step mutation of the base ([`super::answer::mutations`]: each
+//!    bound crossed, each format broken by each lenient reading of
+//!    [`super::formats::malformed`], each lenient spelling, `null`, a required
+//!    field removed, ...): each is its own minimal example;
+//! 5. the lenient variants (an extra key, a whole float for an integer);
+//! 6. every action × content shape: accept without content, with `null`, with
 //!    `{}`; decline and cancel without and with the base as content; the
 //!    near-miss actions with the base as content.
 
 use serde_json::{Map, Value, json};
 
 use super::answer::{GeneratedAnswer, lenient_variants, mutations};
-use super::{Field, Form, Kind};
+use super::{Field, Form, Kind, formats};
 
 /// Most base candidates the probe tries (one per enum value, then one with the
 /// required fields only).
 pub const MAX_CANDIDATES: usize = 4;
 
-/// The `built_as` of the base valid accept and of every valid accept that
-/// withdraws consent starts with this.
+/// The `built_as` of the base valid accept, of every valid accept that
+/// withdraws consent and of every one in another shape starts with this.
 pub const VALID: &str = "accept: valid content";
 
 /// The consenting value of `field` in candidate `index`: booleans `true`, enum
@@ -42,12 +47,9 @@ pub fn consenting_value(field: &Field, index: usize) -> Value {
             min_length,
             max_length,
             format,
-        } => match format.as_deref() {
-            Some("email") => json!("user@example.com"),
-            Some("uri") => json!("https://example.com/"),
-            Some("date") => json!("2030-01-15"),
-            Some("date-time") => json!("2030-01-15T10:00:00Z"),
-            _ => {
+        } => match format.as_deref().and_then(formats::example) {
+            Some(example) => json!(example),
+            None => {
                 let length = min_length
                     .unwrap_or(1)
                     .max(1)
@@ -145,7 +147,10 @@ pub fn coverage_answers(form: &Form, base: &Map<String, Value>) -> Vec<Generated
             built_as,
         });
     };
-    for (how, content) in withdrawals(form, base) {
+    for (how, content) in withdrawals(form, base)
+        .into_iter()
+        .chain(other_shapes(form, base))
+    {
         content_answer(format!("{VALID}, {how}"), &content);
     }
     for (mutation, content) in mutations(form, base) {
@@ -246,6 +251,43 @@ fn withdrawals(form: &Form, base: &Map<String, Value>) -> Vec<(String, Map<Strin
     out
 }
 
+/// The valid variants of `base` that still consent, with one formatted string
+/// in another shape ([`formats::shapes`]), e.g. ``(`arrival` with an offset
+/// "2030-01-15T10:00:00+02:00", ..)``: only for a field the base has, and only
+/// the shapes within the field's `minLength` and `maxLength`.
+fn other_shapes(form: &Form, base: &Map<String, Value>) -> Vec<(String, Map<String, Value>)> {
+    let mut out = Vec::new();
+    for field in form
+        .fields
+        .iter()
+        .filter(|field| base.contains_key(&field.name))
+    {
+        let Kind::String {
+            min_length,
+            max_length,
+            format: Some(format),
+        } = &field.kind
+        else {
+            continue;
+        };
+        for shape in formats::shapes(format) {
+            let length = shape.value.chars().count() as u64;
+            if min_length.is_some_and(|min| length < min)
+                || max_length.is_some_and(|max| length > max)
+            {
+                continue;
+            }
+            let mut changed = base.clone();
+            changed.insert(field.name.clone(), json!(shape.value));
+            out.push((
+                format!("`{}` {} {:?}", field.name, shape.how, shape.value),
+                changed,
+            ));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -336,7 +378,10 @@ mod tests {
             "accept: 500.5 above maximum 500 for `amount`",
             "accept: -0.49 below minimum 0.01 for `amount`",
             "accept: null for `room`",
-            "accept: broken date \"2024-13-45\" for `arrival`",
+            "accept: valid content, `arrival` on a leap day \"2028-02-29\"",
+            "accept: a date-time \"2030-01-15T10:00:00Z\" for date `arrival`",
+            "accept: February 30 \"2030-02-30\" for date `arrival`",
+            "accept: a day-first date \"15.01.2030\" for date `arrival`",
             "accept: \"yes\" for boolean `breakfast`",
             "accept: `reason` one character shorter than minLength 5",
             "accept: required field `arrival` removed",
@@ -406,6 +451,105 @@ mod tests {
                     json!({"confirm": true, "answer": "No"})
                 ),
             ]
+        );
+    }
+
+    #[test]
+    fn another_shape_replaces_one_formatted_value_of_the_base_within_its_length_bounds() {
+        let form = |arrival: Value| {
+            Form::read(&json!({
+                "type": "object",
+                "properties": {
+                    "arrival": arrival,
+                    "email": {"type": "string", "format": "email"},
+                    "note": {"type": "string"},
+                    "confirm": {"type": "boolean"}
+                },
+                "required": ["arrival", "confirm"]
+            }))
+        };
+        let shapes = |arrival: Value, base: Value| -> Vec<(String, Value)> {
+            let Value::Object(base) = base else {
+                unreachable!("an object")
+            };
+            other_shapes(&form(arrival), &base)
+                .into_iter()
+                .map(|(how, content)| (how, Value::Object(content)))
+                .collect()
+        };
+        let base = json!({"arrival": "2030-01-15", "email": "user@example.com",
+                          "note": "a", "confirm": true});
+        let leap = (
+            "`arrival` on a leap day \"2028-02-29\"".to_owned(),
+            json!({"arrival": "2028-02-29", "email": "user@example.com",
+                   "note": "a", "confirm": true}),
+        );
+        let tagged = (
+            "`email` with a dotted local part, a tag and a subdomain \"first.last+tag@mail.example.org\""
+                .to_owned(),
+            json!({"arrival": "2030-01-15", "email": "first.last+tag@mail.example.org",
+                   "note": "a", "confirm": true}),
+        );
+        let date = |bounds: Value| {
+            let mut schema = json!({"type": "string", "format": "date"});
+            for (key, value) in bounds.as_object().expect("bounds") {
+                schema[key] = value.clone();
+            }
+            schema
+        };
+        // No bounds, and bounds the 10 characters of the leap day just meet.
+        for bounds in [
+            json!({}),
+            json!({"minLength": 10}),
+            json!({"maxLength": 10}),
+            json!({"minLength": 10, "maxLength": 10}),
+        ] {
+            assert_eq!(
+                shapes(date(bounds.clone()), base.clone()),
+                vec![leap.clone(), tagged.clone()],
+                "{bounds}"
+            );
+        }
+        // One character too few or too many allowed: no leap day.
+        for bounds in [json!({"minLength": 11}), json!({"maxLength": 9})] {
+            assert_eq!(
+                shapes(date(bounds.clone()), base.clone()),
+                vec![tagged.clone()],
+                "{bounds}"
+            );
+        }
+        // A field the base left out gets no shape.
+        assert_eq!(
+            shapes(
+                date(json!({})),
+                json!({"arrival": "2030-01-15", "confirm": true})
+            ),
+            vec![(
+                leap.0.clone(),
+                json!({"arrival": "2028-02-29", "confirm": true})
+            )]
+        );
+        // In the coverage answers: after the withdrawals, before the mutations.
+        let form = form(date(json!({})));
+        let Value::Object(base) = base else {
+            unreachable!("an object")
+        };
+        let built: Vec<String> = coverage_answers(&form, &base)
+            .into_iter()
+            .map(|answer| answer.built_as)
+            .collect();
+        let at = |wanted: &str| {
+            built
+                .iter()
+                .position(|built| built == wanted)
+                .unwrap_or_else(|| panic!("{wanted} missing from {built:#?}"))
+        };
+        let withdrawn = at("accept: valid content, `confirm` false");
+        let leap_day = at("accept: valid content, `arrival` on a leap day \"2028-02-29\"");
+        let first_mutation = at("accept: null for `arrival`");
+        assert!(
+            withdrawn < leap_day && leap_day < first_mutation,
+            "{built:#?}"
         );
     }
 }

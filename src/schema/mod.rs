@@ -5,11 +5,13 @@
 //! date, date-time), number and integer (`minimum`, `maximum`), boolean,
 //! single-select enums (`enum`, `oneOf` of `const`+`title`, legacy `enumNames`),
 //! multi-select (`type: array` of enum items, `minItems`, `maxItems`), `default`s
-//! and `required`. This model exists only to *generate* answers ([`answer`]);
+//! and `required`. This model exists only to *generate* answers ([`answer`],
+//! [`coverage`], the values of each format in [`formats`]);
 //! whether an answer is valid is decided by the `jsonschema` crate ([`judge`]).
 
 pub mod answer;
 pub mod coverage;
+pub mod formats;
 pub mod judge;
 
 use serde_json::{Map, Value};

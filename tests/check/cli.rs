@@ -111,6 +111,65 @@ pub(super) fn assert_valid_against(schema: &str, document: &Value) {
     assert!(errors.is_empty(), "the JSON breaks {schema}: {errors:#?}");
 }
 
+/// On a pipe, progress shows only with `--progress`: a plain line when the
+/// phase changes (and at most every 10 s otherwise), naming the era, the
+/// phase, the call and the counts; without it, stderr has no progress line.
+#[test]
+fn progress_lines_come_on_a_pipe_only_with_progress() {
+    let server = reference_server();
+    let mut args = vec![
+        "--tool",
+        "calculate",
+        "--acted",
+        "/computed",
+        "--cases",
+        "3",
+        "--seed",
+        "1",
+        "--protocol",
+        "2025-11-25",
+        "--progress",
+        "--",
+    ];
+    args.extend(server.iter().map(String::as_str));
+    let output = cli(&args);
+    assert_eq!(output.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    let lines: Vec<&str> = stderr
+        .lines()
+        .filter(|line| line.starts_with("elicit-check: progress: "))
+        .collect();
+    assert_eq!(
+        lines.first().copied(),
+        Some(
+            "elicit-check: progress: 2025-11-25 probe: probe: a consenting valid accept (0 calls done)"
+        ),
+        "{stderr}"
+    );
+    // One line per phase in this short run: the probe, the coverage phase,
+    // the random phase and the capability sessions, in that order.
+    let phases: Vec<&str> = lines
+        .iter()
+        .filter_map(|line| line.split_whitespace().nth(3))
+        .collect();
+    assert_eq!(
+        phases,
+        ["probe:", "coverage:", "random:", "capabilities:"],
+        "{stderr}"
+    );
+    // The probe made two calls: a consenting valid accept (the tool acted),
+    // then a decline.
+    assert!(
+        lines[1]
+            .starts_with("elicit-check: progress: 2025-11-25 coverage: coverage 0 (2 calls done, "),
+        "{stderr}"
+    );
+    args.retain(|word| *word != "--progress");
+    let quiet = cli(&args);
+    let stderr = String::from_utf8_lossy(&quiet.stderr);
+    assert!(!stderr.contains("progress:"), "{stderr}");
+}
+
 #[test]
 fn the_reference_server_passes_every_property_and_json_is_one_valid_document() {
     let server = reference_server();
@@ -349,7 +408,7 @@ fn acting_on_a_whole_float_is_a_warning_and_a_failure_under_strict() {
     assert_eq!(
         report.property(2).expect("property 2").warnings,
         vec![
-            r#"acted on {"action":"accept","content":{"units":3.0,"unit_value":7}} (whole float 3.0 for integer `units`): valid JSON Schema, refused by strict servers"#
+            r#"acted on whole float for integer `units`: 1 of 1, e.g. {"action":"accept","content":{"units":3.0,"unit_value":7}}: valid JSON Schema, refused by strict servers"#
         ]
     );
     let report = check::check(target.strict(true)).expect("the check runs");
@@ -818,6 +877,50 @@ fn a_server_that_never_acts_fails_property_3_and_lists_the_valid_accepts_it_refu
         json!({"acted": false})
     );
     assert!(acts.warnings.is_empty(), "{:?}", acts.warnings);
+}
+
+/// A form that requires no field (`{"type": "object", "properties": {}}`):
+/// an accept with no `content` answers it whole, as `{}` would, so a tool
+/// that acts on it passes; `content: null` is not an object, so acting on it
+/// fails property 2 saying so (MCP 2025-11-25, elicitation: an accept's
+/// `content` is an object of the requested fields).
+#[test]
+fn an_empty_form_accepts_no_content_but_not_null_content() {
+    let target = |naive| {
+        Target::stdio(forms_server("empty", naive))
+            .tool("acknowledge")
+            .acted_pointer("/acted")
+            .cases(10)
+            .seed(11)
+    };
+    let careful = check::check(target(false)).expect("the check runs");
+    assert!(careful.passed, "{}", check::report::table(&careful));
+    assert_eq!(
+        careful.property(2).expect("property 2").verdict,
+        PropertyVerdict::Holds
+    );
+
+    let naive = check::check(target(true)).expect("the check runs");
+    let failing: Vec<u8> = naive
+        .properties
+        .iter()
+        .filter(|p| p.verdict == PropertyVerdict::Fails)
+        .map(|p| p.property)
+        .collect();
+    assert_eq!(failing, vec![2], "{}", check::report::table(&naive));
+    let failure = naive
+        .property(2)
+        .and_then(|p| p.failure.as_ref())
+        .expect("property 2 fails");
+    assert!(
+        failure.reason.contains("content is null, not an object"),
+        "{}",
+        failure.reason
+    );
+    assert_eq!(
+        failure.answers,
+        vec![json!({"action": "accept", "content": null})]
+    );
 }
 
 /// A `--junit` path that cannot be written is refused before the check runs

@@ -17,7 +17,7 @@ use serde_json::json;
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// The SDK environments (`scripts/peers.sh`, run once per test binary).
-fn environments() -> PathBuf {
+pub(super) fn environments() -> PathBuf {
     crate::peers::environments()
 }
 
@@ -58,7 +58,7 @@ fn refund(bug: Option<&str>) -> Vec<String> {
 
 /// Default options but the bounds, which a busy 2-core machine needs wider
 /// for Python cold starts.
-fn gate(target: Target, seed: u64) -> CheckReport {
+pub(super) fn gate(target: Target, seed: u64) -> CheckReport {
     let target = target.seed(seed).limits(elicit_check::harness::Limits {
         startup: std::time::Duration::from_secs(60),
         call: std::time::Duration::from_secs(30),
@@ -85,7 +85,7 @@ fn each_variant_fails(
 }
 
 /// Every property holds, and no property-3 warning says a valid accept was refused.
-fn passes_with_no_refusal_warning(report: &CheckReport, what: &str) {
+pub(super) fn passes_with_no_refusal_warning(report: &CheckReport, what: &str) {
     assert!(report.passed, "{what}: {}", check::report::table(report));
     let acts = report.property(3).expect("property 3");
     assert!(
@@ -147,8 +147,8 @@ fn acting_without_asking_fails_property_7_unless_declared_fail_open() {
     assert_eq!(
         seven.warnings,
         vec![
-            "acted without a valid consenting answer (client capabilities {}): allowed by --allow-unasked, a declared fail-open design",
-            "acted without a valid consenting answer (client capabilities {\"elicitation\":{\"url\":{}}}): allowed by --allow-unasked, a declared fail-open design",
+            "acted without a valid consenting answer (client capabilities {}): allowed by --allow-unasked, a declared fail-open design for clients that cannot answer a form",
+            "acted without a valid consenting answer (client capabilities {\"elicitation\":{\"url\":{}}}): allowed by --allow-unasked, a declared fail-open design for clients that cannot answer a form",
         ]
     );
 }
@@ -215,23 +215,92 @@ fn a_confirmation_form_names_its_consent_field_and_fails_each_planted_defect() {
 }
 
 /// A tool that acts on `confirm: false` too acts on every valid accept: from
-/// behaviour alone it is a tool whose `confirm` is no consent field, so no
-/// property fails and no consent field is named. Pinned so that a change of
-/// the consent rule that starts guessing from names is seen.
+/// behaviour alone its `confirm` is no consent field, so no property fails;
+/// the field's name reads as consent, so property 7 warns naming the option
+/// that makes it one. Declared with `--consent`, acting on any other value
+/// fails property 7 and nothing else, and the correct sibling passes. The
+/// same for a consent asked as an enum (`answer`: "Yes" or "No").
 #[test]
-fn acting_on_a_false_confirmation_is_not_visible_from_behaviour() {
-    let report = gate(
-        Target::stdio(confirm(Some("acts-on-false"), "flag"))
-            .tool("delete_records")
-            .acted_pointer("/deleted"),
-        1,
-    );
-    assert!(report.passed, "{}", check::report::table(&report));
-    assert!(
-        report.consent_fields.is_empty(),
-        "{:?}",
-        report.consent_fields
-    );
+fn a_declared_consent_field_fails_property_7_when_the_tool_acts_on_another_value() {
+    for (enum_form, declared, withheld, option) in [
+        (
+            false,
+            "/confirm=true",
+            "`confirm` is false, not true",
+            "--consent '/confirm=true'",
+        ),
+        (
+            true,
+            "/answer=\"Yes\"",
+            "`answer` is \"No\", not \"Yes\"",
+            "--consent '/answer=\"Yes\"'",
+        ),
+    ] {
+        let target = |bug| {
+            let mut command = confirm(bug, "flag");
+            if enum_form {
+                command.push("--consent-enum".to_owned());
+            }
+            Target::stdio(command)
+                .tool("delete_records")
+                .acted_pointer("/deleted")
+        };
+        let consent = || {
+            vec![
+                elicit_check::oracle::consent::DeclaredConsent::parse(declared)
+                    .expect("a well-formed --consent"),
+            ]
+        };
+
+        let undeclared = gate(target(Some("acts-on-false")), 1);
+        assert!(undeclared.passed, "{}", check::report::table(&undeclared));
+        assert!(
+            undeclared.consent_fields.is_empty(),
+            "{:?}",
+            undeclared.consent_fields
+        );
+        let warnings = &undeclared.property(7).expect("property 7").warnings;
+        assert!(
+            warnings.iter().any(|warning| warning.contains(option)),
+            "{declared}: {warnings:?}"
+        );
+
+        let mut lax = target(Some("acts-on-false"));
+        lax.consent = consent();
+        let lax = gate(lax, 2);
+        assert_eq!(
+            crate::support::failing(&lax),
+            vec![7],
+            "{declared}:\n{}",
+            check::report::table(&lax)
+        );
+        let reason = &lax
+            .property(7)
+            .expect("7")
+            .failure
+            .as_ref()
+            .expect("failure")
+            .reason;
+        assert!(
+            reason.contains(&format!(
+                "acted on a valid accept that did not consent: {withheld}"
+            )),
+            "{reason}"
+        );
+
+        let mut correct = target(None);
+        correct.consent = consent();
+        let correct = gate(correct, 3);
+        passes_with_no_refusal_warning(&correct, declared);
+        let field = declared.split('=').next().expect("a pointer");
+        assert_eq!(
+            correct.consent_fields,
+            vec![format!(
+                "{field} is the consent field declared with --consent: acts only when {}",
+                &declared[field.len() + 1..]
+            )]
+        );
+    }
 }
 
 #[test]
@@ -486,7 +555,7 @@ fn in_2026_07_28_each_planted_defect_fails_its_property_and_the_era_is_in_the_re
     assert_eq!(
         state.warnings,
         vec![
-            "the requestState it sent after a decline, with a consenting accept: not sent (the server ended the call at the decline)"
+            "the requestState it sent after a decline, with a consenting accept: not tried (the server ended the call at the decline)"
         ]
     );
     for (index, (bug, property)) in [
@@ -610,10 +679,10 @@ fn in_2026_07_28_each_planted_defect_fails_its_property_and_the_era_is_in_the_re
     assert_eq!(
         state.warnings,
         vec![
-            "a tampered requestState (one character changed): not sent (the server sent no requestState)",
-            "the requestState of another call (other arguments): not sent (a call with other arguments got no requestState)",
-            "inputResponses with no requestState: not sent (the server sent no requestState)",
-            "the requestState it sent after a decline, with a consenting accept: not sent (the server ended the call at the decline)",
+            "a tampered requestState (one character changed): not tried (the server sent no requestState)",
+            "the requestState of another call (other arguments): not tried (a call with other arguments got no requestState)",
+            "inputResponses with no requestState: not tried (the server sent no requestState)",
+            "the requestState it sent after a decline, with a consenting accept: not tried (the server ended the call at the decline)",
         ]
     );
     // The same server in 2025-11-25 asks with elicitation/create, and is right.
@@ -651,9 +720,11 @@ fn the_reference_server_passes_every_property_in_2026_07_28() {
 
 /// `--protocol auto` (the default) checks every era the server answers, each
 /// with its own verdicts; `both` requires both. The 2026-07-28 booking server
-/// refuses `book` in 2025-11-25 (every call -32603, nothing asked); with
-/// `--bug never-asks-2026` it asks correctly in 2025-11-25 and books without
-/// asking in 2026-07-28.
+/// refuses `book` in 2025-11-25 with an error naming elicitation (-32603
+/// "this tool elicits only in 2026-07-28", nothing asked): the tool cannot be
+/// confirmed there, a warning under auto and a failure when the era is asked
+/// for. With `--bug never-asks-2026` it asks correctly in 2025-11-25 and books
+/// without asking in 2026-07-28.
 #[test]
 fn auto_checks_each_era_the_server_answers_and_fails_only_the_era_that_breaks() {
     let evidence = std::env::temp_dir().join(format!("elicit-check-eras-{}", std::process::id()));
@@ -743,9 +814,12 @@ fn auto_checks_each_era_the_server_answers_and_fails_only_the_era_that_breaks() 
 
     let (code, table, stderr) = run(None, None);
     assert_eq!(code, Some(0), "{table}\n{stderr}");
+    // The tool answers in 2025-11-25 with an error naming elicitation: it
+    // cannot be confirmed there. Under auto, with another era checked, that
+    // is a warning of its own, not "not checked".
     assert!(
         table.starts_with(
-            "== protocol 2025-11-25: not checked: tools/call \"book\" sent no form elicitation/create"
+            "== protocol 2025-11-25: warning: the tool cannot be confirmed in 2025-11-25: tools/call \"book\" sent no form elicitation/create to a client declaring form elicitation, and acted on nothing (its reply names elicitation); its reply: {\"error\":{\"code\":-32603,\"message\":\"this tool elicits only in 2026-07-28\"}}\n"
         ),
         "{table}"
     );
@@ -753,26 +827,41 @@ fn auto_checks_each_era_the_server_answers_and_fails_only_the_era_that_breaks() 
         table.ends_with("every property holds in protocol 2026-07-28\n"),
         "{table}"
     );
+    let document: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(evidence.join("check.json")).expect("check.json"),
+    )
+    .expect("JSON");
+    assert_eq!(document["eras"][0]["status"], "cannot_confirm");
+    assert_eq!(document["eras"][0]["fails"], false);
+    assert_eq!(document["outcome"], "passed");
 
-    // `both` requires both eras: the 2025-11-25 refusal is an error (exit 2).
+    // `both` requires both eras: a tool that cannot be confirmed in one fails (exit 1).
     let (code, table, stderr) = run(None, Some("both"));
-    assert_eq!(code, Some(2), "{table}\n{stderr}");
+    assert_eq!(code, Some(1), "{table}\n{stderr}");
     assert!(
-        stderr.contains("protocol 2025-11-25: tools/call \"book\" sent no form elicitation/create"),
-        "{stderr}"
+        table.starts_with(
+            "== protocol 2025-11-25: FAILS: the tool cannot be confirmed in 2025-11-25: "
+        ),
+        "{table}"
     );
-    // The reason is said once, not once per layer of the error.
+    assert!(
+        table.ends_with("FAILED in protocol 2025-11-25\n"),
+        "{table}"
+    );
+    // The reason is said once.
     assert_eq!(
-        stderr.matches("sent no form elicitation/create").count(),
+        table.matches("sent no form elicitation/create").count(),
         1,
-        "{stderr}"
+        "{table}"
     );
-    // One era named: its error as it is, with no era in front.
+    // One era named: the finding fails it too.
     let (code, table, stderr) = run(None, Some("2025-11-25"));
-    assert_eq!(code, Some(2), "{table}\n{stderr}");
+    assert_eq!(code, Some(1), "{table}\n{stderr}");
     assert!(
-        stderr.contains("elicit-check: tools/call \"book\" sent no form elicitation/create"),
-        "{stderr}"
+        table.starts_with(
+            "== protocol 2025-11-25: FAILS: the tool cannot be confirmed in 2025-11-25: "
+        ),
+        "{table}"
     );
     let _ = std::fs::remove_dir_all(&evidence);
 }

@@ -5,6 +5,10 @@
 //! (`{port}`) or it is already running (one `Mcp-Session-Id` per session); the
 //! HTTP steps are in the evidence in the wire's order; a URL nothing answers
 //! at, or a server that never writes a status line, is a clear bounded error.
+//! A TypeScript SDK 1.x server that sends its form on the standalone GET
+//! stream (as the SDK's own elicitation example does) gets it to every
+//! planned case, because the standalone stream is open before the tool is
+//! called.
 
 use std::collections::BTreeSet;
 use std::process::Command;
@@ -566,5 +570,263 @@ fn a_server_that_takes_a_reply_from_another_session_fails_property_7() {
     assert!(
         !reproduce.contains("--answer") && reproduce.ends_with("--fault global-answers"),
         "{reproduce}"
+    );
+}
+
+/// `check --url` of `delete_project` on
+/// `fixtures/peers/typescript/standalone_form.mjs` (TypeScript SDK 1.32,
+/// written as the SDK's `elicitationFormExample`: `server.elicitInput` with
+/// no `relatedRequestId`, so the form goes on the standalone GET stream and
+/// is dropped while none is open), started on its `{port}` for each case
+/// (`--fresh`: every call is the first of its session, the one a client that
+/// calls before its GET stream is established loses), 2025-11-25 only: the
+/// `--json` report and the evidence.
+fn check_standalone_form(bug: Option<&str>, output: &OutputDir) -> (Option<i32>, Value) {
+    let environments = crate::peers::environments();
+    let server = environments.join("node/standalone_form.mjs");
+    let out = output.path().to_string_lossy().into_owned();
+    let server = server.to_string_lossy().into_owned();
+    let mut args = vec![
+        "--url",
+        "http://127.0.0.1:{port}/mcp",
+        "--tool",
+        "delete_project",
+        "--acted",
+        "/deleted",
+        "--fresh",
+        "--protocol",
+        "2025-11-25",
+        "--cases",
+        "8",
+        "--seed",
+        "1",
+        "--max-shrink-runs",
+        "4",
+        "--startup-timeout",
+        "30",
+        "--json",
+        "--output",
+        &out,
+        "--",
+        "node",
+        &server,
+        "--port",
+        "{port}",
+    ];
+    if let Some(bug) = bug {
+        args.extend(["--bug", bug]);
+    }
+    let run = cli(&args);
+    let document: Value = serde_json::from_slice(&run.stdout)
+        .unwrap_or_else(|_| panic!("a JSON report: {}", String::from_utf8_lossy(&run.stderr)));
+    assert_valid_report_json(&document);
+    (run.status.code(), document)
+}
+
+/// Properties 1 to 8 of the one era's report.
+fn all_verdicts(document: &Value) -> Vec<&str> {
+    era(document, "2025-11-25")["properties"]
+        .as_array()
+        .expect("properties")
+        .iter()
+        .map(|property| property["verdict"].as_str().unwrap_or_default())
+        .collect()
+}
+
+/// Every record of a planned case (`coverage N`, `case N`) sent at least
+/// one answer: the form reached it. Returns how many there were.
+fn every_planned_case_reached_the_form(output: &OutputDir) -> usize {
+    let planned: Vec<Value> = records(output)
+        .into_iter()
+        .filter(|record| {
+            record["case"].as_str().is_some_and(|case| {
+                let (kind, index) = case.split_once(' ').unwrap_or_default();
+                matches!(kind, "coverage" | "case") && index.parse::<usize>().is_ok()
+            })
+        })
+        .collect();
+    let missed: Vec<&Value> = planned
+        .iter()
+        .filter(|record| record["sent"].as_array().is_none_or(Vec::is_empty))
+        .map(|record| &record["case"])
+        .collect();
+    assert_eq!(missed, Vec::<&Value>::new(), "cases the form never reached");
+    planned.len()
+}
+
+#[test]
+fn a_form_sent_on_the_standalone_stream_reaches_every_planned_case_and_the_correct_server_passes() {
+    let output = OutputDir::new("http-standalone-form");
+    let (code, document) = check_standalone_form(None, &output);
+    assert_eq!(code, Some(0), "{document}");
+    assert_eq!(
+        all_verdicts(&document),
+        [
+            "holds", "holds", "holds", "holds", "holds", "holds", "holds", "untested"
+        ]
+    );
+    let report = era(&document, "2025-11-25");
+    assert_eq!(
+        report["consent_fields"],
+        serde_json::json!(["/confirm is a consent field: acts only when true"])
+    );
+    // Every planned case ran and reached the form: the coverage cases and
+    // the 8 random ones.
+    let planned = report["coverage_cases"].as_u64().expect("a count") + 8;
+    assert_eq!(every_planned_case_reached_the_form(&output) as u64, planned);
+    // The form came on the standalone GET stream, whose status line came
+    // before the call's POST went out.
+    for record in records(&output) {
+        let http = record["http"].as_array().expect("http steps");
+        let Some(asked) = http.iter().find(|step| {
+            step["step"] == "event" && step["carries"]["method"] == "elicitation/create"
+        }) else {
+            continue;
+        };
+        let step = |kind: &str, exchange: &Value| {
+            http.iter()
+                .find(|step| step["step"] == kind && &step["exchange"] == exchange)
+                .unwrap_or_else(|| panic!("{}: no {kind} of exchange {exchange}", record["case"]))
+        };
+        let stream = &asked["exchange"];
+        assert_eq!(
+            step("request", stream)["method"],
+            "GET",
+            "{}",
+            record["case"]
+        );
+        let call = http
+            .iter()
+            .find(|step| step["carries"]["method"] == "tools/call")
+            .expect("the call's POST");
+        assert!(
+            step("response", stream)["seq"].as_u64() < call["seq"].as_u64(),
+            "{}",
+            record["case"]
+        );
+    }
+}
+
+#[test]
+fn a_form_sent_on_the_standalone_stream_reaches_every_planned_case_and_an_accept_only_server_fails_property_2()
+ {
+    let output = OutputDir::new("http-standalone-form-bug");
+    let (code, document) = check_standalone_form(Some("accept-only"), &output);
+    assert_eq!(code, Some(1), "{document}");
+    // It acts on any accept the SDK lets through: one without content, and
+    // `confirm: false` (so no consent field is found, and no valid accept
+    // is refused).
+    assert_eq!(
+        all_verdicts(&document),
+        [
+            "holds", "fails", "holds", "holds", "holds", "holds", "holds", "untested"
+        ]
+    );
+    let failure = &era(&document, "2025-11-25")["properties"][1]["failure"];
+    assert_eq!(
+        failure["reason"],
+        "acted on an accept whose content is invalid: accept has no content"
+    );
+    assert_eq!(
+        failure["answers"],
+        serde_json::json!([{"action": "accept"}])
+    );
+    assert!(every_planned_case_reached_the_form(&output) > 0);
+}
+
+/// A server behind a bearer token (401 without it, MCP 2025-11-25,
+/// basic/authorization): without `--header` the check cannot start (exit 2,
+/// naming the status); with `--header 'Authorization: Bearer ${TOKEN}'`
+/// (the token in the environment) every request carries it, the planted
+/// reply's second session included, and the check passes; the token is in
+/// no report, evidence or reproduction line, and a literal value is shown
+/// as `***`.
+#[test]
+fn a_server_behind_a_bearer_token_is_checked_with_a_header_that_no_report_shows() {
+    const TOKEN: &str = "tok-7f3a9c1e-never-printed";
+    let dir = crate::support::Scratch::new("bearer");
+    let evidence = dir.path().join("evidence");
+    let sarif = dir.path().join("check.sarif");
+    let junit = dir.path().join("check.xml");
+    let summary = dir.path().join("summary.md");
+    let mut server = crate::support::misbehaving_http("global-answers");
+    server.extend(["--require-bearer-env".to_owned(), "TOKEN".to_owned()]);
+    let run = |headers: &[&str]| {
+        let mut args: Vec<String> = [
+            "check",
+            "--url",
+            "http://127.0.0.1:{port}/mcp",
+            "--tool",
+            "calculate",
+            "--acted",
+            "/computed=true",
+            "--protocol",
+            "2025-11-25",
+            "--cases",
+            "2",
+            "--seed",
+            "1",
+            "--max-shrink-runs",
+            "2",
+            "--startup-timeout",
+            "60",
+        ]
+        .map(str::to_owned)
+        .to_vec();
+        for header in headers {
+            args.extend(["--header".to_owned(), (*header).to_owned()]);
+        }
+        args.extend(["--output".to_owned(), evidence.display().to_string()]);
+        args.extend(["--sarif".to_owned(), sarif.display().to_string()]);
+        args.extend(["--junit".to_owned(), junit.display().to_string()]);
+        args.extend(["--summary".to_owned(), summary.display().to_string()]);
+        args.push("--".to_owned());
+        args.extend(server.iter().cloned());
+        std::process::Command::new(env!("CARGO_BIN_EXE_elicit-check"))
+            .args(&args)
+            .env("TOKEN", TOKEN)
+            .env_remove("RUST_LOG")
+            .output()
+            .expect("elicit-check runs")
+    };
+    let refused = run(&[]);
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("401"), "{stderr}");
+
+    let checked = run(&[
+        "Authorization: Bearer ${TOKEN}",
+        "X-Gateway-Key: k-literal-9",
+    ]);
+    let stdout = String::from_utf8_lossy(&checked.stdout).into_owned();
+    let stderr = String::from_utf8_lossy(&checked.stderr).into_owned();
+    // The server takes a reply from another session (property 7): the
+    // planted session reached it, so it carried the header too.
+    assert_eq!(checked.status.code(), Some(1), "{stdout}\n{stderr}");
+    assert!(
+        stdout.contains("7  never acts without a valid consenting answer"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("--header 'Authorization: Bearer ${TOKEN}' --header 'X-Gateway-Key: ***'"),
+        "the reproduction lines carry the headers as given, a literal value hidden: {stdout}"
+    );
+    let mut everything = stdout + &stderr;
+    for path in [
+        evidence.join("cases.jsonl"),
+        evidence.join("check.json"),
+        sarif.clone(),
+        junit.clone(),
+        summary.clone(),
+    ] {
+        everything.push_str(
+            &std::fs::read_to_string(&path)
+                .unwrap_or_else(|error| panic!("{}: {error}", path.display())),
+        );
+    }
+    assert!(!everything.contains(TOKEN), "the token was printed");
+    assert!(
+        !everything.contains("k-literal-9"),
+        "a literal header value was printed"
     );
 }

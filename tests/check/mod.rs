@@ -4,13 +4,19 @@
 //! (a planted defect fails the property it breaks, in both protocol eras), the
 //! `jsonschema` judge, session mode giving the `--fresh` report, and a
 //! config's targets checked in one run, sliced into shards and merged, and
-//! the targets a registry's `server.json` gives (`server_json`).
+//! the targets a registry's `server.json` gives (`server_json`); servers
+//! that hold state (`stateful`); a `format` checked too leniently or too
+//! strictly (`formats`); tools that ask more than once in a call, a URL-mode
+//! sign-in before the form or the form asked again (`steps`).
 
 mod cli;
+mod formats;
 mod gate;
 mod http;
 mod judge;
 mod reports;
 mod server_json;
 mod session;
+mod stateful;
+mod steps;
 mod targets;

@@ -242,7 +242,7 @@ fn a_warning_is_a_sarif_result_of_level_warning() {
     );
     assert_eq!(
         document["runs"][0]["results"][0]["message"]["text"],
-        r#"acted on {"action":"accept","content":{"units":3.0,"unit_value":7}} (whole float 3.0 for integer `units`): valid JSON Schema, refused by strict servers"#
+        r#"acted on whole float for integer `units`: 1 of 1, e.g. {"action":"accept","content":{"units":3.0,"unit_value":7}}: valid JSON Schema, refused by strict servers"#
     );
 }
 

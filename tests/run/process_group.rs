@@ -632,3 +632,65 @@ fn stopped_by_sigint(args: &[&str], pid_file: &str) -> (std::process::Output, i3
     kill(pid, Signal::SIGINT).expect("the check gets the signal");
     (check.wait_with_output().expect("elicit-check ends"), server)
 }
+
+/// `Session::stop` ends a session without waiting for the server to exit on
+/// its own: a server that ignores stdin close is stopped with SIGTERM at
+/// once (no forced kill, no wait for the 30 s grace) and its end is the
+/// harness's doing (`stopped_by_harness`); one that ignores SIGTERM too is
+/// ended all the same, and nothing of its group is left. `Session::finish` waits for a
+/// server's own exit, code 0 after its stdin closed, and that end is the
+/// server's.
+#[test]
+fn stop_ends_a_server_at_once_and_finish_waits_for_its_own_exit() {
+    use elicit_check::harness::{Limits, Session};
+    let limits = Limits {
+        startup: Duration::from_secs(30),
+        call: Duration::from_secs(30),
+        shutdown: Duration::from_secs(30),
+    };
+    let capabilities = serde_json::json!({"elicitation": {"form": {}}});
+    let lingering = vec![
+        crate::peers::environments()
+            .join("python-sdk1/bin/python")
+            .display()
+            .to_string(),
+        format!(
+            "{}/fixtures/servers/stateful.py",
+            env!("CARGO_MANIFEST_DIR")
+        ),
+        "unasked".to_owned(),
+        "--linger".to_owned(),
+    ];
+    let runtime = crate::support::runtime();
+    runtime.block_on(async {
+        let session = Session::open(&lingering, &capabilities, limits, None)
+            .await
+            .expect("the server starts");
+        assert_eq!(session.startup_error(), None);
+        let group = session.pid().expect("a pid") as i32;
+        let stopped = session.stop().await;
+        assert!(stopped.stopped_by_harness);
+        assert!(!stopped.exit.forced_kill, "{:?}", stopped.exit);
+        assert_eq!(wait_group_gone(group), Vec::<String>::new());
+
+        let deaf = crate::support::misbehaving("ignore-stdin-close");
+        let session = Session::open(&deaf, &capabilities, limits, None)
+            .await
+            .expect("the server starts");
+        let group = session.pid().expect("a pid") as i32;
+        // SIGTERM may come before it ignores it (it does so once stdin
+        // closes): ended either way, by the harness, with nothing left.
+        let stopped = session.stop().await;
+        assert!(stopped.stopped_by_harness);
+        assert_eq!(wait_group_gone(group), Vec::<String>::new());
+
+        let clean = crate::support::reference_server();
+        let session = Session::open(&clean, &capabilities, limits, None)
+            .await
+            .expect("the server starts");
+        let finished = session.finish().await;
+        assert!(!finished.stopped_by_harness);
+        assert_eq!(finished.exit.code, Some(0), "{:?}", finished.exit);
+        assert!(!finished.exit.forced_kill);
+    });
+}

@@ -59,6 +59,15 @@ enum Reply {
         events: Vec<String>,
         hold: bool,
     },
+    /// An event stream of these events whose connection closes once the
+    /// server has received a request carrying the JSON-RPC method `until`
+    /// (within 30 s).
+    EventsUntil {
+        events: Vec<String>,
+        until: &'static str,
+    },
+    /// This reply, written after this long.
+    Delayed(Duration, Box<Reply>),
     /// The connection is accepted and nothing is ever written.
     Silent,
     /// The request is read and the connection closed without a status line.
@@ -109,7 +118,7 @@ impl Server {
                     };
                     let reply = script(&request);
                     lock(&kept).push(request);
-                    if let Some(stream) = answer(stream, reply).await {
+                    if let Some(stream) = answer(stream, reply, &kept).await {
                         lock(&held).push(stream);
                     }
                 });
@@ -167,8 +176,16 @@ async fn read_request(stream: &mut TcpStream) -> Option<Seen> {
     })
 }
 
-/// Writes `reply`; the stream back when it is to stay open.
-async fn answer(mut stream: TcpStream, reply: Reply) -> Option<TcpStream> {
+/// Writes `reply` (`seen`: what the server received so far); the stream back
+/// when it is to stay open.
+async fn answer(mut stream: TcpStream, reply: Reply, seen: &Mutex<Vec<Seen>>) -> Option<TcpStream> {
+    let reply = match reply {
+        Reply::Delayed(wait, reply) => {
+            tokio::time::sleep(wait).await;
+            *reply
+        }
+        reply => reply,
+    };
     let head = |status: u16, kind: &str, session: Option<&str>, length: Option<usize>| {
         let mut head =
             format!("HTTP/1.1 {status} Scripted\r\nContent-Type: {kind}\r\nConnection: close\r\n");
@@ -180,37 +197,62 @@ async fn answer(mut stream: TcpStream, reply: Reply) -> Option<TcpStream> {
         }
         head + "\r\n"
     };
-    let (text, hold) = match reply {
+    let stream_of = |session: Option<&str>, events: Vec<String>| {
+        let mut text = head(200, "text/event-stream", session, None);
+        for event in events {
+            text.push_str(&event);
+            text.push_str("\n\n");
+        }
+        text
+    };
+    let (text, after) = match reply {
         Reply::Json {
             status,
             session,
             body,
         } => (
             head(status, "application/json", session, Some(body.len())) + &body,
-            false,
+            After::Close,
         ),
         Reply::Text { status, body } => (
             head(status, "text/plain", None, Some(body.len())) + &body,
-            false,
+            After::Close,
         ),
         Reply::Events {
             session,
             events,
             hold,
-        } => {
-            let mut text = head(200, "text/event-stream", session, None);
-            for event in events {
-                text.push_str(&event);
-                text.push_str("\n\n");
-            }
-            (text, hold)
-        }
+        } => (
+            stream_of(session, events),
+            if hold { After::Hold } else { After::Close },
+        ),
+        Reply::EventsUntil { events, until } => (stream_of(None, events), After::CloseOn(until)),
+        Reply::Delayed(..) => unreachable!("unwrapped above"),
         Reply::Silent => return Some(stream),
         Reply::Close => return None,
     };
     let _ = stream.write_all(text.as_bytes()).await;
     let _ = stream.flush().await;
-    hold.then_some(stream)
+    match after {
+        After::Close => None,
+        After::Hold => Some(stream),
+        After::CloseOn(until) => {
+            let arrived = || lock(seen).iter().any(|seen| seen.what() == until);
+            let deadline = Instant::now() + Duration::from_secs(30);
+            while !arrived() && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            None
+        }
+    }
+}
+
+/// What becomes of a connection once its reply is written.
+enum After {
+    Close,
+    Hold,
+    /// Closed once the server received a request carrying this method.
+    CloseOn(&'static str),
 }
 
 /// An event stream's event carrying `message`, with an event id when given.
@@ -343,6 +385,14 @@ impl Ran {
             .collect()
     }
 
+    /// Whether the timeline says the next request went out without the
+    /// standalone GET's status line.
+    fn went_on_without_the_get(&self) -> bool {
+        self.timeline()
+            .iter()
+            .any(|event| event.contains("no status line to the standalone GET"))
+    }
+
     /// What the server received, in brief: `POST initialize`, `GET GET`.
     fn received(&self) -> Vec<String> {
         self.seen
@@ -423,7 +473,15 @@ async fn drive_until(
         }
         (forwarded, ended)
     };
-    let bridged = bridge(url, state, limits, bridge_reads, bridge_writes, ());
+    let bridged = bridge(
+        url,
+        HeaderMap::new(),
+        state,
+        limits,
+        bridge_reads,
+        bridge_writes,
+        (),
+    );
     let ((), outcome) = tokio::time::timeout(Duration::from_secs(60), async {
         tokio::join!(bridged, client)
     })
@@ -527,8 +585,7 @@ fn headers_of(pairs: &[(&str, &str)]) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// The requests the server received other than the standalone GET (which
-/// comes on its own task, in no fixed order with the POST after it).
+/// The requests the server received other than the standalone GET.
 fn without_get(seen: &[Seen]) -> Vec<&Seen> {
     seen.iter().filter(|seen| seen.method != "GET").collect()
 }
@@ -1154,6 +1211,166 @@ async fn no_status_line_within_the_call_bound_is_a_failed_exchange() {
     assert_eq!(ran.exchange(5), ["DELETE /mcp?v=1", "status 202"]);
 }
 
+/// The `seq` of the first recorded step of `exchange` matching `step`.
+fn seq_of(ran: &Ran, exchange: u32, step: impl Fn(&HttpStep) -> bool) -> u64 {
+    ran.recording
+        .http
+        .iter()
+        .find(|record| record.exchange == exchange && step(&record.step))
+        .map(|record| record.seq)
+        .unwrap_or_else(|| panic!("no such step of exchange {exchange}: {:?}", ran.steps()))
+}
+
+/// What the server receives from one call after the handshake: the
+/// standalone GET before the call's POST.
+const GET_BEFORE_THE_CALL: [&str; 5] = [
+    "POST initialize",
+    "POST notifications/initialized",
+    "GET GET",
+    "POST tools/call",
+    "DELETE DELETE",
+];
+
+#[tokio::test]
+async fn the_next_post_waits_for_the_status_line_of_the_standalone_get() {
+    // MCP 2025-11-25, basic/transports, "Listening for Messages from the
+    // Server": a server may send its requests on the GET stream, and may
+    // drop them while it has none. The GET's status line comes a moment
+    // late; the call's POST goes out only after it.
+    let server = Server::start(initializing(|seen: &Seen| match seen.method.as_str() {
+        "GET" => Reply::Delayed(
+            Duration::from_millis(300),
+            Box::new(Reply::Events {
+                session: None,
+                events: Vec::new(),
+                hold: true,
+            }),
+        ),
+        "POST" if seen.what() == "tools/call" => Reply::Events {
+            session: None,
+            events: vec![event(None, &call_result())],
+            hold: false,
+        },
+        _ => accepted(),
+    }))
+    .await;
+    let ran = run(&server, &[INITIALIZE, INITIALIZED, CALL], 2).await;
+    assert_eq!(
+        ran.forwarded,
+        [initialize_result().to_string(), call_result().to_string()]
+    );
+    assert_eq!(ran.received(), GET_BEFORE_THE_CALL);
+    // The GET (exchange 3) had its status line before the call's POST
+    // (exchange 4) was sent; the stream stayed open until the session's end.
+    let get_status = seq_of(&ran, 3, |step| matches!(step, HttpStep::Response { .. }));
+    let call_sent = seq_of(&ran, 4, |step| matches!(step, HttpStep::Request { .. }));
+    assert!(get_status < call_sent, "{:?}", ran.steps());
+    assert_eq!(
+        ran.exchange(3),
+        [
+            "GET /mcp?v=1",
+            "status 200",
+            &format!("ended: {CLOSED_BY_HARNESS}")
+        ]
+    );
+    assert!(!ran.went_on_without_the_get(), "{:?}", ran.timeline());
+}
+
+#[tokio::test]
+async fn a_standalone_get_with_no_status_line_holds_the_next_post_only_for_the_wait() {
+    // The GET never gets a status line and the call bound is far away: the
+    // call goes out after STANDALONE_STREAM_WAIT, not after the call bound
+    // (which the test's own bound of 60 s would not survive).
+    let server = Server::start(initializing(|seen: &Seen| match seen.method.as_str() {
+        "GET" => Reply::Silent,
+        "POST" if seen.what() == "tools/call" => Reply::Events {
+            session: None,
+            events: vec![event(None, &elicitation()), event(None, &call_result())],
+            hold: false,
+        },
+        _ => accepted(),
+    }))
+    .await;
+    let ran = run_with(
+        &server,
+        new_state(),
+        limits(Duration::from_secs(300)),
+        &[INITIALIZE, INITIALIZED, CALL],
+        3,
+    )
+    .await;
+    assert_eq!(
+        ran.forwarded,
+        [
+            initialize_result().to_string(),
+            elicitation().to_string(),
+            call_result().to_string()
+        ]
+    );
+    assert_eq!(ran.received(), GET_BEFORE_THE_CALL);
+    assert!(ran.went_on_without_the_get(), "{:?}", ran.timeline());
+    assert!(ran.has_event(
+        "HTTP exchange 3: no status line to the standalone GET within 2 s; the next request goes out without waiting for it"
+    ));
+    // The GET is still waiting when the session ends: no status line, no end.
+    assert_eq!(ran.exchange(3), ["GET /mcp?v=1"]);
+}
+
+#[tokio::test]
+async fn a_405_to_the_standalone_get_ends_the_wait_and_the_session_goes_on() {
+    let server = Server::start(session_server(vec![event(None, &call_result())])).await;
+    let ran = run(&server, &[INITIALIZE, INITIALIZED, CALL], 2).await;
+    assert_eq!(ran.exchange(3), ["GET /mcp?v=1", "status 405"]);
+    assert_eq!(ran.received(), GET_BEFORE_THE_CALL);
+    assert!(!ran.went_on_without_the_get(), "{:?}", ran.timeline());
+}
+
+/// The client's `notifications/cancelled` for the call with id 1.
+const CANCEL_1: &str = r#"{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"request abandoned by the caller"}}"#;
+
+#[tokio::test]
+async fn a_stream_that_ends_after_its_request_was_cancelled_keeps_the_session() {
+    // MCP 2025-11-25, basic/utilities/cancellation: the server SHOULD NOT
+    // answer a cancelled request; the call's stream ends once the server has
+    // the cancellation, with no event id, and the session goes on.
+    let server = Server::start(initializing(|seen: &Seen| {
+        if is_call(seen, 1) {
+            Reply::EventsUntil {
+                events: vec![event(None, &elicitation())],
+                until: "notifications/cancelled",
+            }
+        } else {
+            accepted()
+        }
+    }))
+    .await;
+    let (ran, ended) = run_open(
+        &server,
+        &[INITIALIZE, CALL, CANCEL_1],
+        Duration::from_secs(2),
+    )
+    .await;
+    assert!(
+        !ended,
+        "the bridge ended a session whose call was cancelled"
+    );
+    assert_eq!(
+        ran.forwarded,
+        [initialize_result().to_string(), elicitation().to_string()]
+    );
+    // Recorded as the server ended it: judging it is the oracle's part.
+    assert_eq!(
+        ran.exchange(2),
+        [
+            "POST /mcp?v=1",
+            "status 200",
+            "event",
+            "ended: end of stream"
+        ]
+    );
+    assert_eq!(ran.exchange(3), ["POST /mcp?v=1", "status 202"]);
+}
+
 /// A server of sessions `s-1`, `s-2`, … (one per `initialize`, or always
 /// `s-1` when `one_session`): the call's stream sends the elicitation and
 /// stays open; a reply under a session other than `s-1` gets a 404 naming
@@ -1439,7 +1656,7 @@ async fn serve_on(
         if let Some(request) = read_request(&mut stream).await {
             let reply = script(&request);
             lock(seen).push(request);
-            let _ = answer(stream, reply).await;
+            let _ = answer(stream, reply, seen).await;
         }
     }
 }

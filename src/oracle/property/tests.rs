@@ -23,6 +23,42 @@ fn class_of(answer: Value) -> Class {
     )
 }
 
+/// A form that requires no field: an accept without content submits it
+/// whole (judged as `{}`); `content: null` is no object and stays invalid.
+#[test]
+fn an_accept_without_content_to_a_form_that_requires_nothing_is_valid() {
+    let classify_in = |schema: Value, answer: Value| {
+        classify(
+            &Form::read(&schema),
+            &Judge::new(&schema).expect("compiles"),
+            &answer,
+        )
+    };
+    let empty = json!({"type": "object", "properties": {}});
+    assert_eq!(
+        classify_in(empty.clone(), json!({"action": "accept"})),
+        Class::ValidAccept
+    );
+    assert_eq!(
+        classify_in(empty.clone(), json!({"action": "accept", "content": null})),
+        Class::InvalidAccept(vec!["content is null, not an object".into()])
+    );
+    assert_eq!(
+        classify_in(empty, json!({"action": "accept", "content": []})),
+        Class::InvalidAccept(vec![r#"/: [] is not of type "object""#.into()])
+    );
+    let optional = json!({"type": "object", "properties": {"note": {"type": "string"}}});
+    assert_eq!(
+        classify_in(optional, json!({"action": "accept"})),
+        Class::ValidAccept
+    );
+    // Something required: no content is missing it.
+    assert_eq!(
+        class_of(json!({"action": "accept"})),
+        Class::InvalidAccept(vec!["accept has no content".into()])
+    );
+}
+
 #[test]
 fn answers_are_classified_by_action_then_by_the_judge() {
     assert_eq!(
@@ -43,7 +79,7 @@ fn answers_are_classified_by_action_then_by_the_judge() {
     );
     assert_eq!(
         class_of(json!({"action": "accept", "content": null})),
-        Class::InvalidAccept(vec!["accept has no content".into()])
+        Class::InvalidAccept(vec!["content is null, not an object".into()])
     );
     assert_eq!(
         class_of(json!({"action": "accept", "content": {"age": 500}})),
@@ -280,6 +316,8 @@ fn judge_call(
         call_failure: None,
         strict,
         allow_unasked: false,
+        protocol: Protocol::V2025_11_25,
+        consent: &[],
     })
 }
 
@@ -387,7 +425,7 @@ fn a_2026_input_request_for_a_form_counts_for_property_4_and_the_last_call_for_p
         judge_call(&[], false, &wire, &json!({}), false),
         vec![(
             Property::CapabilityRespected,
-            "sent a form elicitation/create (frame #2) to a client that declared no form elicitation (capabilities {})".to_owned()
+            "returned an InputRequiredResult asking for a form (inputRequests.booking, frame #2) to a client that declared no form elicitation (capabilities {})".to_owned()
         )]
     );
     assert!(
@@ -513,6 +551,8 @@ fn the_http_steps_break_property_5_on_an_elicitation_on_a_foreign_stream() {
             call_failure: None,
             strict: false,
             allow_unasked: false,
+            protocol: Protocol::V2025_11_25,
+            consent: &[],
         })
     };
     assert!(observe(&steps(2)).is_empty());
@@ -544,6 +584,8 @@ fn the_wire_breaks_property_5_on_stray_lines_late_elicitations_no_reply_and_no_e
                 call_failure,
                 strict: false,
                 allow_unasked: false,
+                protocol: Protocol::V2025_11_25,
+                consent: &[],
             })
         };
     assert!(observe(&wire, &[], false, None).is_empty());
@@ -636,6 +678,8 @@ fn a_non_boolean_acted_value_breaks_property_6() {
         call_failure: None,
         strict: false,
         allow_unasked: false,
+        protocol: Protocol::V2025_11_25,
+        consent: &[],
     });
     assert_eq!(
         found,
@@ -763,14 +807,19 @@ fn text_content_is_every_text_block_joined() {
 #[test]
 fn acting_with_no_answer_possible_breaks_property_7_unless_fail_open_is_declared() {
     let none = json!({});
+    let form = json!({"elicitation": {"form": {}}});
     // The call and its reply, no elicitation/create between them.
     let mut wire = clean_wire();
     wire.drain(3..5);
-    let judge = |sent: &[SentAnswer], acted: bool, allow_unasked: bool| {
+    let judge_in = |sent: &[SentAnswer],
+                    acted: bool,
+                    allow_unasked: bool,
+                    capabilities: &Value,
+                    protocol: Protocol| {
         violations(&Observation {
             sent,
             reading: &Reading::plain(acted),
-            capabilities: &none,
+            capabilities,
             wire: &wire,
             stray: &[],
             http: &[],
@@ -779,7 +828,12 @@ fn acting_with_no_answer_possible_breaks_property_7_unless_fail_open_is_declared
             call_failure: None,
             strict: false,
             allow_unasked,
+            protocol,
+            consent: &[],
         })
+    };
+    let judge = |sent: &[SentAnswer], acted: bool, allow_unasked: bool| {
+        judge_in(sent, acted, allow_unasked, &none, Protocol::V2025_11_25)
     };
     assert_eq!(
         judge(&[], true, false),
@@ -811,8 +865,51 @@ fn acting_with_no_answer_possible_breaks_property_7_unless_fail_open_is_declared
                 .to_owned()
         )]
     );
+    // On 2026-07-28 the reasons speak of input requests.
+    assert_eq!(
+        judge_in(&[], true, false, &none, Protocol::V2026_07_28),
+        vec![(
+            Property::NoActWithoutAnswer,
+            "acted without asking: no InputRequiredResult asking for a form before it (client capabilities {})"
+                .to_owned()
+        )]
+    );
+    assert_eq!(
+        judge_in(
+            &[sent(Class::Error)],
+            true,
+            false,
+            &none,
+            Protocol::V2026_07_28
+        ),
+        vec![(
+            Property::NoActWithoutAnswer,
+            "acted although the client could answer none of its input requests (capabilities {})"
+                .to_owned()
+        )]
+    );
     assert!(judge(&[], false, false).is_empty());
+    // --allow-unasked: a client that cannot answer a form only.
     assert!(judge(&[], true, true).is_empty());
+    assert_eq!(
+        judge_in(&[], true, true, &form, Protocol::V2025_11_25),
+        vec![(
+            Property::NoActWithoutAnswer,
+            "acted without asking: no elicitation/create in the call (client capabilities {\"elicitation\":{\"form\":{}}})"
+                .to_owned()
+        )]
+    );
+    assert_eq!(
+        judge_in(
+            &[sent(Class::Unanswered("no inputResponses".into()))],
+            true,
+            true,
+            &form,
+            Protocol::V2026_07_28
+        )
+        .len(),
+        1
+    );
     // An answer came: another property judges it, not this one.
     assert!(judge(&[sent(Class::Error), sent(Class::ValidAccept)], true, false).is_empty());
     assert!(unanswered(&[]));
@@ -825,6 +922,15 @@ fn acting_with_no_answer_possible_breaks_property_7_unless_fail_open_is_declared
         sent(Class::ValidAccept)
     ]));
     assert!(!unanswered(&[sent(Class::Refusal("cancel".into()))]));
+    // A URL step completed before a form whose answer never came: unanswered;
+    // a call that asked for a URL step only is not.
+    let never_came = sent(Class::Unanswered("no inputResponses".into()));
+    assert!(unanswered(&[sent(Class::UrlCompleted), never_came.clone()]));
+    assert!(!unanswered(&[sent(Class::UrlCompleted)]));
+    assert!(!unanswered(&[
+        sent(Class::UrlCompleted),
+        sent(Class::ValidAccept)
+    ]));
 }
 
 #[test]
@@ -846,4 +952,149 @@ fn properties_are_numbered_one_to_eight_in_order() {
         ]
     );
     assert_eq!(Property::CleanWire.to_string(), "property 5");
+}
+
+/// `answer` to the form `schema`, of class `class`.
+fn answered(schema: Value, answer: Value, class: Class) -> SentAnswer {
+    SentAnswer {
+        requested_schema: schema,
+        answer,
+        class,
+        built_as: String::new(),
+    }
+}
+
+#[test]
+fn a_re_ask_supersedes_the_earlier_answer_to_the_same_form() {
+    let first = json!({"title": "first"});
+    let second = json!({"title": "second"});
+    let invalid = answered(
+        first.clone(),
+        json!({"action": "accept", "content": {"age": "x"}}),
+        Class::InvalidAccept(vec!["/age: x".into()]),
+    );
+    let valid = answered(first.clone(), json!({}), Class::ValidAccept);
+    let other = answered(second, json!({}), Class::ValidAccept);
+    let url = answered(
+        Value::Null,
+        json!({"action": "accept"}),
+        Class::UrlCompleted,
+    );
+    // Asked again: the last answer to each form counts, in the order of their last.
+    let sent = [invalid.clone(), url.clone(), valid.clone(), other.clone()];
+    assert_eq!(judged(&sent), vec![&valid, &other]);
+    assert_eq!(superseded(&sent), 1);
+    // No re-ask: the invalid answer counts.
+    let once = [invalid.clone(), other.clone()];
+    assert_eq!(judged(&once), vec![&invalid, &other]);
+    assert_eq!(superseded(&once), 0);
+    // An answer with no schema (a JSON-RPC error to a URL request) is never superseded.
+    let error = answered(Value::Null, json!({"code": -32602}), Class::Error);
+    let errors = [error.clone(), error.clone()];
+    assert_eq!(judged(&errors), vec![&error, &error]);
+    assert_eq!(superseded(&errors), 0);
+    assert_eq!(superseded(&[url]), 0);
+    // A decline, or a valid accept, stands whatever is asked after it.
+    let decline = answered(
+        first.clone(),
+        json!({"action": "decline"}),
+        Class::Refusal("decline".into()),
+    );
+    let near = answered(
+        first.clone(),
+        json!({"action": "Accept"}),
+        Class::NearMiss("x".into()),
+    );
+    let standing = [decline.clone(), valid.clone()];
+    assert_eq!(judged(&standing), vec![&decline, &valid]);
+    assert_eq!(judged(&[valid.clone(), valid.clone()]).len(), 2);
+    assert_eq!(judged(&[near, valid.clone()]), vec![&valid]);
+    // A lenient accept the server asked again about (a strict server refused
+    // its extra key) is superseded too; not asked again, it counts.
+    let lenient = answered(
+        first.clone(),
+        json!({"action": "accept", "content": {"age": 3, "note": "x"}}),
+        Class::LenientAccept(vec!["extra key `note`".into()]),
+    );
+    assert_eq!(judged(&[lenient.clone(), valid.clone()]), vec![&valid]);
+    assert_eq!(
+        judged(&[lenient.clone(), other.clone()]),
+        vec![&lenient, &other]
+    );
+    // Acting after the re-asked valid answer is correct; after the first, property 2.
+    let acted = |sent: &[SentAnswer]| judge_call(sent, true, &clean_wire(), &json!({}), false);
+    assert!(
+        acted(&[invalid.clone(), valid.clone()])
+            .iter()
+            .all(|(property, _)| *property != Property::NoActOnInvalid)
+    );
+    assert!(
+        acted(&[valid, invalid])
+            .iter()
+            .any(|(property, _)| *property == Property::NoActOnInvalid)
+    );
+}
+
+#[test]
+fn acting_on_a_valid_accept_that_withholds_a_declared_consent_breaks_property_7() {
+    let form = json!({"type": "object", "properties": {"confirm": {"type": "boolean"}, "note": {"type": "string"}}});
+    let declared = [DeclaredConsent {
+        name: "confirm".into(),
+        value: json!(true),
+    }];
+    let judge = |answer: Value, class: Class, acted: bool| {
+        let sent = [answered(form.clone(), answer, class)];
+        violations(&Observation {
+            sent: &sent,
+            reading: &Reading::plain(acted),
+            capabilities: &json!({"elicitation": {"form": {}}}),
+            wire: &clean_wire(),
+            stray: &[],
+            http: &[],
+            forced_kill: false,
+            grace: std::time::Duration::from_secs(5),
+            call_failure: None,
+            strict: false,
+            allow_unasked: true,
+            protocol: Protocol::V2025_11_25,
+            consent: &declared,
+        })
+    };
+    let no = json!({"action": "accept", "content": {"confirm": false}});
+    assert_eq!(
+        judge(no.clone(), Class::ValidAccept, true),
+        vec![(
+            Property::NoActWithoutAnswer,
+            "acted on a valid accept that did not consent: `confirm` is false, not true (--consent /confirm=true)".to_owned()
+        )]
+    );
+    let missing = json!({"action": "accept", "content": {"note": "x"}});
+    assert_eq!(
+        judge(missing.clone(), Class::LenientAccept(vec!["x".into()]), true),
+        vec![(
+            Property::NoActWithoutAnswer,
+            "acted on a valid accept that did not consent: `confirm` is missing, not true (--consent /confirm=true)".to_owned()
+        )]
+    );
+    // Refusing it is right; consenting is fine; an invalid or refused answer
+    // is another property's.
+    assert!(judge(no.clone(), Class::ValidAccept, false).is_empty());
+    let yes = json!({"action": "accept", "content": {"confirm": true}});
+    assert!(judge(yes, Class::ValidAccept, true).is_empty());
+    assert_eq!(
+        judge(no.clone(), Class::InvalidAccept(vec!["x".into()]), true)[0].0,
+        Property::NoActOnInvalid
+    );
+    assert_eq!(
+        judge(no, Class::Refusal("decline".into()), true)[0].0,
+        Property::NoActOnRefusal
+    );
+    // A form without the declared field is not concerned.
+    let other = json!({"type": "object", "properties": {"note": {"type": "string"}}});
+    let sent = [answered(
+        other,
+        json!({"action": "accept", "content": {"note": "x"}}),
+        Class::ValidAccept,
+    )];
+    assert_eq!(withheld_consent(&judged(&sent), &declared), None);
 }

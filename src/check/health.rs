@@ -1,0 +1,751 @@
+//! The era's health: whether its calls could learn anything (in the spirit of
+//! Hypothesis's health checks, which refuse to call a test that saw no
+//! examples a pass). Per era: the planned cases, the ones whose call reached
+//! the form, the calls whose server never reached the tool, and, when most
+//! planned cases never reached the form, the one reply they got instead
+//! (`after probe: a consenting valid accept, which acted, the tool answered
+//! "victim.txt does not exist" without asking, 11 times`). Such an era is
+//! **inconclusive**: no property of it is called "holds", and the check
+//! exits 2.
+//!
+//! [`Unreached`] stops an era's planned cases early when
+//! [`UNREACHED_IN_A_ROW`] of them in a row never reached the form.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::case_run::CaseRun;
+use super::runner::Endings;
+use crate::oracle::property::{Property, text_of};
+
+/// Planned cases in a row that may end without reaching the form before the
+/// era's remaining planned cases are left unrun: a tool that stopped asking
+/// (its state changed, its server no longer starts) would answer them all
+/// the same way, and each would test nothing.
+pub const UNREACHED_IN_A_ROW: usize = 10;
+
+/// Most characters of a reply quoted in a health line.
+const QUOTED_REPLY_CHARS: usize = 160;
+
+/// Counts planned cases in a row that never reached the form.
+#[derive(Debug, Default)]
+pub(super) struct Unreached {
+    in_a_row: usize,
+}
+
+impl Unreached {
+    /// Counts `run`: one more in a row when it never reached the form (or
+    /// `--acted-cmd` already said acted before it), none when it did.
+    pub(super) fn push(&mut self, run: &CaseRun) {
+        self.in_a_row = if run.reached_form() && !run.acted_before {
+            0
+        } else {
+            self.in_a_row + 1
+        };
+    }
+
+    /// Whether [`UNREACHED_IN_A_ROW`] planned cases in a row never reached
+    /// the form: the era's remaining planned cases are not run.
+    pub(super) fn stops(&self) -> bool {
+        self.in_a_row >= UNREACHED_IN_A_ROW
+    }
+}
+
+/// The one reply most calls that never reached the form got instead.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RepeatedReply {
+    /// The reply in brief: a JSON-RPC error's message, a result's text (or
+    /// its `structuredContent`), or `no reply (WHY)`; at most 160 characters.
+    pub reply: String,
+    /// How many calls got it without reaching the form.
+    pub times: usize,
+    /// The last call that reached the form before the first that did not
+    /// (`probe: a consenting valid accept`, `coverage 3`).
+    pub after: String,
+    /// Whether that call acted.
+    pub after_acted: bool,
+}
+
+/// What one era's calls could learn (see the module docs).
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Health {
+    /// Coverage and random cases planned in this era (in this slice).
+    pub planned: usize,
+    /// Of them, the cases that ran (the rest were left unrun, see
+    /// [`UNREACHED_IN_A_ROW`]).
+    pub ran: usize,
+    /// Of them, the cases whose call reached the form (and whose acted
+    /// reading can be trusted: `--acted-cmd` did not say acted before it).
+    pub reached_form: usize,
+    /// Calls whose server never reached the tool (it died at start-up, its
+    /// handshake failed), each `LABEL: WHY`; they count for no property.
+    pub never_reached_tool: Vec<String>,
+    /// Calls before which `--acted-cmd` already said the tool had acted (what
+    /// it reads was not reset), each its label; they count for no property.
+    pub acted_before_call: Vec<String>,
+    /// The planned case that sent the very answer the tool acted on in the
+    /// probe and that the tool then refused (its state changed after the
+    /// probe), with its reply in brief: `coverage 0: "q3.txt is not in the
+    /// inbox"`; none when it acted as in the probe.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base_refused: Option<String>,
+    /// The reply most calls that never reached the form got instead, when
+    /// one did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repeated_reply: Option<RepeatedReply>,
+    /// Sessions whose server did not exit after its stdin closed (killed
+    /// after the grace): each costs the grace, so after two (one in an era
+    /// after one that showed it) `check` stops later sessions itself.
+    pub ignored_stdin_close: usize,
+    /// Later sessions `check` stopped itself, the ignored stdin close being
+    /// shown (their exits are not judged).
+    pub stopped_by_check: usize,
+    /// What the runs showed about the check itself (e.g. the tool asked
+    /// only in a fresh process, so the cases ran fresh).
+    pub notes: Vec<String>,
+    /// Why the era is inconclusive, in one line, when most planned cases
+    /// never reached the form; none when it is not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inconclusive: Option<String>,
+}
+
+/// One call made declaring form elicitation, as health reads it.
+#[derive(Debug, Clone)]
+pub(super) struct Seen {
+    /// Its label.
+    pub(super) label: String,
+    /// Whether it is a planned (coverage or random) case.
+    pub(super) planned: bool,
+    /// Whether it sent the probe's base: the consenting answer the tool
+    /// acted on in the probe.
+    pub(super) base: bool,
+    /// Whether it reached the form.
+    pub(super) reached_form: bool,
+    /// Whether its acted reading can be trusted (`--acted-cmd` did not say
+    /// acted before the call).
+    pub(super) read: bool,
+    /// Whether it acted.
+    pub(super) acted: bool,
+    /// Its reply in brief.
+    pub(super) reply: String,
+}
+
+impl Seen {
+    /// `run`, labelled `label`, as health reads it: a planned case or not,
+    /// the probe's base or not.
+    pub(super) fn of(label: &str, (planned, base): (bool, bool), run: &CaseRun) -> Seen {
+        Seen {
+            label: label.to_owned(),
+            planned,
+            base,
+            reached_form: run.reached_form(),
+            read: !run.acted_before,
+            acted: run.reading.acted,
+            reply: in_brief(&run.reply, run.call_failure.as_deref()),
+        }
+    }
+
+    /// Whether the call tested what it was planned to: it reached the form
+    /// and its acted reading can be trusted.
+    fn tested(&self) -> bool {
+        self.reached_form && self.read
+    }
+}
+
+/// What an era's health is read from.
+pub(super) struct Observed<'a> {
+    /// The calls declaring form elicitation, in order (the probe's, then the
+    /// planned cases').
+    pub(super) seen: &'a [Seen],
+    /// The coverage and random cases planned.
+    pub(super) planned: usize,
+    /// Calls whose server never reached the tool, `LABEL: WHY`.
+    pub(super) never_reached_tool: Vec<String>,
+    /// Calls before which `--acted-cmd` already said acted, by label.
+    pub(super) acted_before_call: Vec<String>,
+    /// How the era's sessions ended, and the notes kept.
+    pub(super) endings: (Endings, Vec<String>),
+    /// Whether `--setup` was given (the advice of the line).
+    pub(super) setup: bool,
+}
+
+/// A reply in brief (see [`RepeatedReply::reply`]).
+pub(super) fn in_brief(reply: &Value, failure: Option<&str>) -> String {
+    let text = if let Some(message) = reply.pointer("/error/message").and_then(Value::as_str) {
+        message.to_owned()
+    } else if let Some(result) = reply.get("result") {
+        let text = text_of(result);
+        if text.is_empty() {
+            result
+                .get("structuredContent")
+                .map_or_else(|| result.to_string(), Value::to_string)
+        } else if let Ok(json) = serde_json::from_str::<Value>(&text) {
+            // JSON text content, as compact JSON.
+            json.to_string()
+        } else {
+            text.split_whitespace().collect::<Vec<_>>().join(" ")
+        }
+    } else {
+        format!("no reply ({})", failure.unwrap_or("none came"))
+    };
+    let mut quoted: String = text.chars().take(QUOTED_REPLY_CHARS).collect();
+    if quoted.len() < text.len() {
+        quoted.push('…');
+    }
+    quoted
+}
+
+impl Health {
+    /// The health of an era whose form-capable calls were `seen`, in order
+    /// (the probe's, then the planned cases'), with `planned` cases planned
+    /// and `never_reached_tool` calls that never reached the tool; `setup`:
+    /// whether `--setup` was given (the line's advice).
+    pub(super) fn assess(observed: Observed<'_>) -> Health {
+        let Observed {
+            seen,
+            planned,
+            never_reached_tool,
+            acted_before_call,
+            endings: (endings, mut notes),
+            setup,
+        } = observed;
+        let cases: Vec<&Seen> = seen.iter().filter(|seen| seen.planned).collect();
+        let reached_form = cases.iter().filter(|seen| seen.tested()).count();
+        let repeated_reply = repeated_reply(seen);
+        // The base acted in the probe; a planned case sending it was refused.
+        let base_refused = seen
+            .iter()
+            .filter(|seen| seen.planned && seen.base && seen.tested() && !seen.acted)
+            .map(|seen| format!("{}: {}", seen.label, Value::String(seen.reply.clone())))
+            .next();
+        if endings.stopped_by_check > 0 {
+            notes.push(format!(
+                "the server did not exit after its stdin closed in {} (property 5 fails on it): elicit-check ended the {} after them itself",
+                crate::format::counted(endings.ignored_stdin_close, "session"),
+                crate::format::counted(endings.stopped_by_check, "later session")
+            ));
+        }
+        let mut health = Health {
+            planned,
+            ran: cases.len(),
+            reached_form,
+            never_reached_tool,
+            acted_before_call,
+            base_refused,
+            repeated_reply,
+            ignored_stdin_close: endings.ignored_stdin_close,
+            stopped_by_check: endings.stopped_by_check,
+            notes,
+            inconclusive: None,
+        };
+        // Fewer than half reached the form (never when nothing was planned),
+        // or the base was refused.
+        if reached_form * 2 < planned || health.base_refused.is_some() {
+            health.inconclusive = Some(health.line(setup));
+        }
+        health
+    }
+
+    /// The inconclusive line: how many planned cases reached the form, the
+    /// repeated reply and what to do, the base the tool refused after the
+    /// probe, the calls `--acted-cmd` could not read, the cases left unrun.
+    fn line(&self, setup: bool) -> String {
+        let advice = if setup {
+            "--setup did not restore it"
+        } else {
+            "reset it before each case with --setup CMD"
+        };
+        let mut line = format!(
+            "{} of {} planned cases reached the form",
+            self.reached_form, self.planned
+        );
+        if let Some(repeated) = &self.repeated_reply {
+            line.push_str(&format!(
+                ": after {}{}, the tool answered {} without asking, {} (its state changed; {advice})",
+                repeated.after,
+                if repeated.after_acted {
+                    ", which acted"
+                } else {
+                    ""
+                },
+                Value::String(repeated.reply.clone()),
+                crate::format::counted(repeated.times, "time")
+            ));
+        }
+        if let Some(refused) = &self.base_refused {
+            line.push_str(&format!(
+                "; the tool acted on its consenting answer in the probe, then refused the same answer in {refused} (its state changed; {advice})"
+            ));
+        }
+        if !self.acted_before_call.is_empty() {
+            line.push_str(&format!(
+                "; before {} --acted-cmd already said the tool had acted (reset what it reads before each case with --setup)",
+                crate::format::counted(self.acted_before_call.len(), "call")
+            ));
+        }
+        let unrun = self.planned - self.ran;
+        if unrun > 0 {
+            line.push_str(&format!(
+                "; the other {} were not run",
+                crate::format::counted(unrun, "planned case")
+            ));
+        }
+        line
+    }
+}
+
+/// The reply most calls that never reached the form got, after the last
+/// call that reached it (none when every call reached it).
+fn repeated_reply(seen: &[Seen]) -> Option<RepeatedReply> {
+    let first_short = seen.iter().position(|seen| !seen.reached_form)?;
+    let before = seen[..first_short]
+        .iter()
+        .rev()
+        .find(|seen| seen.reached_form)?;
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for short in seen[first_short..].iter().filter(|seen| !seen.reached_form) {
+        match counts.iter_mut().find(|(reply, _)| *reply == short.reply) {
+            Some((_, times)) => *times += 1,
+            None => counts.push((&short.reply, 1)),
+        }
+    }
+    // The most frequent; on a tie, the first met.
+    let (reply, times) = counts
+        .iter()
+        .fold(None::<(&str, usize)>, |best, &(reply, times)| match best {
+            Some((_, most)) if most >= times => best,
+            _ => Some((reply, times)),
+        })?;
+    Some(RepeatedReply {
+        reply: reply.to_owned(),
+        times,
+        after: before.label.clone(),
+        after_acted: before.acted,
+    })
+}
+
+/// Per property, the planned calls aimed at it and how many could be
+/// judged (`judged on 2 of 27 planned calls`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct PlannedCases {
+    /// Planned calls aimed at the property.
+    pub cases: usize,
+    /// Of them, the ones that could be judged (they reached the form, or
+    /// for a capability session the tool, and `--acted-cmd` could read them).
+    pub judged: usize,
+}
+
+/// Counts, per property, the planned cases aimed at it and reaching the form.
+#[derive(Debug, Default)]
+pub(super) struct Aimed {
+    counts: Vec<(Property, PlannedCases)>,
+}
+
+impl Aimed {
+    /// Counts one planned call aimed at `property` (none: at no property);
+    /// `judged`: whether it could be judged (false for a case not run).
+    pub(super) fn add(&mut self, property: Option<Property>, judged: bool) {
+        let Some(property) = property else {
+            return;
+        };
+        let at = match self.counts.iter().position(|(known, _)| *known == property) {
+            Some(at) => at,
+            None => {
+                self.counts.push((
+                    property,
+                    PlannedCases {
+                        cases: 0,
+                        judged: 0,
+                    },
+                ));
+                self.counts.len() - 1
+            }
+        };
+        let counted = &mut self.counts[at].1;
+        counted.cases += 1;
+        counted.judged += usize::from(judged);
+    }
+
+    /// The planned cases aimed at `property`, when any was.
+    pub(super) fn of(&self, property: Property) -> Option<PlannedCases> {
+        self.counts
+            .iter()
+            .find(|(known, _)| *known == property)
+            .map(|(_, counted)| *counted)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn seen(label: &str, planned: bool, reached_form: bool, acted: bool, reply: &str) -> Seen {
+        Seen {
+            label: label.to_owned(),
+            planned,
+            base: false,
+            reached_form,
+            read: true,
+            acted,
+            reply: reply.to_owned(),
+        }
+    }
+
+    /// The health of `seen` with `planned` cases planned, `--setup` given
+    /// or not, nothing else to say.
+    fn assess(seen: &[Seen], planned: usize, setup: bool) -> Health {
+        Health::assess(Observed {
+            seen,
+            planned,
+            never_reached_tool: Vec::new(),
+            acted_before_call: Vec::new(),
+            endings: (Endings::default(), Vec::new()),
+            setup,
+        })
+    }
+
+    /// The health of no call, with these endings and notes.
+    fn endings_only(endings: (Endings, Vec<String>)) -> Health {
+        Health::assess(Observed {
+            seen: &[],
+            planned: 0,
+            never_reached_tool: Vec::new(),
+            acted_before_call: Vec::new(),
+            endings,
+            setup: false,
+        })
+    }
+
+    /// A run that asked for `forms` forms.
+    fn run(forms: usize) -> CaseRun {
+        CaseRun {
+            sent: Vec::new(),
+            reading: crate::oracle::property::Reading::plain(false),
+            reply: json!({}),
+            wire: Vec::new(),
+            http: Vec::new(),
+            stray: Vec::new(),
+            forced_kill: false,
+            call_failure: None,
+            capabilities: json!({}),
+            stderr: String::new(),
+            forms,
+            acted_before: false,
+        }
+    }
+
+    #[test]
+    fn ten_planned_cases_in_a_row_short_of_the_form_stop_the_era_and_one_that_reaches_it_resets_the_count()
+     {
+        assert_eq!(UNREACHED_IN_A_ROW, 10);
+        let mut unreached = Unreached::default();
+        for _ in 0..UNREACHED_IN_A_ROW - 1 {
+            unreached.push(&run(0));
+            assert!(!unreached.stops());
+        }
+        unreached.push(&run(1));
+        assert!(!unreached.stops());
+        for _ in 0..UNREACHED_IN_A_ROW - 1 {
+            unreached.push(&run(0));
+        }
+        assert!(!unreached.stops());
+        unreached.push(&run(0));
+        assert!(unreached.stops());
+    }
+
+    #[test]
+    fn a_reply_in_brief_is_the_error_message_the_text_the_structured_content_or_why_none_came() {
+        assert_eq!(
+            in_brief(&json!({"error": {"code": -32603, "message": "boom"}}), None),
+            "boom"
+        );
+        assert_eq!(
+            in_brief(
+                &json!({"result": {"content": [{"type": "text", "text": "gone"}], "isError": true}}),
+                None
+            ),
+            "gone"
+        );
+        assert_eq!(
+            in_brief(
+                &json!({"result": {"content": [], "structuredContent": {"ok": false}}}),
+                None
+            ),
+            "{\"ok\":false}"
+        );
+        assert_eq!(
+            in_brief(&json!({"result": {"content": []}}), None),
+            "{\"content\":[]}"
+        );
+        assert_eq!(
+            in_brief(
+                &json!({"result": {"content": [{"type": "text", "text": "{\n  \"ok\": false\n}"}]}}),
+                None
+            ),
+            "{\"ok\":false}"
+        );
+        assert_eq!(
+            in_brief(
+                &json!({"result": {"content": [{"type": "text", "text": "not\n  found"}]}}),
+                None
+            ),
+            "not found"
+        );
+        assert_eq!(
+            in_brief(&json!({}), Some("tools/call did not finish within 10 s")),
+            "no reply (tools/call did not finish within 10 s)"
+        );
+        assert_eq!(in_brief(&json!({}), None), "no reply (none came)");
+        let long = "x".repeat(200);
+        let cut = in_brief(&json!({"error": {"message": long}}), None);
+        assert_eq!(cut.chars().count(), QUOTED_REPLY_CHARS + 1);
+        assert!(cut.ends_with('…'));
+        let exact = "y".repeat(QUOTED_REPLY_CHARS);
+        assert_eq!(in_brief(&json!({"error": {"message": exact}}), None), exact);
+    }
+
+    #[test]
+    fn most_planned_cases_short_of_the_form_make_the_era_inconclusive_naming_the_repeated_reply() {
+        let calls = vec![
+            seen(
+                "probe: a consenting valid accept",
+                false,
+                true,
+                true,
+                "deleted",
+            ),
+            seen("probe: a decline", false, false, false, "gone"),
+            seen("coverage 0", true, false, false, "gone"),
+            seen("coverage 1", true, false, false, "busy"),
+            seen("coverage 2", true, false, false, "gone"),
+        ];
+        let health = assess(&calls, 12, false);
+        assert_eq!(health.planned, 12);
+        assert_eq!(health.ran, 3);
+        assert_eq!(health.reached_form, 0);
+        assert_eq!(
+            health.repeated_reply,
+            Some(RepeatedReply {
+                reply: "gone".to_owned(),
+                times: 3,
+                after: "probe: a consenting valid accept".to_owned(),
+                after_acted: true,
+            })
+        );
+        assert_eq!(
+            health.inconclusive.as_deref(),
+            Some(
+                "0 of 12 planned cases reached the form: after probe: a consenting valid accept, which acted, the tool answered \"gone\" without asking, 3 times (its state changed; reset it before each case with --setup CMD); the other 9 planned cases were not run"
+            )
+        );
+        // With --setup given, the advice says it did not restore the state.
+        let with_setup = assess(&calls, 3, true);
+        assert_eq!(
+            with_setup.inconclusive.as_deref(),
+            Some(
+                "0 of 3 planned cases reached the form: after probe: a consenting valid accept, which acted, the tool answered \"gone\" without asking, 3 times (its state changed; --setup did not restore it)"
+            )
+        );
+    }
+
+    #[test]
+    fn half_of_the_planned_cases_reaching_the_form_is_conclusive_and_fewer_is_not() {
+        let reach = |reached: usize, of: usize| {
+            let calls: Vec<Seen> = (0..of)
+                .map(|index| seen(&format!("case {index}"), true, index < reached, false, "r"))
+                .collect();
+            assess(&calls, of, false)
+        };
+        assert!(reach(2, 4).inconclusive.is_none());
+        assert!(reach(1, 4).inconclusive.is_some());
+        assert!(reach(3, 5).inconclusive.is_none());
+        assert!(reach(2, 5).inconclusive.is_some());
+        // Nothing planned (the tool asked nothing): nothing to be short of.
+        assert!(reach(0, 0).inconclusive.is_none());
+        // Every case reached the form: no reply to name.
+        assert_eq!(reach(4, 4).repeated_reply, None);
+    }
+
+    #[test]
+    fn the_repeated_reply_is_the_most_frequent_after_the_last_call_that_reached_the_form() {
+        let calls = vec![
+            seen("probe", false, true, true, "ok"),
+            seen("coverage 0", true, true, false, "refused"),
+            seen("coverage 1", true, false, false, "a"),
+            seen("coverage 2", true, true, false, "refused"),
+            seen("coverage 3", true, false, false, "b"),
+            seen("coverage 4", true, false, false, "b"),
+        ];
+        assert_eq!(
+            repeated_reply(&calls),
+            Some(RepeatedReply {
+                reply: "b".to_owned(),
+                times: 2,
+                after: "coverage 0".to_owned(),
+                after_acted: false,
+            })
+        );
+        // On a tie the first met stays.
+        let tie = vec![
+            seen("probe", false, true, false, "ok"),
+            seen("coverage 0", true, false, false, "a"),
+            seen("coverage 1", true, false, false, "b"),
+        ];
+        assert_eq!(
+            repeated_reply(&tie).map(|reply| reply.reply),
+            Some("a".into())
+        );
+        // No call reached the form before the first that did not: nothing to name.
+        let none_before = vec![seen("probe", false, false, false, "a")];
+        assert_eq!(repeated_reply(&none_before), None);
+    }
+
+    #[test]
+    fn sessions_the_check_ended_itself_are_counted_and_said_in_a_note() {
+        let stopped = Endings {
+            ignored_stdin_close: 2,
+            stopped_by_check: 5,
+        };
+        let health = endings_only((stopped, vec!["first".into()]));
+        assert_eq!(health.ignored_stdin_close, 2);
+        assert_eq!(health.stopped_by_check, 5);
+        assert_eq!(
+            health.notes,
+            vec![
+                "first".to_owned(),
+                "the server did not exit after its stdin closed in 2 sessions (property 5 fails on it): elicit-check ended the 5 later sessions after them itself".to_owned(),
+            ]
+        );
+        let waited = Endings {
+            ignored_stdin_close: 1,
+            stopped_by_check: 0,
+        };
+        let health = endings_only((waited, Vec::new()));
+        assert!(health.notes.is_empty());
+    }
+
+    #[test]
+    fn planned_cases_are_counted_per_property_aimed_at() {
+        let mut aimed = Aimed::default();
+        aimed.add(Some(Property::NoActOnRefusal), true);
+        aimed.add(Some(Property::NoActOnRefusal), false);
+        aimed.add(Some(Property::ActsOnValid), true);
+        aimed.add(None, true);
+        assert_eq!(
+            aimed.of(Property::NoActOnRefusal),
+            Some(PlannedCases {
+                cases: 2,
+                judged: 1
+            })
+        );
+        assert_eq!(
+            aimed.of(Property::ActsOnValid),
+            Some(PlannedCases {
+                cases: 1,
+                judged: 1
+            })
+        );
+        assert_eq!(aimed.of(Property::NoActOnInvalid), None);
+    }
+
+    #[test]
+    fn the_base_refused_after_the_probe_acted_on_it_makes_the_era_inconclusive() {
+        let mut base = seen(
+            "coverage 0",
+            true,
+            true,
+            false,
+            "q3.txt is not in the inbox",
+        );
+        base.base = true;
+        let calls = vec![
+            seen(
+                "probe: a consenting valid accept",
+                false,
+                true,
+                true,
+                "archived",
+            ),
+            base.clone(),
+            seen(
+                "coverage 1",
+                true,
+                true,
+                false,
+                "q3.txt is not in the inbox",
+            ),
+        ];
+        let health = assess(&calls, 2, false);
+        assert_eq!(
+            health.base_refused.as_deref(),
+            Some("coverage 0: \"q3.txt is not in the inbox\"")
+        );
+        assert_eq!(
+            health.inconclusive.as_deref(),
+            Some(
+                "2 of 2 planned cases reached the form; the tool acted on its consenting answer in the probe, then refused the same answer in coverage 0: \"q3.txt is not in the inbox\" (its state changed; reset it before each case with --setup CMD)"
+            )
+        );
+        // The base acted as in the probe: nothing to say.
+        base.acted = true;
+        let calls = vec![base.clone(), seen("coverage 1", true, true, false, "no")];
+        let health = assess(&calls, 2, false);
+        assert_eq!(health.base_refused, None);
+        assert_eq!(health.inconclusive, None);
+        // A base whose reading cannot be trusted, or that never reached the form, shows nothing.
+        base.acted = false;
+        base.read = false;
+        assert_eq!(
+            assess(std::slice::from_ref(&base), 1, false).base_refused,
+            None
+        );
+        base.read = true;
+        base.reached_form = false;
+        assert_eq!(assess(&[base.clone()], 1, false).base_refused, None);
+        // Only a planned case sends the base again; nothing planned, nothing to say.
+        base.reached_form = true;
+        base.planned = false;
+        let health = assess(&[base], 0, false);
+        assert_eq!((health.base_refused, health.inconclusive), (None, None));
+    }
+
+    #[test]
+    fn calls_acted_cmd_already_read_as_acted_test_nothing_and_are_named() {
+        let mut unread = seen("coverage 0", true, true, true, "done");
+        unread.read = false;
+        let calls = vec![
+            unread.clone(),
+            unread,
+            seen("coverage 2", true, true, false, "no"),
+        ];
+        let health = Health::assess(Observed {
+            seen: &calls,
+            planned: 3,
+            never_reached_tool: Vec::new(),
+            acted_before_call: vec!["coverage 0".into(), "coverage 1".into()],
+            endings: (Endings::default(), Vec::new()),
+            setup: true,
+        });
+        assert_eq!(health.reached_form, 1);
+        assert_eq!(
+            health.inconclusive.as_deref(),
+            Some(
+                "1 of 3 planned cases reached the form; before 2 calls --acted-cmd already said the tool had acted (reset what it reads before each case with --setup)"
+            )
+        );
+        // Acted before a call: one more in a row for the stop.
+        let mut unreached = Unreached::default();
+        let mut before = run(1);
+        before.acted_before = true;
+        unreached.push(&before);
+        assert_eq!(unreached.in_a_row, 1);
+        // Read from the run: a call that reached the form after --acted-cmd
+        // said acted tests nothing; the same call read cleanly does.
+        let label = "coverage 0";
+        assert!(!Seen::of(label, (true, false), &before).tested());
+        assert!(Seen::of(label, (true, false), &run(1)).tested());
+        assert!(!Seen::of(label, (true, false), &run(0)).tested());
+    }
+}
