@@ -14,6 +14,7 @@ use super::target::Target;
 use crate::format::counted;
 use crate::harness::client::declares_form;
 use crate::oracle::consent::{self, ConsentField};
+use crate::oracle::format_shape::{self, ShapeRefusal};
 use crate::oracle::property::{ActedRule, Property};
 use crate::schema::Form;
 use crate::schema::coverage::{self, accept};
@@ -79,6 +80,15 @@ pub(super) fn assemble(
             unexplained.push(refused);
         }
     }
+    // A refusal for the shape of a date-time alone fails property 3.
+    let shape_refusal = tally
+        .valid
+        .iter()
+        .filter(|call| !call.acted)
+        .zip(&tally.refused)
+        .find_map(|(call, refused)| {
+            format_shape::refused_shape(&forms, &tally.valid, call).map(|found| (found, refused))
+        });
     let inconclusive = run.health.inconclusive.is_some();
     let properties: Vec<PropertyReport> = Property::ALL
         .iter()
@@ -115,6 +125,12 @@ pub(super) fn assemble(
                                 )
                             ));
                         }
+                    }
+                    if !run.replaying
+                        && failure.is_none()
+                        && let Some((found, refused)) = &shape_refusal
+                    {
+                        failure = Some(shape_refused(target, found, refused));
                     }
                     if !tally.valid.is_empty() && valid_acted == 0 && failure.is_none() {
                         if run.replaying {
@@ -277,6 +293,37 @@ fn never_acted(target: &Target, tally: &Tally, bases: &[Map<String, Value>]) -> 
         reproduce_seed: None,
         reply: first.map_or(Value::Null, |refused| refused.reply.clone()),
         stderr: first.map_or_else(String::new, |refused| last_lines(&refused.stderr, 10)),
+    }
+}
+
+/// Property 3's failure for a valid accept refused for the shape of its
+/// date-time alone ([`format_shape`]): the refused accept, replayed.
+fn shape_refused(
+    target: &Target,
+    found: &ShapeRefusal,
+    refused: &tally::Refused,
+) -> PropertyFailure {
+    let mut replay = base_command(target);
+    replay.extend(["--answer".to_owned(), refused.answer.to_string()]);
+    PropertyFailure {
+        reason: found.reason(),
+        case_index: None,
+        answers: vec![refused.answer.clone()],
+        built_as: vec![format!(
+            "{}, `{}` {} {}",
+            coverage::VALID,
+            found.field,
+            found.how,
+            found.refused
+        )],
+        shrink_runs: 0,
+        shrink_stopped_early: false,
+        wire: Vec::new(),
+        stray_stdout: Vec::new(),
+        reproduce: join_command(&replay, &target.command),
+        reproduce_seed: None,
+        reply: refused.reply.clone(),
+        stderr: last_lines(&refused.stderr, 10),
     }
 }
 
@@ -456,6 +503,77 @@ mod tests {
         );
         let without = report_of(&steps, tally());
         assert!(seven(&without).warnings.is_empty());
+    }
+
+    #[test]
+    fn a_date_time_refused_in_another_shape_after_acting_fails_property_3_and_a_leap_day_warns() {
+        let steps = [step(json!({
+            "type": "object",
+            "properties": {"arrival": {"type": "string", "format": "date-time"}},
+            "required": ["arrival"]
+        }))];
+        let arrival = |value: &str, acted: bool| ValidCall {
+            contents: vec![json!({"arrival": value})],
+            acted,
+        };
+        let refused = |value: &str| tally::Refused {
+            answer: json!({"action": "accept", "content": {"arrival": value}}),
+            reply: json!({"result": {"isError": true}}),
+            stderr: "only UTC\n".into(),
+        };
+        let judged = report_of(
+            &steps,
+            with_tally(|t| {
+                t.valid = vec![
+                    arrival("2030-01-15T10:00:00Z", true),
+                    arrival("2028-02-29T10:00:00Z", false),
+                    arrival("2030-01-15T10:00:00+02:00", false),
+                ];
+                t.refused = vec![
+                    refused("2028-02-29T10:00:00Z"),
+                    refused("2030-01-15T10:00:00+02:00"),
+                ];
+            }),
+        );
+        assert!(!judged.passed);
+        let three = judged.property(3).expect("3");
+        assert_eq!(three.verdict, PropertyVerdict::Fails);
+        let failure = three.failure.as_ref().expect("a failure");
+        assert_eq!(
+            failure.reason,
+            "refused `arrival` \"2030-01-15T10:00:00+02:00\" (a date-time with an offset, valid under RFC 3339 section 5.6) after acting on \"2030-01-15T10:00:00Z\" in the same accept"
+        );
+        assert_eq!(
+            failure.answers,
+            vec![json!({"action": "accept", "content": {"arrival": "2030-01-15T10:00:00+02:00"}})]
+        );
+        assert_eq!(
+            failure.built_as,
+            vec![
+                "accept: valid content, `arrival` with an offset \"2030-01-15T10:00:00+02:00\""
+                    .to_owned()
+            ]
+        );
+        assert_eq!(failure.reply, json!({"result": {"isError": true}}));
+        assert_eq!(failure.stderr, "only UTC");
+        assert!(failure.reproduce.contains(r#"--answer '{"action":"accept","content":{"arrival":"2030-01-15T10:00:00+02:00"}}'"#), "{}", failure.reproduce);
+        // Both refusals are still listed.
+        assert_eq!(three.warnings.len(), 2, "{:?}", three.warnings);
+        // Without the offset, the leap day (another day) is a warning only.
+        let leap_day = report_of(
+            &steps,
+            with_tally(|t| {
+                t.valid = vec![
+                    arrival("2030-01-15T10:00:00Z", true),
+                    arrival("2028-02-29T10:00:00Z", false),
+                ];
+                t.refused = vec![refused("2028-02-29T10:00:00Z")];
+            }),
+        );
+        assert!(leap_day.passed);
+        let three = leap_day.property(3).expect("3");
+        assert_eq!(three.verdict, PropertyVerdict::Holds);
+        assert_eq!(three.warnings.len(), 1);
     }
 
     fn report_of(steps: &[Step], tally: Tally) -> CheckReport {

@@ -9,6 +9,7 @@
 //! - [`hostile`]: what a server must do with hostile client frames.
 //! - [`property`]: the eight properties of `elicit-check check` on anyone's tool.
 //! - [`consent`]: which field of a form the tool acts on at one value only (property 3).
+//! - [`format_shape`]: a valid accept refused for the shape of its `date-time` alone (property 3).
 //!
 //! The third oracle, "by construction", lives with the strategies
 //! (`crate::strategy::Reason::expected`): each generated case knows why it must
@@ -18,6 +19,7 @@ pub mod consent;
 pub mod contract;
 pub mod era;
 pub mod failure;
+pub mod format_shape;
 pub mod hostile;
 pub mod http;
 pub mod meaning;
