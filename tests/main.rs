@@ -5,6 +5,7 @@
 
 mod action;
 mod check;
+mod from_tests;
 mod help;
 mod hostile;
 mod layout;
