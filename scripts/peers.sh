@@ -3,6 +3,7 @@
 #   target/peers/python-sdk1/  venv with fixtures/peers/requirements-sdk1.txt (mcp 1.x)
 #   target/peers/python-sdk2/  venv with fixtures/peers/requirements-sdk2.txt (mcp 2.x)
 #   target/peers/pytest/       venv with examples/pytest/requirements.txt (pytest)
+#   target/peers/maturin/      venv with scripts/maturin-requirements.txt (maturin)
 #   target/peers/node/         `npm ci` of fixtures/peers/typescript/package-lock.json
 #   target/peers/node-v2/      `npm ci` of fixtures/peers/typescript-v2/package-lock.json (SDK v2)
 # Every version is pinned in those files. Idempotent: an environment whose pins
@@ -54,6 +55,8 @@ python_env python-sdk1 "$peers/requirements-sdk1.txt"
 python_env python-sdk2 "$peers/requirements-sdk2.txt"
 # pytest, for the example of a server's own test suite (examples/pytest/).
 python_env pytest "$root/examples/pytest/requirements.txt"
+# maturin, for the test of the Python package's wheel (pyproject.toml).
+python_env maturin "$root/scripts/maturin-requirements.txt"
 
 # js_env NAME SOURCE: `npm ci` at $dest/NAME from SOURCE's package(-lock).json.
 js_env() {

@@ -1,0 +1,214 @@
+//! The npm package (`npm/elicit-check`, the launcher, and one package per
+//! platform under `npm/platforms/`), packed with `npm pack` and installed
+//! from the tarballs into an empty folder with `npm install --offline`, as a
+//! user's `npx elicit-check` gets it: the launcher runs the platform's binary
+//! (here the one this test binary was built with), and without the platform
+//! package says how to build it instead.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use crate::peers::environments;
+use crate::support::Scratch;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// `npm/platforms/`'s folder for the machine the tests run on.
+fn this_platform() -> &'static str {
+    match (std::env::consts::OS, std::env::consts::ARCH) {
+        ("linux", "x86_64") => "linux-x64",
+        ("linux", "aarch64") => "linux-arm64",
+        ("macos", "x86_64") => "darwin-x64",
+        ("macos", "aarch64") => "darwin-arm64",
+        (os, arch) => panic!("no npm platform package for {os} {arch} (npm/platforms/)"),
+    }
+}
+
+fn run(command: &mut Command) -> Output {
+    command
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the command starts")
+}
+
+fn printed(output: &Output) -> String {
+    format!(
+        "exit {:?}\n{}{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// Copies `from` (a package folder) into `to` and packs it there with `npm
+/// pack`: the tarball's path.
+fn pack(from: &Path, to: &Path, binary: Option<&Path>) -> PathBuf {
+    let folder = to.join(from.file_name().expect("a folder name"));
+    std::fs::create_dir_all(&folder).expect("package folder");
+    std::fs::copy(from.join("package.json"), folder.join("package.json")).expect("package.json");
+    let bin = folder.join("bin");
+    std::fs::create_dir_all(&bin).expect("bin/");
+    match binary {
+        Some(binary) => {
+            std::fs::copy(binary, bin.join("elicit-check")).expect("the binary");
+        }
+        None => {
+            let launcher = from.join("bin/elicit-check.js");
+            std::fs::copy(&launcher, bin.join("elicit-check.js")).expect("the launcher");
+        }
+    }
+    let packed = run(Command::new("npm")
+        .args(["pack", "--loglevel=error", "--pack-destination"])
+        .arg(to)
+        .current_dir(&folder));
+    assert!(packed.status.success(), "npm pack: {}", printed(&packed));
+    let name = String::from_utf8_lossy(&packed.stdout).trim().to_owned();
+    to.join(name)
+}
+
+/// An empty folder with `tarballs` installed offline.
+fn installed(scratch: &Scratch, name: &str, tarballs: &[&Path]) -> PathBuf {
+    let app = scratch.join(name);
+    std::fs::create_dir_all(&app).expect("app folder");
+    std::fs::write(app.join("package.json"), r#"{"private": true}"#).expect("package.json");
+    let install = run(Command::new("npm")
+        .args([
+            "install",
+            "--offline",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+        ])
+        .args(tarballs)
+        .current_dir(&app));
+    assert!(
+        install.status.success(),
+        "npm install: {}",
+        printed(&install)
+    );
+    app
+}
+
+fn npx(app: &Path, args: &[&str]) -> Output {
+    run(Command::new("npx")
+        .args(["--offline", "elicit-check"])
+        .args(args)
+        .current_dir(app))
+}
+
+#[test]
+fn npx_elicit_check_runs_the_platform_binary_and_without_it_says_how_to_build_one() {
+    let scratch = Scratch::new("npm-package");
+    let packages = scratch.join("packages");
+    std::fs::create_dir_all(&packages).expect("packages/");
+    let main = pack(&Path::new(ROOT).join("npm/elicit-check"), &packages, None);
+    let platform = pack(
+        &Path::new(ROOT).join("npm/platforms").join(this_platform()),
+        &packages,
+        Some(Path::new(env!("CARGO_BIN_EXE_elicit-check"))),
+    );
+
+    let app = installed(&scratch, "app", &[&main, &platform]);
+    let version = npx(&app, &["--version"]);
+    assert!(version.status.success(), "{}", printed(&version));
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        concat!("elicit-check ", env!("CARGO_PKG_VERSION"))
+    );
+    // A check through the launcher: its exit code passes through (1: the
+    // server acts on `confirm: false`, property 7).
+    let python = environments().join("python-sdk1/bin/python");
+    let server = Path::new(ROOT).join("fixtures/servers/confirm.py");
+    let check = |bug: &[&str]| {
+        let (python, server) = (python.display().to_string(), server.display().to_string());
+        let mut args = vec![
+            "check",
+            "--tool",
+            "delete_records",
+            "--acted",
+            "/deleted",
+            "--consent",
+            "/confirm=true",
+            "--seed",
+            "1",
+            "--cases",
+            "5",
+            "--",
+            &python,
+            &server,
+        ];
+        args.extend(bug);
+        npx(&app, &args)
+    };
+    let correct = check(&[]);
+    assert_eq!(correct.status.code(), Some(0), "{}", printed(&correct));
+    let buggy = check(&["--bug", "acts-on-false"]);
+    assert_eq!(buggy.status.code(), Some(1), "{}", printed(&buggy));
+    assert!(
+        String::from_utf8_lossy(&buggy.stdout)
+            .contains("acted on a valid accept that did not consent"),
+        "{}",
+        printed(&buggy)
+    );
+
+    // Without the platform package (an install that left optional dependencies out).
+    let bare = installed(&scratch, "bare", &[&main]);
+    let missing = npx(&bare, &["--version"]);
+    let text = printed(&missing);
+    assert_eq!(missing.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains(&format!(
+            "elicit-check: the package @elicit-check/{} with the binary for {} is not installed",
+            this_platform(),
+            this_platform()
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains("cargo install --locked elicit-check"),
+        "{text}"
+    );
+}
+
+/// Every npm package is at the crate's version, and the launcher's
+/// optional dependencies name every platform package at it.
+#[test]
+fn every_npm_package_is_at_the_crates_version() {
+    let read = |path: PathBuf| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(&path).expect("package.json")).expect("JSON")
+    };
+    let version = env!("CARGO_PKG_VERSION");
+    let main = read(Path::new(ROOT).join("npm/elicit-check/package.json"));
+    assert_eq!(main["version"], version);
+    let optional = main["optionalDependencies"]
+        .as_object()
+        .expect("optionalDependencies");
+    let mut platforms: Vec<String> = std::fs::read_dir(Path::new(ROOT).join("npm/platforms"))
+        .expect("npm/platforms")
+        .map(|entry| {
+            entry
+                .expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    platforms.sort();
+    assert_eq!(
+        platforms,
+        ["darwin-arm64", "darwin-x64", "linux-arm64", "linux-x64"]
+    );
+    assert_eq!(optional.len(), platforms.len());
+    for platform in &platforms {
+        let package = read(
+            Path::new(ROOT)
+                .join("npm/platforms")
+                .join(platform)
+                .join("package.json"),
+        );
+        let name = format!("@elicit-check/{platform}");
+        assert_eq!(package["name"], name.as_str());
+        assert_eq!(package["version"], version, "{platform}");
+        assert_eq!(optional[&name], version, "{platform}");
+    }
+}

@@ -1,0 +1,123 @@
+//! The Python package (`pyproject.toml`, maturin's binary bindings): `maturin
+//! build` makes a wheel holding the binary, and installing it into a fresh
+//! venv puts `elicit-check` on that venv's PATH, where `--version` and a
+//! `check` run, as `pip install elicit-check` (or `uvx`, `pipx run`) gives it.
+//! The wheel is built with the dev profile, in `target/maturin` (the release
+//! workflow builds it with `--release`).
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use crate::peers::environments;
+use crate::support::Scratch;
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn run(command: &mut Command) -> Output {
+    command
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the command starts")
+}
+
+fn printed(output: &Output) -> String {
+    format!(
+        "exit {:?}\n{}{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+#[test]
+fn the_wheel_maturin_builds_puts_elicit_check_on_a_fresh_venvs_path() {
+    let scratch = Scratch::new("python-package");
+    let wheels = scratch.join("wheels");
+    let built = run(Command::new(environments().join("maturin/bin/maturin"))
+        .args(["build", "--profile", "dev", "--locked", "--out"])
+        .arg(&wheels)
+        // A target folder of its own: maturin builds with flags of its own,
+        // and rebuilding in `target/debug` would replace the binary the
+        // other tests are running.
+        .env("CARGO_TARGET_DIR", Path::new(ROOT).join("target/maturin"))
+        .current_dir(ROOT));
+    assert!(built.status.success(), "maturin build: {}", printed(&built));
+    let wheel: Vec<_> = std::fs::read_dir(&wheels)
+        .expect("the wheel folder")
+        .map(|entry| entry.expect("an entry").path())
+        .collect();
+    assert_eq!(wheel.len(), 1, "one wheel: {wheel:?}");
+    let name = wheel[0]
+        .file_name()
+        .expect("a name")
+        .to_string_lossy()
+        .into_owned();
+    assert!(
+        name.starts_with(&format!(
+            "elicit_check-{}-py3-none-",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{name}"
+    );
+
+    let venv = scratch.join("venv");
+    let created = run(Command::new("python3").args(["-m", "venv"]).arg(&venv));
+    assert!(created.status.success(), "venv: {}", printed(&created));
+    let installed = run(Command::new(venv.join("bin/python"))
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--no-index",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .arg(&wheel[0]));
+    assert!(
+        installed.status.success(),
+        "pip install: {}",
+        printed(&installed)
+    );
+
+    // On the venv's PATH, as an activated venv or `uvx` puts it.
+    let path = format!(
+        "{}:{}",
+        venv.join("bin").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let version = run(Command::new("elicit-check")
+        .arg("--version")
+        .env("PATH", &path));
+    assert!(version.status.success(), "{}", printed(&version));
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        concat!("elicit-check ", env!("CARGO_PKG_VERSION"))
+    );
+    let python = environments().join("python-sdk1/bin/python");
+    let check = run(Command::new("elicit-check")
+        .args([
+            "check",
+            "--tool",
+            "delete_records",
+            "--acted",
+            "/deleted",
+            "--consent",
+            "/confirm=true",
+            "--seed",
+            "1",
+            "--cases",
+            "5",
+            "--",
+        ])
+        .arg(&python)
+        .arg(Path::new(ROOT).join("fixtures/servers/confirm.py"))
+        .args(["--bug", "acts-on-false"])
+        .env("PATH", &path));
+    assert_eq!(check.status.code(), Some(1), "{}", printed(&check));
+    assert!(
+        String::from_utf8_lossy(&check.stdout)
+            .contains("acted on a valid accept that did not consent"),
+        "{}",
+        printed(&check)
+    );
+}
