@@ -576,6 +576,65 @@ mod tests {
         assert_eq!(three.warnings.len(), 1);
     }
 
+    #[test]
+    fn a_field_inferred_beside_a_declared_one_in_the_same_request_is_listed_too() {
+        let steps = [step(json!({
+            "type": "object",
+            "properties": {"confirm": {"type": "boolean"}, "agree": {"type": "boolean"}},
+            "required": ["confirm", "agree"]
+        }))];
+        let mut target = Target::stdio(["s"]);
+        target.consent = vec![DeclaredConsent {
+            name: "confirm".into(),
+            value: json!(true),
+        }];
+        let calls = |agree: bool| ValidCall {
+            contents: vec![json!({"confirm": true, "agree": agree})],
+            acted: agree,
+        };
+        let judged = report(
+            &target,
+            &steps,
+            with_tally(|t| t.valid = vec![calls(true), calls(false)]),
+            Default::default(),
+        );
+        assert_eq!(
+            judged.consent_fields,
+            vec![
+                "/confirm is the consent field declared with --consent: acts only when true"
+                    .to_owned(),
+                "/agree is a consent field: acts only when true".to_owned(),
+            ]
+        );
+    }
+
+    #[test]
+    fn lenient_accepts_acted_on_are_property_2_warnings_unless_strict() {
+        let steps = [step(confirm_form())];
+        let tally = || {
+            with_tally(|t| {
+                t.with_invalid = 2;
+                t.lenient = vec![tally::ClassFinding {
+                    answer_class: "string \"true\" for boolean `confirm`".into(),
+                    acted: 1,
+                    of: 2,
+                    smallest: json!({"action": "accept", "content": {"confirm": "true"}}),
+                }];
+            })
+        };
+        let lenient = report(&Target::stdio(["s"]), &steps, tally(), Default::default());
+        assert_eq!(
+            lenient.property(2).expect("2").warnings,
+            vec![
+                "acted on string \"true\" for boolean `confirm`: 1 of 2, e.g. {\"action\":\"accept\",\"content\":{\"confirm\":\"true\"}}: valid JSON Schema, refused by strict servers".to_owned()
+            ]
+        );
+        let mut strict = Target::stdio(["s"]);
+        strict.strict = true;
+        let judged = report(&strict, &steps, tally(), Default::default());
+        assert!(judged.property(2).expect("2").warnings.is_empty());
+    }
+
     fn report_of(steps: &[Step], tally: Tally) -> CheckReport {
         report(&Target::stdio(["s"]), steps, tally, Default::default())
     }
