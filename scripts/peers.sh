@@ -6,6 +6,7 @@
 #   target/peers/maturin/      venv with scripts/maturin-requirements.txt (maturin)
 #   target/peers/node/         `npm ci` of fixtures/peers/typescript/package-lock.json
 #   target/peers/node-v2/      `npm ci` of fixtures/peers/typescript-v2/package-lock.json (SDK v2)
+#   target/peers/workflow-lint/ `npm ci` of scripts/workflow-lint/package-lock.json (action-validator)
 # Every version is pinned in those files. Idempotent: an environment whose pins
 # have not changed since its last successful set-up is left as it is (a stamp
 # file holds a copy of the pins). Needs python3 >= 3.10 (with venv) and
@@ -58,9 +59,11 @@ python_env pytest "$root/examples/pytest/requirements.txt"
 # maturin, for the test of the Python package's wheel (pyproject.toml).
 python_env maturin "$root/scripts/maturin-requirements.txt"
 
-# js_env NAME SOURCE: `npm ci` at $dest/NAME from SOURCE's package(-lock).json.
+# js_env NAME SOURCE: `npm ci` at $dest/NAME from SOURCE's package(-lock).json
+# (SOURCE under fixtures/peers/, or an absolute path).
 js_env() {
-  local env="$dest/$1" source="$peers/$2"
+  local env="$dest/$1" source="$2"
+  case "$source" in /*) ;; *) source="$peers/$source" ;; esac
   if cmp -s "$source/package-lock.json" "$env/.pins" 2>/dev/null; then
     echo "peers.sh: $1 is up to date"
     return
@@ -75,6 +78,8 @@ js_env() {
 
 js_env node typescript
 js_env node-v2 typescript-v2
+# action-validator, for the test of the release workflow and the Action.
+js_env workflow-lint "$root/scripts/workflow-lint"
 node_env="$dest/node"
 node_v2_env="$dest/node-v2"
 # Node resolves a module's imports from the node_modules beside its real path,

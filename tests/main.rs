@@ -14,6 +14,7 @@ mod peers;
 mod properties;
 mod protocol_2026;
 mod python_package;
+mod release_workflow;
 mod run;
 mod support;
 mod wire;

@@ -1,9 +1,10 @@
-//! The npm package (`npm/elicit-check`, the launcher, and one package per
-//! platform under `npm/platforms/`), packed with `npm pack` and installed
-//! from the tarballs into an empty folder with `npm install --offline`, as a
-//! user's `npx elicit-check` gets it: the launcher runs the platform's binary
-//! (here the one this test binary was built with), and without the platform
-//! package says how to build it instead.
+//! The npm packages (`npm/elicit-check`, the launcher, and one package per
+//! platform under `npm/platforms/`) as a release makes them
+//! (`scripts/release-archive.sh`, then `scripts/release-npm.sh ... pack`),
+//! installed from the tarballs into an empty folder with `npm install
+//! --offline`, as a user's `npx elicit-check` gets them: the launcher runs
+//! the platform's binary (here the one this test binary was built with), and
+//! without the platform package says how to build it instead.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -40,30 +41,57 @@ fn printed(output: &Output) -> String {
     )
 }
 
-/// Copies `from` (a package folder) into `to` and packs it there with `npm
-/// pack`: the tarball's path.
-fn pack(from: &Path, to: &Path, binary: Option<&Path>) -> PathBuf {
-    let folder = to.join(from.file_name().expect("a folder name"));
-    std::fs::create_dir_all(&folder).expect("package folder");
-    std::fs::copy(from.join("package.json"), folder.join("package.json")).expect("package.json");
-    let bin = folder.join("bin");
-    std::fs::create_dir_all(&bin).expect("bin/");
-    match binary {
-        Some(binary) => {
-            std::fs::copy(binary, bin.join("elicit-check")).expect("the binary");
+/// The Rust target of each folder of `npm/platforms/`.
+const TARGETS: [(&str, &str); 4] = [
+    ("linux-x64", "x86_64-unknown-linux-gnu"),
+    ("linux-arm64", "aarch64-unknown-linux-gnu"),
+    ("darwin-x64", "x86_64-apple-darwin"),
+    ("darwin-arm64", "aarch64-apple-darwin"),
+];
+
+/// A release's archives as `scripts/release-archive.sh` makes them, one per
+/// target, each from a wheel-shaped zip (the release takes each platform's
+/// binary out of its maturin wheel): this platform's holds this test's
+/// binary, the others a small script standing in for theirs.
+fn archives(scratch: &Scratch) -> PathBuf {
+    let out = scratch.join("archives");
+    for (platform, target) in TARGETS {
+        let data = scratch.join(&format!("wheel-{target}/elicit_check-0.1.0.data"));
+        std::fs::create_dir_all(data.join("scripts")).expect("wheel folder");
+        let binary = data.join("scripts/elicit-check");
+        if platform == this_platform() {
+            std::fs::copy(env!("CARGO_BIN_EXE_elicit-check"), &binary).expect("the binary");
+        } else {
+            std::fs::write(&binary, format!("#!/bin/sh\necho {target}\n")).expect("a stand-in");
         }
-        None => {
-            let launcher = from.join("bin/elicit-check.js");
-            std::fs::copy(&launcher, bin.join("elicit-check.js")).expect("the launcher");
-        }
+        let wheels = scratch.join(&format!("wheels-{target}"));
+        std::fs::create_dir_all(&wheels).expect("wheels/");
+        let zipped = run(Command::new("python3")
+            .args(["-m", "zipfile", "-c"])
+            .arg(wheels.join("elicit_check-0.1.0-py3-none-any.whl"))
+            .arg(&data));
+        assert!(zipped.status.success(), "zip: {}", printed(&zipped));
+        let archived = run(Command::new("bash")
+            .arg(Path::new(ROOT).join("scripts/release-archive.sh"))
+            .arg(&wheels)
+            .args([target, "v0.1.0"])
+            .arg(&out));
+        assert!(
+            archived.status.success(),
+            "release-archive.sh: {}",
+            printed(&archived)
+        );
     }
-    let packed = run(Command::new("npm")
-        .args(["pack", "--loglevel=error", "--pack-destination"])
-        .arg(to)
-        .current_dir(&folder));
-    assert!(packed.status.success(), "npm pack: {}", printed(&packed));
-    let name = String::from_utf8_lossy(&packed.stdout).trim().to_owned();
-    to.join(name)
+    out
+}
+
+/// `scripts/release-npm.sh ARCHIVES v0.1.0 pack OUT`.
+fn release_npm(archives: &Path, out: &Path) -> Output {
+    run(Command::new("bash")
+        .arg(Path::new(ROOT).join("scripts/release-npm.sh"))
+        .arg(archives)
+        .args(["v0.1.0", "pack"])
+        .arg(out))
 }
 
 /// An empty folder with `tarballs` installed offline.
@@ -99,14 +127,37 @@ fn npx(app: &Path, args: &[&str]) -> Output {
 #[test]
 fn npx_elicit_check_runs_the_platform_binary_and_without_it_says_how_to_build_one() {
     let scratch = Scratch::new("npm-package");
+    let archives = archives(&scratch);
     let packages = scratch.join("packages");
-    std::fs::create_dir_all(&packages).expect("packages/");
-    let main = pack(&Path::new(ROOT).join("npm/elicit-check"), &packages, None);
-    let platform = pack(
-        &Path::new(ROOT).join("npm/platforms").join(this_platform()),
-        &packages,
-        Some(Path::new(env!("CARGO_BIN_EXE_elicit-check"))),
+    let packed = release_npm(&archives, &packages);
+    assert!(
+        packed.status.success(),
+        "release-npm.sh: {}",
+        printed(&packed)
     );
+    let mut tarballs: Vec<String> = std::fs::read_dir(&packages)
+        .expect("the packed tarballs")
+        .map(|entry| {
+            entry
+                .expect("an entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    tarballs.sort();
+    assert_eq!(
+        tarballs,
+        [
+            "elicit-check-0.1.0.tgz",
+            "elicit-check-darwin-arm64-0.1.0.tgz",
+            "elicit-check-darwin-x64-0.1.0.tgz",
+            "elicit-check-linux-arm64-0.1.0.tgz",
+            "elicit-check-linux-x64-0.1.0.tgz",
+        ]
+    );
+    let main = packages.join("elicit-check-0.1.0.tgz");
+    let platform = packages.join(format!("elicit-check-{}-0.1.0.tgz", this_platform()));
 
     let app = installed(&scratch, "app", &[&main, &platform]);
     let version = npx(&app, &["--version"]);
@@ -149,6 +200,20 @@ fn npx_elicit_check_runs_the_platform_binary_and_without_it_says_how_to_build_on
             .contains("acted on a valid accept that did not consent"),
         "{}",
         printed(&buggy)
+    );
+
+    // An archive that does not match its sum is never packed.
+    let archive = archives.join("elicit-check-v0.1.0-aarch64-apple-darwin.tar.gz");
+    let mut bytes = std::fs::read(&archive).expect("an archive");
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    std::fs::write(&archive, bytes).expect("the archive, changed");
+    let refused = release_npm(&archives, &scratch.join("refused"));
+    let text = printed(&refused);
+    assert_eq!(refused.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("release-npm.sh: elicit-check-v0.1.0-aarch64-apple-darwin.tar.gz does not match its SHA-256 sum"),
+        "{text}"
     );
 
     // Without the platform package (an install that left optional dependencies out).

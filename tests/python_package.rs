@@ -1,7 +1,9 @@
 //! The Python package (`pyproject.toml`, maturin's binary bindings): `maturin
 //! build` makes a wheel holding the binary, and installing it into a fresh
 //! venv puts `elicit-check` on that venv's PATH, where `--version` and a
-//! `check` run, as `pip install elicit-check` (or `uvx`, `pipx run`) gives it.
+//! `check` run, as `pip install elicit-check` (or `uvx`, `pipx run`) gives it;
+//! the release archive taken out of it (`scripts/release-archive.sh`) holds
+//! the same binary and its SHA-256 sum checks.
 //! The wheel is built with the dev profile, in `target/maturin` (the release
 //! workflow builds it with `--release`).
 
@@ -59,6 +61,42 @@ fn the_wheel_maturin_builds_puts_elicit_check_on_a_fresh_venvs_path() {
         )),
         "{name}"
     );
+
+    // The release archive is that wheel's binary, with its SHA-256 sum.
+    let archives = scratch.join("archives");
+    let archived = run(Command::new("bash")
+        .arg(Path::new(ROOT).join("scripts/release-archive.sh"))
+        .arg(&wheels)
+        .args(["x86_64-unknown-linux-gnu", "v0.1.0"])
+        .arg(&archives));
+    assert!(
+        archived.status.success(),
+        "release-archive.sh: {}",
+        printed(&archived)
+    );
+    let name = "elicit-check-v0.1.0-x86_64-unknown-linux-gnu";
+    let summed = run(Command::new("sha256sum")
+        .args(["-c", &format!("{name}.tar.gz.sha256")])
+        .current_dir(&archives));
+    assert!(
+        summed.status.success(),
+        "sha256sum -c: {}",
+        printed(&summed)
+    );
+    let unpacked = run(Command::new("tar")
+        .args(["-xzf", &format!("{name}.tar.gz")])
+        .current_dir(&archives));
+    assert!(unpacked.status.success(), "tar: {}", printed(&unpacked));
+    let version = run(Command::new(archives.join(name).join("elicit-check")).arg("--version"));
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        concat!("elicit-check ", env!("CARGO_PKG_VERSION")),
+        "{}",
+        printed(&version)
+    );
+    for file in ["README.md", "LICENSE"] {
+        assert!(archives.join(name).join(file).is_file(), "{file}");
+    }
 
     let venv = scratch.join("venv");
     let created = run(Command::new("python3").args(["-m", "venv"]).arg(&venv));
