@@ -2,10 +2,14 @@
 # The shell part of the GitHub Action in action.yml (docs/src/ci.md, "The GitHub
 # Action"). Each of the action's shell steps runs one command of this script:
 #
-#   install  installs elicit-check from the action's own checkout
-#            ($GITHUB_ACTION_PATH) with `cargo install --locked --path`, unless
-#            an elicit-check of the checkout's version is already on PATH, or
-#            INPUT_INSTALL is false.
+#   install  puts the elicit-check of the action's own version on PATH,
+#            unless it is there already or INPUT_INSTALL is false: the
+#            release archive of this runner's platform, downloaded from
+#            INPUT_RELEASE_URL/vVERSION/ and checked against its SHA-256 sum
+#            (a wrong sum fails the step); only when no such release exists
+#            (not found, or no prebuilt binary for the platform) it builds
+#            from the action's checkout ($GITHUB_ACTION_PATH) with `cargo
+#            install --locked --path`.
 #   check    runs `elicit-check check` on the inputs, writes `exit-code` and
 #            `sarif` (the report's absolute path, empty when none was written)
 #            to $GITHUB_OUTPUT, and succeeds whatever the check said, so that
@@ -15,7 +19,8 @@
 #            fails, 2 the check could not be done.
 #
 # The inputs come as environment variables (INPUT_CONFIG, INPUT_BASELINE,
-# INPUT_SARIF, INPUT_ARGS, INPUT_WORKING_DIRECTORY, INPUT_INSTALL), set in each
+# INPUT_SARIF, INPUT_ARGS, INPUT_WORKING_DIRECTORY, INPUT_INSTALL,
+# INPUT_RELEASE_URL), set in each
 # step's `env:` and never written into a script's text, as GitHub's security
 # hardening guide for Actions asks of untrusted input ("use an intermediate
 # environment variable"): a value is data, whatever characters it holds.
@@ -47,6 +52,79 @@ checkout_version() {
     sed -n 's/^version = "\([^"]*\)"$/\1/p' "$1/Cargo.toml" | sed -n 1p
 }
 
+# The Rust target of this machine's release archive (release.yml's matrix),
+# empty when none is built for it.
+release_target() {
+    case "$(uname -s)-$(uname -m)" in
+    Linux-x86_64) echo x86_64-unknown-linux-gnu ;;
+    Linux-aarch64 | Linux-arm64) echo aarch64-unknown-linux-gnu ;;
+    Darwin-x86_64) echo x86_64-apple-darwin ;;
+    Darwin-arm64) echo aarch64-apple-darwin ;;
+    esac
+}
+
+# The SHA-256 of a file, in hex.
+sha256() {
+    if command -v sha256sum >/dev/null 2>&1; then
+        sha256sum "$1" | cut -d' ' -f1
+    else
+        shasum -a 256 "$1" | cut -d' ' -f1
+    fi
+}
+
+# `curl` of URL into FILE: 0 fetched, 1 not found (HTTP 404, or a file: URL
+# naming no file), 2 any other failure (said).
+fetch() {
+    local url=$1 file=$2 code=0 status
+    status=$(curl --silent --show-error --location --retry 2 --output "$file" --write-out '%{http_code}' -- "$url") || code=$?
+    if [[ $code == 0 && ($status == 200 || $status == 000) ]]; then
+        return 0
+    fi
+    if [[ $status == 404 || $code == 37 ]]; then
+        return 1
+    fi
+    error "cannot download $url (curl exit $code, HTTP status $status)"
+    return 2
+}
+
+# Downloads the release archive of VERSION for this machine, checks its sum
+# and unpacks it: sets DOWNLOADED to the folder holding the binary, or to
+# nothing when no such release exists (the caller builds from source); fails
+# (said) on a download error or a wrong sum.
+download() {
+    DOWNLOADED=""
+    local version=$1 base=${INPUT_RELEASE_URL:-https://github.com/elicit-check/elicit-check/releases/download}
+    local target
+    target=$(release_target)
+    if [[ -z $target ]]; then
+        echo "no prebuilt elicit-check for $(uname -s) $(uname -m): building it"
+        return 0
+    fi
+    local name="elicit-check-v$version-$target" folder
+    folder=$(mktemp -d "${RUNNER_TEMP:-${TMPDIR:-/tmp}}/elicit-check.XXXXXX")
+    local url="${base%/}/v$version/$name.tar.gz" got=0
+    fetch "$url.sha256" "$folder/$name.tar.gz.sha256" || got=$?
+    if [[ $got == 1 ]]; then
+        echo "no release v$version of elicit-check for $target at $base: building it"
+        return 0
+    fi
+    [[ $got == 0 ]] || return 1
+    fetch "$url" "$folder/$name.tar.gz" || {
+        error "the release v$version has a sum but no archive for $target ($url)"
+        return 1
+    }
+    local want have
+    want=$(cut -d' ' -f1 <"$folder/$name.tar.gz.sha256")
+    have=$(sha256 "$folder/$name.tar.gz")
+    if [[ $want != "$have" ]]; then
+        error "$name.tar.gz does not match its SHA-256 sum (the .sha256 says $want, the archive is $have): not installed"
+        return 1
+    fi
+    tar -xzf "$folder/$name.tar.gz" -C "$folder"
+    echo "elicit-check $version: downloaded $url (SHA-256 $have)"
+    DOWNLOADED="$folder/$name"
+}
+
 install() {
     local action_path=${GITHUB_ACTION_PATH:?GITHUB_ACTION_PATH is not set: run this script as a step of action.yml}
     case ${INPUT_INSTALL:-true} in
@@ -64,6 +142,12 @@ install() {
     version=$(checkout_version "$action_path")
     if found=$(elicit-check --version 2>/dev/null) && [[ $found == "elicit-check $version" ]]; then
         echo "elicit-check $version is already on PATH ($(command -v elicit-check)): not installing"
+        return 0
+    fi
+    download "$version" || return 2
+    if [[ -n $DOWNLOADED ]]; then
+        # First on the later steps' PATH (GITHUB_PATH).
+        echo "$DOWNLOADED" >>"${GITHUB_PATH:?GITHUB_PATH is not set}"
         return 0
     fi
     echo "installing elicit-check $version from $action_path"

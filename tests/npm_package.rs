@@ -15,7 +15,7 @@ use crate::support::Scratch;
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// `npm/platforms/`'s folder for the machine the tests run on.
-fn this_platform() -> &'static str {
+pub(crate) fn this_platform() -> &'static str {
     match (std::env::consts::OS, std::env::consts::ARCH) {
         ("linux", "x86_64") => "linux-x64",
         ("linux", "aarch64") => "linux-arm64",
@@ -42,7 +42,7 @@ fn printed(output: &Output) -> String {
 }
 
 /// The Rust target of each folder of `npm/platforms/`.
-const TARGETS: [(&str, &str); 4] = [
+pub(crate) const TARGETS: [(&str, &str); 4] = [
     ("linux-x64", "x86_64-unknown-linux-gnu"),
     ("linux-arm64", "aarch64-unknown-linux-gnu"),
     ("darwin-x64", "x86_64-apple-darwin"),
@@ -53,7 +53,7 @@ const TARGETS: [(&str, &str); 4] = [
 /// target, each from a wheel-shaped zip (the release takes each platform's
 /// binary out of its maturin wheel): this platform's holds this test's
 /// binary, the others a small script standing in for theirs.
-fn archives(scratch: &Scratch) -> PathBuf {
+pub(crate) fn archives(scratch: &Scratch) -> PathBuf {
     let out = scratch.join("archives");
     for (platform, target) in TARGETS {
         let data = scratch.join(&format!("wheel-{target}/elicit_check-0.1.0.data"));

@@ -396,6 +396,111 @@ fn fake_cargo(folder: &Path) {
     std::fs::set_permissions(&cargo, std::fs::Permissions::from_mode(0o755)).expect("chmod");
 }
 
+/// A `file:` release URL with no release under it.
+fn no_release(scratch: &Scratch) -> String {
+    let empty = scratch.join("no-release");
+    std::fs::create_dir_all(&empty).expect("a folder");
+    format!("file://{}", empty.display())
+}
+
+/// A `file:` release URL holding release `v<this version>`: the archives
+/// `scripts/release-archive.sh` makes, this platform's with this build's
+/// binary, each with its `.sha256`.
+fn fake_release(scratch: &Scratch) -> (String, PathBuf) {
+    let archives = crate::npm_package::archives(scratch);
+    let release = scratch.join("release");
+    let tagged = release.join(concat!("v", env!("CARGO_PKG_VERSION")));
+    std::fs::create_dir_all(&tagged).expect("the release folder");
+    for entry in std::fs::read_dir(&archives).expect("the archives") {
+        let entry = entry.expect("an entry");
+        std::fs::copy(entry.path(), tagged.join(entry.file_name())).expect("copied");
+    }
+    (format!("file://{}", release.display()), tagged)
+}
+
+#[test]
+fn install_downloads_the_release_checks_its_sum_and_builds_only_when_there_is_none() {
+    let scratch = Scratch::new("action-download");
+    let fakes = scratch.join("fakes");
+    std::fs::create_dir_all(&fakes).expect("a folder");
+    fake_cargo(&fakes);
+    let cargo_args = fakes.join("cargo-args");
+    let path = format!("{}:/usr/bin:/bin", fakes.to_string_lossy());
+    let (url, tagged) = fake_release(&scratch);
+    let temp = scratch.arg("runner temp");
+    std::fs::create_dir_all(&temp).expect("RUNNER_TEMP");
+    let env = |url: &str| -> Vec<(&'static str, String)> {
+        vec![
+            ("INPUT_RELEASE_URL", url.to_owned()),
+            ("RUNNER_TEMP", temp.clone()),
+            ("CARGO_HOME", scratch.arg("cargo home")),
+        ]
+    };
+    let run_install = |url: &str| {
+        let env = env(url);
+        let pairs: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        step(&scratch, "install", Some(&path), &pairs)
+    };
+
+    let installed = run_install(&url);
+    assert_eq!(installed.status, 0, "{}", installed.log);
+    assert!(!cargo_args.exists(), "no source build: {}", installed.log);
+    let name = format!(
+        "elicit-check-v{}-{}",
+        env!("CARGO_PKG_VERSION"),
+        crate::npm_package::TARGETS
+            .iter()
+            .find(|(platform, _)| *platform == crate::npm_package::this_platform())
+            .expect("this platform's target")
+            .1
+    );
+    assert!(
+        installed.log.contains(&format!("downloaded {url}/v")),
+        "{}",
+        installed.log
+    );
+    let on_path =
+        std::fs::read_to_string(scratch.join("github-path")).expect("GITHUB_PATH written");
+    let folder = on_path.trim();
+    assert!(
+        folder.starts_with(&temp) && folder.ends_with(&name),
+        "{folder}"
+    );
+    let version = Command::new(Path::new(folder).join("elicit-check"))
+        .arg("--version")
+        .output()
+        .expect("the downloaded binary runs");
+    assert_eq!(
+        String::from_utf8_lossy(&version.stdout).trim(),
+        concat!("elicit-check ", env!("CARGO_PKG_VERSION"))
+    );
+
+    // A sum that does not match: the step fails, nothing is built or put on PATH.
+    std::fs::remove_file(scratch.join("github-path")).expect("reset GITHUB_PATH");
+    let sum = tagged.join(format!("{name}.tar.gz.sha256"));
+    std::fs::write(&sum, format!("{}  {name}.tar.gz\n", "0".repeat(64))).expect("a wrong sum");
+    let refused = run_install(&url);
+    assert_eq!(refused.status, 2, "{}", refused.log);
+    assert!(
+        refused.log.contains(&format!(
+            "::error title=elicit-check::{name}.tar.gz does not match its SHA-256 sum (the .sha256 says {}",
+            "0".repeat(64)
+        )),
+        "{}",
+        refused.log
+    );
+    assert!(!cargo_args.exists(), "no source build after a wrong sum");
+    assert!(!scratch.join("github-path").exists());
+
+    // No release of this version: built from the action's checkout.
+    let built = run_install(&no_release(&scratch));
+    assert_eq!(built.status, 0, "{}", built.log);
+    assert_eq!(
+        std::fs::read_to_string(&cargo_args).expect("cargo ran"),
+        format!("install\n--locked\n--path\n{ROOT}\n")
+    );
+}
+
 #[test]
 fn install_runs_cargo_unless_this_version_is_on_path() {
     let scratch = Scratch::new("action-install");
@@ -438,13 +543,26 @@ fn install_runs_cargo_unless_this_version_is_on_path() {
     assert!(!cargo_args.exists());
 
     let cargo_home = scratch.arg("cargo home");
+    let no_release = no_release(&scratch);
     let fresh = step(
         &scratch,
         "install",
         Some(&without_binary),
-        &[("CARGO_HOME", &cargo_home), ("CARGO_INSTALL_ROOT", "")],
+        &[
+            ("CARGO_HOME", &cargo_home),
+            ("CARGO_INSTALL_ROOT", ""),
+            ("INPUT_RELEASE_URL", &no_release),
+        ],
     );
     assert_eq!(fresh.status, 0, "{}", fresh.log);
+    assert!(
+        fresh.log.contains(&format!(
+            "no release v{} of elicit-check for ",
+            env!("CARGO_PKG_VERSION")
+        )),
+        "{}",
+        fresh.log
+    );
     assert_eq!(
         std::fs::read_to_string(&cargo_args).expect("cargo ran"),
         format!("install\n--locked\n--path\n{ROOT}\n")
@@ -460,7 +578,11 @@ fn install_runs_cargo_unless_this_version_is_on_path() {
         &scratch,
         "install",
         Some(&without_binary),
-        &[("CARGO_HOME", &cargo_home), ("CARGO_INSTALL_ROOT", &root)],
+        &[
+            ("CARGO_HOME", &cargo_home),
+            ("CARGO_INSTALL_ROOT", &root),
+            ("INPUT_RELEASE_URL", &no_release),
+        ],
     );
     assert_eq!(rooted.status, 0, "{}", rooted.log);
     assert_eq!(
@@ -486,7 +608,11 @@ fn install_replaces_another_version_on_path() {
         &scratch,
         "install",
         Some(&path),
-        &[("CARGO_HOME", &cargo_home), ("CARGO_INSTALL_ROOT", "")],
+        &[
+            ("CARGO_HOME", &cargo_home),
+            ("CARGO_INSTALL_ROOT", ""),
+            ("INPUT_RELEASE_URL", &no_release(&scratch)),
+        ],
     );
     assert_eq!(install.status, 0, "{}", install.log);
     assert_eq!(
@@ -656,6 +782,7 @@ fn action_yml_hands_every_input_to_the_script_through_env() {
             "baseline",
             "config",
             "install",
+            "release-url",
             "sarif",
             "upload-sarif",
             "working-directory",
