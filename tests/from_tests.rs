@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use crate::peers::environments;
+use crate::support::printed;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -63,26 +64,18 @@ fn output(mut command: Command) -> Output {
     command.output().expect("the example's runner starts")
 }
 
-/// What a runner printed, for a failed assertion.
-fn printed(output: &Output) -> String {
-    format!(
-        "exit {:?}\n{}{}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
-
 /// Property 7's reason for the server that acts on `confirm: false`.
 const NOT_CONSENTED: &str = "P7 (never acts without a valid consenting answer): fails: acted on a valid accept that did not consent: `confirm` is false, not true (--consent /confirm=true)";
 
-#[test]
-fn the_pytest_example_passes_the_correct_server_and_fails_the_one_acting_on_false_naming_p7() {
-    let correct = output(pytest(None));
+/// `runner` passes on the correct server and fails on the one acting on
+/// `confirm: false`, naming property 7 and no finding of 2026-07-28 (which
+/// confirm.py does not speak).
+fn passes_the_correct_server_and_fails_naming_p7(runner: fn(Option<&str>) -> Command) {
+    let correct = output(runner(None));
     assert!(correct.status.success(), "{}", printed(&correct));
-    let buggy = output(pytest(Some("acts-on-false")));
-    assert_eq!(buggy.status.code(), Some(1), "{}", printed(&buggy));
+    let buggy = output(runner(Some("acts-on-false")));
     let text = printed(&buggy);
+    assert_eq!(buggy.status.code(), Some(1), "{text}");
     assert!(
         text.contains("elicit-check exit 1, outcome failed:"),
         "{text}"
@@ -91,27 +84,17 @@ fn the_pytest_example_passes_the_correct_server_and_fails_the_one_acting_on_fals
         text.contains(&format!("2025-11-25 {NOT_CONSENTED}")),
         "{text}"
     );
-    // confirm.py does not speak 2026-07-28: no finding of that era.
     assert!(!text.contains("2026-07-28"), "{text}");
+}
+
+#[test]
+fn the_pytest_example_passes_the_correct_server_and_fails_the_one_acting_on_false_naming_p7() {
+    passes_the_correct_server_and_fails_naming_p7(pytest);
 }
 
 #[test]
 fn the_node_test_example_passes_the_correct_server_and_fails_the_one_acting_on_false_naming_p7() {
-    let correct = output(node_test(None));
-    assert!(correct.status.success(), "{}", printed(&correct));
-    let buggy = output(node_test(Some("acts-on-false")));
-    assert_eq!(buggy.status.code(), Some(1), "{}", printed(&buggy));
-    let text = printed(&buggy);
-    assert!(
-        text.contains("elicit-check exit 1, outcome failed:"),
-        "{text}"
-    );
-    assert!(
-        text.contains(&format!("2025-11-25 {NOT_CONSENTED}")),
-        "{text}"
-    );
-    // confirm.py does not speak 2026-07-28: no finding of that era.
-    assert!(!text.contains("2026-07-28"), "{text}");
+    passes_the_correct_server_and_fails_naming_p7(node_test);
 }
 
 #[test]

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::peers::environments;
-use crate::support::Scratch;
+use crate::support::{Scratch, printed, run};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -23,22 +23,6 @@ pub(crate) fn this_platform() -> &'static str {
         ("macos", "aarch64") => "darwin-arm64",
         (os, arch) => panic!("no npm platform package for {os} {arch} (npm/platforms/)"),
     }
-}
-
-fn run(command: &mut Command) -> Output {
-    command
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("the command starts")
-}
-
-fn printed(output: &Output) -> String {
-    format!(
-        "exit {:?}\n{}{}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
 }
 
 /// The Rust target of each folder of `npm/platforms/`.

@@ -8,28 +8,12 @@
 //! workflow builds it with `--release`).
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
 use crate::peers::environments;
-use crate::support::Scratch;
+use crate::support::{Scratch, printed, run};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-fn run(command: &mut Command) -> Output {
-    command
-        .env_remove("RUST_LOG")
-        .output()
-        .expect("the command starts")
-}
-
-fn printed(output: &Output) -> String {
-    format!(
-        "exit {:?}\n{}{}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
-}
 
 #[test]
 fn the_wheel_maturin_builds_puts_elicit_check_on_a_fresh_venvs_path() {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use crate::peers::environments;
-use crate::support::Scratch;
+use crate::support::{Scratch, printed};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -16,15 +16,6 @@ fn validate(file: &Path) -> Output {
         .arg(file)
         .output()
         .expect("action-validator starts")
-}
-
-fn printed(output: &Output) -> String {
-    format!(
-        "exit {:?}\n{}{}",
-        output.status.code(),
-        String::from_utf8_lossy(&output.stdout),
-        String::from_utf8_lossy(&output.stderr)
-    )
 }
 
 fn release_yml() -> PathBuf {

@@ -326,3 +326,22 @@ impl Drop for Running {
         let _ = self.0.wait();
     }
 }
+
+/// What a command printed, for a failed assertion: `exit CODE`, then its
+/// stdout and stderr.
+pub fn printed(output: &std::process::Output) -> String {
+    format!(
+        "exit {:?}\n{}{}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// `command`'s output, without `RUST_LOG` from the test's environment.
+pub fn run(command: &mut std::process::Command) -> std::process::Output {
+    command
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("the command starts")
+}
