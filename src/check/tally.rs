@@ -510,12 +510,14 @@ mod tests {
             );
         }
         add(&mut tally, &[lenient(9, "x")], true);
+        // As short as the shortest: the first one seen stays the example.
+        add(&mut tally, &[lenient(8, "y")], true);
         add(&mut tally, &[float(3.0)], true);
         add(&mut tally, &[float(12.0)], false);
         assert_eq!(
             tally.lenient_warnings(),
             vec![
-                "acted on extra key `note` the schema does not name: 5 of 6, e.g. {\"action\":\"accept\",\"content\":{\"a\":9,\"note\":\"x\"}}: valid JSON Schema, refused by strict servers".to_owned(),
+                "acted on extra key `note` the schema does not name: 6 of 7, e.g. {\"action\":\"accept\",\"content\":{\"a\":9,\"note\":\"x\"}}: valid JSON Schema, refused by strict servers".to_owned(),
                 "acted on whole float for integer `a`: 1 of 2, e.g. {\"action\":\"accept\",\"content\":{\"a\":3.0}}: valid JSON Schema, refused by strict servers".to_owned(),
             ]
         );
