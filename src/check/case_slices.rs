@@ -357,6 +357,35 @@ mod tests {
     }
 
     #[test]
+    fn the_planned_cases_of_a_property_are_summed_over_the_slices_that_planned_some() {
+        let planned = |number: u8, cases: u64, judged: u64| {
+            let mut line = property(number, "holds", judged);
+            line["planned"] = json!({"cases": cases, "judged": judged});
+            line
+        };
+        let first = report(true, vec![planned(1, 3, 2), property(2, "holds", 1)]);
+        let second = report(true, vec![planned(1, 2, 1), planned(2, 4, 4)]);
+        // Property 1 planned in both slices: summed. Property 2 planned in one
+        // only: that slice's count, whichever comes first.
+        for (one, two) in [(&first, &second), (&second, &first)] {
+            let joined = join(&[one, two]).expect("joined");
+            let planned: Vec<&Value> = joined["eras"][0]["report"]["properties"]
+                .as_array()
+                .expect("properties")
+                .iter()
+                .map(|line| &line["planned"])
+                .collect();
+            assert_eq!(
+                planned,
+                [
+                    &json!({"cases": 5, "judged": 3}),
+                    &json!({"cases": 4, "judged": 4})
+                ]
+            );
+        }
+    }
+
+    #[test]
     fn two_passing_slices_pass_and_an_era_only_one_checked_is_kept() {
         let one = report(true, vec![property(1, "holds", 1)]);
         let mut two = report(true, vec![property(1, "holds", 1)]);
