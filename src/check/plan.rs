@@ -266,6 +266,71 @@ mod tests {
     }
 
     #[test]
+    fn with_three_steps_each_random_case_tests_its_step_modulo_three() {
+        let form =
+            |name: &str| json!({"type": "object", "properties": {name: {"type": "boolean"}}});
+        let steps = [
+            step(
+                form("a"),
+                json!({"action": "accept", "content": {"a": true}}),
+            ),
+            step(
+                form("b"),
+                json!({"action": "accept", "content": {"b": true}}),
+            ),
+            step(
+                form("c"),
+                json!({"action": "accept", "content": {"c": true}}),
+            ),
+        ];
+        let drawn = || {
+            (0..3)
+                .map(|_| generated(json!({"action": "decline"}), "decline"))
+                .collect()
+        };
+        let two = focus(drawn(), 2, &steps);
+        let built: Vec<&str> = two.iter().map(|answer| answer.built_as.as_str()).collect();
+        assert_eq!(
+            built,
+            [coverage::VALID, coverage::VALID, "step 3 of 3: decline"]
+        );
+        assert_eq!(
+            two[0].answer,
+            json!({"action": "accept", "content": {"a": true}})
+        );
+    }
+
+    #[test]
+    fn the_cases_are_the_coverage_plans_then_the_random_ones_or_the_one_case_index() {
+        let schema =
+            json!({"type": "object", "properties": {"a": {"type": "boolean"}}, "required": ["a"]});
+        let steps = [step(schema, json!({}))];
+        let bases = [Map::from_iter([("a".to_owned(), json!(true))])];
+        let strategy = vec![
+            proptest::strategy::Just(generated(json!({"action": "cancel"}), "cancel")).boxed(),
+        ];
+        let mut target = Target::stdio(["s"]);
+        target.cases = 2;
+        let coverage = coverage_plans(&steps, &bases).len();
+        let all = cases(&target, &steps, &bases, &strategy, 1);
+        assert_eq!(all.len(), coverage + 2);
+        assert!(all[0].base && all[0].random.is_none());
+        let random: Vec<(&str, Option<usize>)> = all[coverage..]
+            .iter()
+            .map(|case| (case.label.as_str(), case.random))
+            .collect();
+        assert_eq!(random, [("case 0", Some(0)), ("case 1", Some(1))]);
+        assert_eq!(all[coverage].plan[0].answer, json!({"action": "cancel"}));
+        target.case_index = Some(7);
+        let one = cases(&target, &steps, &bases, &strategy, 1);
+        let labels: Vec<(&str, Option<usize>)> = one
+            .iter()
+            .map(|case| (case.label.as_str(), case.random))
+            .collect();
+        assert_eq!(labels, [("case 7", Some(7))]);
+    }
+
+    #[test]
     fn a_planned_case_aims_at_the_property_its_answers_test() {
         let schema =
             json!({"type": "object", "properties": {"a": {"type": "boolean"}}, "required": ["a"]});
@@ -316,6 +381,21 @@ mod tests {
             Map::from_iter([("b".to_owned(), json!(true))]),
         ];
         let planned = coverage_plans(&steps, &bases);
+        // The base once, for the first step only.
+        let answers =
+            |index: usize| coverage::coverage_answers(&steps[index].form, &bases[index]).len();
+        assert_eq!(planned.len(), answers(0) + answers(1) - 1);
+        let base = [accept(&bases[0]), accept(&bases[1])];
+        let bases_sent = planned
+            .iter()
+            .filter(|case| {
+                case.plan
+                    .iter()
+                    .map(|answer| &answer.answer)
+                    .eq(base.iter())
+            })
+            .count();
+        assert_eq!(bases_sent, 1);
         assert_eq!(
             planned[0].plan[0].built_as,
             format!("step 1 of 2: {}", coverage::VALID)
