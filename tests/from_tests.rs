@@ -97,6 +97,43 @@ fn the_node_test_example_passes_the_correct_server_and_fails_the_one_acting_on_f
     passes_the_correct_server_and_fails_naming_p7(node_test);
 }
 
+/// Without `--consent`, acting on `confirm: false` is property 7's warning:
+/// the test passes and the runner shows the warning (pytest's warnings
+/// summary, node's diagnostics), naming the option that makes it a failure.
+#[test]
+fn without_consent_the_examples_pass_and_show_the_consent_warning() {
+    for runner in [pytest, node_test] {
+        let mut command = runner(Some("acts-on-false"));
+        command.env(
+            "ELICIT_CHECK_OPTIONS",
+            r#"["--acted", "/deleted", "--seed", "1", "--cases", "20"]"#,
+        );
+        let done = output(command);
+        let text = printed(&done);
+        assert!(done.status.success(), "{text}");
+        assert!(
+            text.contains("2025-11-25 P7 warning: `confirm` reads as a consent field and the tool acted on valid accepts with it true and false: if it is one, --consent '/confirm=true' makes acting on any other value a failure"),
+            "{text}"
+        );
+    }
+}
+
+/// A variable that is not a JSON array of words is named.
+#[test]
+fn a_malformed_variable_is_named() {
+    for runner in [pytest, node_test] {
+        let mut command = runner(None);
+        command.env("ELICIT_CHECK_OPTIONS", r#"["--acted""#);
+        let done = output(command);
+        let text = printed(&done);
+        assert_ne!(done.status.code(), Some(0), "{text}");
+        assert!(
+            text.contains("ELICIT_CHECK_OPTIONS is not a JSON array of words"),
+            "{text}"
+        );
+    }
+}
+
 #[test]
 fn an_example_with_no_binary_says_how_to_install_it() {
     for runner in [pytest(None), node_test(None)] {

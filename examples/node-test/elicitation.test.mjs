@@ -19,11 +19,43 @@ import { test } from "node:test";
 // Your server's command (stdio, as words), the tool that elicits, and what
 // else `check` needs to know about it: where its result says it acted, the
 // consent field. The environment variables hold JSON arrays of words.
-const SERVER = JSON.parse(process.env.ELICIT_CHECK_SERVER ?? '["node", "server.mjs"]');
+// A variable replaces its default whole: ELICIT_CHECK_OPTIONS must hold
+// --acted (and --arguments, --consent) too.
+const SERVER = words("ELICIT_CHECK_SERVER", ["node", "server.mjs"]);
 const TOOL = process.env.ELICIT_CHECK_TOOL ?? "delete_records";
-const OPTIONS = JSON.parse(
-  process.env.ELICIT_CHECK_OPTIONS ?? '["--acted", "/deleted", "--consent", "/confirm=true"]',
-);
+const OPTIONS = words("ELICIT_CHECK_OPTIONS", ["--acted", "/deleted", "--consent", "/confirm=true"]);
+
+/** A JSON array of words from `variable`, else `fallback`. */
+function words(variable, fallback) {
+  const text = process.env[variable];
+  if (text === undefined) return fallback;
+  let value;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`${variable} is not a JSON array of words: ${error.message}: ${text}`);
+  }
+  if (!Array.isArray(value) || !value.every((word) => typeof word === "string")) {
+    throw new Error(`${variable} is not a JSON array of words: ${text}`);
+  }
+  return value;
+}
+
+/**
+ * One line per warning of a checked era's properties, e.g. `2025-11-25 P7
+ * warning: `confirm` reads as a consent field ...`.
+ */
+export function warningLines(report) {
+  const lines = [];
+  for (const era of report.eras ?? []) {
+    for (const line of era.report?.properties ?? []) {
+      for (const warning of line.warnings ?? []) {
+        lines.push(`${era.protocol} P${line.property} warning: ${warning}`);
+      }
+    }
+  }
+  return lines;
+}
 
 /** The `elicit-check` to run: $ELICIT_CHECK, else the one on PATH. */
 const BINARY = process.env.ELICIT_CHECK ?? "elicit-check";
@@ -63,7 +95,7 @@ export function findings(report) {
   return lines;
 }
 
-test("the tool acts only on a valid consenting accept", () => {
+test("the tool acts only on a valid consenting accept", (t) => {
   const done = spawnSync(BINARY, ["check", "--json", "--tool", TOOL, ...OPTIONS, "--", ...SERVER], {
     encoding: "utf8",
     timeout: 600_000,
@@ -74,6 +106,10 @@ test("the tool acts only on a valid consenting accept", () => {
   );
   assert.ok(done.stdout, `no report (exit ${done.status}): ${done.stderr}`);
   const report = JSON.parse(done.stdout);
+  // Warnings (a field that reads as consent but was not declared with
+  // --consent, a lenient answer acted on) do not fail the test: shown as
+  // the test's diagnostics.
+  for (const warning of warningLines(report)) t.diagnostic(warning);
   assert.ok(
     done.status === 0 && report.passed,
     [`elicit-check exit ${done.status}, outcome ${report.outcome}:`, ...findings(report)].join("\n"),

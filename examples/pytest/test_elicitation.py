@@ -15,15 +15,33 @@ import json
 import os
 import shutil
 import subprocess
+import warnings
 
 # Your server's command (stdio, as words), the tool that elicits, and what
 # else `check` needs to know about it: where its result says it acted, the
 # consent field. The environment variables hold JSON arrays of words.
-SERVER = json.loads(os.environ.get("ELICIT_CHECK_SERVER", '["python", "server.py"]'))
+# A variable replaces its default whole: ELICIT_CHECK_OPTIONS must hold
+# --acted (and --arguments, --consent) too.
+
+
+def words(variable, default):
+    """A JSON array of words from `variable`, else `default`."""
+    text = os.environ.get(variable)
+    if text is None:
+        return default
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise AssertionError(f"{variable} is not a JSON array of words: {error}: {text}") from None
+    assert isinstance(value, list) and all(isinstance(word, str) for word in value), (
+        f"{variable} is not a JSON array of words: {text}"
+    )
+    return value
+
+
+SERVER = words("ELICIT_CHECK_SERVER", ["python", "server.py"])
 TOOL = os.environ.get("ELICIT_CHECK_TOOL", "delete_records")
-OPTIONS = json.loads(
-    os.environ.get("ELICIT_CHECK_OPTIONS", '["--acted", "/deleted", "--consent", "/confirm=true"]')
-)
+OPTIONS = words("ELICIT_CHECK_OPTIONS", ["--acted", "/deleted", "--consent", "/confirm=true"])
 
 
 def elicit_check_binary():
@@ -65,11 +83,27 @@ def findings(report):
     return lines
 
 
+def warning_lines(report):
+    """One line per warning of a checked era's properties, e.g. `2025-11-25 P7
+    warning: `confirm` reads as a consent field ...`."""
+    lines = []
+    for era in report.get("eras", []):
+        for line in (era.get("report") or {}).get("properties", []):
+            for warning in line.get("warnings", []):
+                lines.append(f"{era['protocol']} P{line['property']} warning: {warning}")
+    return lines
+
+
 def test_the_tool_acts_only_on_a_valid_consenting_accept():
     command = [elicit_check_binary(), "check", "--json", "--tool", TOOL, *OPTIONS, "--", *SERVER]
     done = subprocess.run(command, capture_output=True, text=True, timeout=600)
     assert done.stdout, f"no report (exit {done.returncode}): {done.stderr}"
     report = json.loads(done.stdout)
+    # Warnings (a field that reads as consent but was not declared with
+    # --consent, a lenient answer acted on) do not fail the test: pytest lists
+    # them in its warnings summary.
+    for warning in warning_lines(report):
+        warnings.warn(warning, UserWarning, stacklevel=1)
     problems = findings(report)
     assert done.returncode == 0 and report["passed"], "\n".join(
         [f"elicit-check exit {done.returncode}, outcome {report.get('outcome')}:", *problems]
