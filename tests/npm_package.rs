@@ -9,7 +9,6 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use crate::peers::environments;
 use crate::support::{Scratch, printed, run};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -152,32 +151,14 @@ fn npx_elicit_check_runs_the_platform_binary_and_without_it_says_how_to_build_on
     );
     // A check through the launcher: its exit code passes through (1: the
     // server acts on `confirm: false`, property 7).
-    let python = environments().join("python-sdk1/bin/python");
-    let server = Path::new(ROOT).join("fixtures/servers/confirm.py");
-    let check = |bug: &[&str]| {
-        let (python, server) = (python.display().to_string(), server.display().to_string());
-        let mut args = vec![
-            "check",
-            "--tool",
-            "delete_records",
-            "--acted",
-            "/deleted",
-            "--consent",
-            "/confirm=true",
-            "--seed",
-            "1",
-            "--cases",
-            "5",
-            "--",
-            &python,
-            &server,
-        ];
-        args.extend(bug);
-        npx(&app, &args)
+    let check = |bug: Option<&str>| {
+        let args = crate::peers::confirm_check(bug);
+        let words: Vec<&str> = args.iter().map(String::as_str).collect();
+        npx(&app, &words)
     };
-    let correct = check(&[]);
+    let correct = check(None);
     assert_eq!(correct.status.code(), Some(0), "{}", printed(&correct));
-    let buggy = check(&["--bug", "acts-on-false"]);
+    let buggy = check(Some("acts-on-false"));
     assert_eq!(buggy.status.code(), Some(1), "{}", printed(&buggy));
     assert!(
         String::from_utf8_lossy(&buggy.stdout)

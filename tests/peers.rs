@@ -48,6 +48,46 @@ pub(crate) fn environments() -> PathBuf {
     ready.clone().unwrap_or_else(|log| panic!("{log}"))
 }
 
+/// `check` of `fixtures/servers/confirm.py` (with `--bug BUG` when given) on
+/// the Python SDK 1.x peer, as the packaging tests run it through each way of
+/// installing: `delete_records`, acted at `/deleted`, consent `/confirm=true`,
+/// seed 1, 5 random cases.
+pub(crate) fn confirm_check(bug: Option<&str>) -> Vec<String> {
+    let mut args: Vec<String> = [
+        "check",
+        "--tool",
+        "delete_records",
+        "--acted",
+        "/deleted",
+        "--consent",
+        "/confirm=true",
+        "--seed",
+        "1",
+        "--cases",
+        "5",
+        "--",
+    ]
+    .map(str::to_owned)
+    .into();
+    args.push(
+        environments()
+            .join("python-sdk1/bin/python")
+            .display()
+            .to_string(),
+    );
+    args.push(
+        Path::new(ROOT)
+            .join("fixtures/servers/confirm.py")
+            .display()
+            .to_string(),
+    );
+    args.extend(
+        bug.into_iter()
+            .flat_map(|bug| ["--bug".to_owned(), bug.to_owned()]),
+    );
+    args
+}
+
 /// One `elicit-check run` of a server.
 struct Run {
     code: Option<i32>,

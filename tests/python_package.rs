@@ -115,25 +115,8 @@ fn the_wheel_maturin_builds_puts_elicit_check_on_a_fresh_venvs_path() {
         String::from_utf8_lossy(&version.stdout).trim(),
         concat!("elicit-check ", env!("CARGO_PKG_VERSION"))
     );
-    let python = environments().join("python-sdk1/bin/python");
     let check = run(Command::new("elicit-check")
-        .args([
-            "check",
-            "--tool",
-            "delete_records",
-            "--acted",
-            "/deleted",
-            "--consent",
-            "/confirm=true",
-            "--seed",
-            "1",
-            "--cases",
-            "5",
-            "--",
-        ])
-        .arg(&python)
-        .arg(Path::new(ROOT).join("fixtures/servers/confirm.py"))
-        .args(["--bug", "acts-on-false"])
+        .args(crate::peers::confirm_check(Some("acts-on-false")))
         .env("PATH", &path));
     assert_eq!(check.status.code(), Some(1), "{}", printed(&check));
     assert!(
