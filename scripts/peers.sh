@@ -2,6 +2,7 @@
 # Sets up the environments of the SDK peer servers (docs/src/peers.md) under target/peers/:
 #   target/peers/python-sdk1/  venv with fixtures/peers/requirements-sdk1.txt (mcp 1.x)
 #   target/peers/python-sdk2/  venv with fixtures/peers/requirements-sdk2.txt (mcp 2.x)
+#   target/peers/fastmcp/      venv with fixtures/peers/requirements-fastmcp.txt (standalone fastmcp 4.x)
 #   target/peers/pytest/       venv with examples/pytest/requirements.txt (pytest)
 #   target/peers/maturin/      venv with scripts/maturin-requirements.txt (maturin)
 #   target/peers/node/         `npm ci` of fixtures/peers/typescript/package-lock.json
@@ -54,6 +55,7 @@ python_env() {
 
 python_env python-sdk1 "$peers/requirements-sdk1.txt"
 python_env python-sdk2 "$peers/requirements-sdk2.txt"
+python_env fastmcp "$peers/requirements-fastmcp.txt"
 # pytest, for the example of a server's own test suite (examples/pytest/).
 python_env pytest "$root/examples/pytest/requirements.txt"
 # maturin, for the test of the Python package's wheel (pyproject.toml).
@@ -90,4 +92,8 @@ cp "$peers/typescript/arrival.mjs" "$node_env/arrival.mjs"
 cp "$peers/typescript/form_peer.mjs" "$node_env/form_peer.mjs"
 cp "$peers/typescript/standalone_form.mjs" "$node_env/standalone_form.mjs"
 cp "$peers/typescript-v2/"*.mjs "$node_v2_env/"
+# The before/after pairs of the fix guide (fixtures/fixes/), beside the same packages.
+mkdir -p "$node_env/fixes" "$node_v2_env/fixes"
+cp "$root/fixtures/fixes/typescript/"*.mjs "$node_env/fixes/"
+cp "$root/fixtures/fixes/typescript-v2/"*.mjs "$node_v2_env/fixes/"
 echo "peers.sh: peers ready in $dest"

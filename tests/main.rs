@@ -5,6 +5,7 @@
 
 mod action;
 mod check;
+mod fixes;
 mod from_tests;
 mod help;
 mod hostile;

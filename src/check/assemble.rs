@@ -6,9 +6,11 @@
 use serde_json::{Map, Value};
 
 use super::case_run::{Step, last_lines};
+use super::flaw::Flaw;
 use super::health::{Aimed, Health};
 use super::outcome::{CheckReport, PropertyFailure, PropertyReport, PropertyVerdict};
 use super::reproduction::{base_command, join_command};
+use super::sdk::SdkGuess;
 use super::tally::{self, Tally};
 use super::target::Target;
 use crate::format::counted;
@@ -247,6 +249,7 @@ pub(super) fn assemble(
             "fresh-process"
         },
         strict: target.strict,
+        sdk: SdkGuess::unknown("not read yet"),
         passed,
         requested_schemas: run.steps.iter().map(|step| step.schema.clone()).collect(),
         schema_warnings,
@@ -282,6 +285,9 @@ fn never_acted(target: &Target, tally: &Tally, bases: &[Map<String, Value>]) -> 
             "acted on none of the {} whose every answer was a valid accept (consenting ones included)",
             counted(tally.valid.len(), "call")
         ),
+        flaw: Flaw::RefusesValid,
+        fix: String::new(),
+        fix_url: String::new(),
         case_index: None,
         answers: vec![answer],
         built_as: vec![coverage::VALID.to_owned()],
@@ -307,6 +313,9 @@ fn shape_refused(
     replay.extend(["--answer".to_owned(), refused.answer.to_string()]);
     PropertyFailure {
         reason: found.reason(),
+        flaw: Flaw::RefusesValid,
+        fix: String::new(),
+        fix_url: String::new(),
         case_index: None,
         answers: vec![refused.answer.clone()],
         built_as: vec![format!(

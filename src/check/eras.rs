@@ -21,6 +21,7 @@ use super::case_run::CaseRecord;
 use super::check_era;
 use super::error::CheckError;
 use super::outcome::CheckReport;
+use super::sdk::SdkGuess;
 use super::target::Target;
 use crate::harness::era::Protocol;
 
@@ -151,6 +152,9 @@ pub struct ErasReport {
     /// What the check comes to: `passed`, `failed`, `inconclusive` or
     /// `incomplete` (the worst of its eras, in that order).
     pub outcome: Outcome,
+    /// The server's SDK, as the wire told it over the eras checked
+    /// (`super::sdk`): its remedies speak its API.
+    pub sdk: SdkGuess,
     /// Each era tried, in order.
     pub eras: Vec<EraCheck>,
 }
@@ -369,7 +373,7 @@ pub async fn check_eras(
         });
     }
     let outcome = ErasReport::outcome_of(&checked);
-    Ok(ErasReport {
+    let mut report = ErasReport {
         elicit_check_version: env!("CARGO_PKG_VERSION"),
         server_command: target.command.clone(),
         url: target.transport.url().map(str::to_owned),
@@ -377,8 +381,11 @@ pub async fn check_eras(
         protocol: eras.to_string(),
         passed: outcome == Outcome::Passed,
         outcome,
+        sdk: SdkGuess::unknown("no era was checked"),
         eras: checked,
-    })
+    };
+    report.sdk = super::remedy::apply(report.eras.iter_mut().filter_map(|era| era.report.as_mut()));
+    Ok(report)
 }
 
 #[cfg(test)]
@@ -586,6 +593,7 @@ mod tests {
             protocol: "auto".into(),
             passed: false,
             outcome: ErasReport::outcome_of(&eras),
+            sdk: SdkGuess::unknown("a report made by hand"),
             eras,
         };
         let mut incomplete = era(EraStatus::Incomplete, false, None);

@@ -149,7 +149,15 @@ impl<'t> Judge<'t> {
                 Some(index) => note_smallest(&mut self.to_shrink, property, index, &planned.plan),
                 None => self.failures.push((
                     property,
-                    failure_of(self.target, reason, run, None, 0, false, self.seed),
+                    failure_of(
+                        self.target,
+                        (property, reason),
+                        run,
+                        None,
+                        0,
+                        false,
+                        self.seed,
+                    ),
                 )),
             }
         }
@@ -295,7 +303,15 @@ impl<'t> Judge<'t> {
     fn note_repeated_failures(&mut self, violations: Vec<(Property, String)>, run: &CaseRun) {
         for (property, reason) in violations {
             if !self.known(property) {
-                let mut failure = failure_of(self.target, reason, run, None, 0, false, self.seed);
+                let mut failure = failure_of(
+                    self.target,
+                    (property, reason),
+                    run,
+                    None,
+                    0,
+                    false,
+                    self.seed,
+                );
                 failure.reproduce = join_command(&base_command(self.target), &self.target.command);
                 self.failures.push((property, failure));
             }
@@ -313,7 +329,15 @@ impl<'t> Judge<'t> {
             if !self.known(property) {
                 self.failures.push((
                     property,
-                    failure_of(self.target, reason, run, None, 0, false, self.seed),
+                    failure_of(
+                        self.target,
+                        (property, reason),
+                        run,
+                        None,
+                        0,
+                        false,
+                        self.seed,
+                    ),
                 ));
             }
         }

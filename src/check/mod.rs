@@ -65,6 +65,7 @@ mod cross_session;
 pub mod eliciting_tools;
 pub mod eras;
 mod error;
+pub mod flaw;
 pub mod health;
 pub mod hooks;
 mod judge;
@@ -74,11 +75,13 @@ mod plan;
 mod probe;
 pub mod progress;
 pub mod registry;
+pub mod remedy;
 pub mod report;
 mod reproduction;
 mod retry;
 pub mod runner;
 pub mod sarif;
+pub mod sdk;
 pub mod server_json;
 mod session;
 pub mod shard;
@@ -345,7 +348,7 @@ async fn check_in(
         endings: (runner.endings(), runner.notes()),
         setup: target.setup.is_some(),
     });
-    Ok(assemble(
+    let mut report = assemble(
         target,
         Assembly {
             seed,
@@ -359,5 +362,10 @@ async fn check_in(
         },
         judge.tally,
         judge.failures,
-    ))
+    );
+    // The probe's first session carries the handshake and tools/list.
+    if let Some((_, first)) = probed.runs.first() {
+        report.sdk = sdk::identify(&first.wire);
+    }
+    Ok(report)
 }

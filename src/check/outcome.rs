@@ -6,7 +6,9 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::flaw::Flaw;
 use super::health::{Health, PlannedCases};
+use super::sdk::SdkGuess;
 use super::tally::ClassFinding;
 use crate::evidence::wire::{Frame, StrayLine};
 
@@ -42,6 +44,13 @@ impl PropertyVerdict {
 pub struct PropertyFailure {
     /// The one primary reason, on the minimal case.
     pub reason: String,
+    /// The flaw it shows in the server's code, e.g. `lax-coercion`.
+    pub flaw: Flaw,
+    /// How to fix it in the server's SDK, one line (`super::remedy::fix`);
+    /// empty until the check's SDK is known.
+    pub fix: String,
+    /// The guide page with a before/after pair per SDK (`docs/src/fixes/`).
+    pub fix_url: String,
     /// The generated case it came from (none for replays and capability sessions).
     pub case_index: Option<usize>,
     /// The minimal answers, one per `elicitation/create`, as sent.
@@ -127,6 +136,9 @@ pub struct CheckReport {
     pub protocol: &'static str,
     /// Whether `--strict` was on.
     pub strict: bool,
+    /// The server's SDK, as the wire told it (the best guess over the
+    /// check's eras).
+    pub sdk: SdkGuess,
     /// Whether every property holds, and the era is not inconclusive.
     pub passed: bool,
     /// Each step's `requestedSchema`, as the probe saw it.

@@ -209,6 +209,10 @@ fn write_health(out: &mut String, health: &Health) {
 /// `tools/list` result's tools only).
 fn write_failure(out: &mut String, failure: &PropertyFailure, verbose: bool) {
     let _ = writeln!(out, "     reason: {}", failure.reason);
+    if !failure.fix.is_empty() {
+        let _ = writeln!(out, "     fix: {}", failure.fix);
+        let _ = writeln!(out, "     how, per SDK: {}", failure.fix_url);
+    }
     let answers: Vec<String> = failure.answers.iter().map(ToString::to_string).collect();
     let runs = match failure.shrink_runs {
         1 => "1 run".to_owned(),
@@ -282,13 +286,18 @@ pub fn json(report: &CheckReport) -> Result<String, serde_json::Error> {
     serde_json::to_string_pretty(report)
 }
 
-/// The human report over eras: per era tried, a line saying whether it was
-/// checked and why, then (checked) its [`table`]; a last line over all eras.
+/// The human report over eras: the server's SDK as the wire told it (when an
+/// era was checked), then per era tried, a line saying whether it was
+/// checked and why, then (checked) its [`table`], each failure with its
+/// `fix:` line and guide page; a last line over all eras.
 /// With a baseline, the rows it names read [`Applied::verdict`], then come
 /// its lines ([`Applied::lines`]) and the verdict with it: `passes with the
 /// baseline FILE` or `FAILED with the baseline FILE`.
 pub fn eras_table(report: &ErasReport, baseline: Option<&Applied>, verbose: bool) -> String {
     let mut out = String::new();
+    if report.eras.iter().any(|era| era.report.is_some()) {
+        let _ = writeln!(out, "server SDK: {}", report.sdk.line());
+    }
     for era in &report.eras {
         match (&era.report, era.status) {
             (Some(checked), _) => {

@@ -16,7 +16,9 @@ use serde_json::{Value, json};
 
 use super::baseline::Applied;
 use super::eras::{EraCheck, EraStatus, ErasReport};
+use super::flaw::Flaw;
 use super::outcome::CheckReport;
+use super::remedy;
 use crate::oracle::property::Property;
 
 /// The SARIF version written.
@@ -158,10 +160,40 @@ fn rules() -> Vec<Value> {
                     property.statement()
                 )},
                 "helpUri": PROPERTIES_DOC,
+                "help": help(*property),
                 "defaultConfiguration": {"level": "error"},
             })
         })
         .collect()
+}
+
+/// A rule's `help` (SARIF 2.1.0, 3.49.13): the flaws a failure of
+/// `property` shows in a server's code, each with its guide page of
+/// before/after pairs per SDK (`docs/src/fixes/`).
+fn help(property: Property) -> Value {
+    let flaws: Vec<Flaw> = Flaw::ALL
+        .into_iter()
+        .filter(|flaw| flaw.properties().contains(&property))
+        .collect();
+    let text: Vec<String> = flaws
+        .iter()
+        .map(|flaw| format!("{}: {}", flaw.slug(), remedy::url(*flaw)))
+        .collect();
+    let markdown: Vec<String> = flaws
+        .iter()
+        .map(|flaw| {
+            format!(
+                "- [{}]({}): {}",
+                flaw.slug(),
+                remedy::url(*flaw),
+                remedy::fix(*flaw, None)
+            )
+        })
+        .collect();
+    json!({
+        "text": format!("How to fix a failure, per SDK: {}", text.join("; ")),
+        "markdown": format!("How to fix a failure, per SDK:\n\n{}", markdown.join("\n")),
+    })
 }
 
 /// One era's run.
@@ -209,8 +241,8 @@ fn run(report: &ErasReport, checked: &CheckReport, context: &Context<'_>) -> Val
                 "ruleIndex": usize::from(property.property) - 1,
                 "level": "error",
                 "message": {"text": format!(
-                    "{}\nminimal answer: {answers}\nreproduce: {}",
-                    failure.reason, failure.reproduce
+                    "{}\nfix: {}\nminimal answer: {answers}\nreproduce: {}",
+                    failure.reason, failure.fix, failure.reproduce
                 )},
                 "locations": [location()],
                 "properties": {
@@ -220,6 +252,10 @@ fn run(report: &ErasReport, checked: &CheckReport, context: &Context<'_>) -> Val
                     "reproduce": failure.reproduce,
                     "reproduceSeed": failure.reproduce_seed,
                     "reply": failure.reply,
+                    "flaw": failure.flaw,
+                    "fix": failure.fix,
+                    "fixUrl": failure.fix_url,
+                    "sdk": report.sdk,
                 },
             });
             if let Some(evidence) = evidence {

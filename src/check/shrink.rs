@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use super::case_run::{CaseRecord, CaseRun, Step, form_capabilities, last_lines, record, run_case};
 use super::error::CheckError;
+use super::flaw::Flaw;
 use super::outcome::PropertyFailure;
 use super::plan::focus;
 use super::progress::Phase;
@@ -73,7 +74,7 @@ pub(super) async fn shrink(
     };
     Ok(failure_of(
         target,
-        reason,
+        (property, reason),
         &best_run,
         Some(index),
         runs,
@@ -82,10 +83,11 @@ pub(super) async fn shrink(
     ))
 }
 
-/// A failure from a run.
+/// A failure of `property` for `reason` from a run, with the flaw it shows
+/// (its fix is given once the check's SDK is known: `super::remedy::apply`).
 pub(super) fn failure_of(
     target: &Target,
-    reason: String,
+    (property, reason): (Property, String),
     run: &CaseRun,
     case_index: Option<usize>,
     shrink_runs: usize,
@@ -105,6 +107,9 @@ pub(super) fn failure_of(
     }
     PropertyFailure {
         reason,
+        flaw: Flaw::of(property, &run.sent, &run.capabilities),
+        fix: String::new(),
+        fix_url: String::new(),
         case_index,
         built_as: run.sent.iter().map(|sent| sent.built_as.clone()).collect(),
         answers,

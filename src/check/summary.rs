@@ -1,7 +1,7 @@
 //! `check --summary`: the report as Markdown for a CI job's summary page
 //! (GitHub Actions' `$GITHUB_STEP_SUMMARY`): a heading with the tool and the
 //! verdict, per era the property table, then each failed property with its
-//! primary reason, minimal answer and reproduction line. The same findings as
+//! primary reason, its fix in the server's SDK, minimal answer and reproduction line. The same findings as
 //! the table, the JSON and the SARIF.
 
 use std::fmt::Write as _;
@@ -38,6 +38,9 @@ pub fn markdown(report: &ErasReport, baseline: Option<&Applied>, title: &str) ->
         }
     };
     let _ = writeln!(out, "Server: {server}\n");
+    if report.eras.iter().any(|era| era.report.is_some()) {
+        let _ = writeln!(out, "SDK: {}\n", cell(&report.sdk.line()));
+    }
     for era in &report.eras {
         let Some(checked) = &era.report else {
             let status = match era.status {
@@ -91,6 +94,15 @@ pub fn markdown(report: &ErasReport, baseline: Option<&Applied>, title: &str) ->
                 },
                 cell(&failure.reason)
             );
+            if !failure.fix.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "**Fix** ([{}]({})): {}\n",
+                    failure.flaw.slug(),
+                    failure.fix_url,
+                    cell(&failure.fix)
+                );
+            }
             let answers: Vec<String> = failure.answers.iter().map(ToString::to_string).collect();
             if answers.is_empty() {
                 let _ = writeln!(out, "Minimal answer: none sent\n");

@@ -198,6 +198,12 @@ fn the_reference_server_passes_every_property_and_json_is_one_valid_document() {
     assert_valid_report_json(&document);
     assert_eq!(document["passed"], json!(true));
     assert_eq!(document["tool"], json!("calculate"));
+    // The reference server is rmcp's, named by its own serverInfo: the SDK
+    // is told by how rmcp writes its handshake in both eras.
+    assert_eq!(document.pointer("/sdk/sdk"), Some(&json!("rmcp")));
+    for era in document["eras"].as_array().expect("eras") {
+        assert_eq!(era.pointer("/report/sdk/sdk"), Some(&json!("rmcp")));
+    }
     // --protocol auto (the default): the reference server speaks both eras.
     assert_eq!(document["protocol"], json!("auto"));
     for protocol in ["2025-11-25", "2026-07-28"] {

@@ -814,6 +814,12 @@ fn auto_checks_each_era_the_server_answers_and_fails_only_the_era_that_breaks() 
 
     let (code, table, stderr) = run(None, None);
     assert_eq!(code, Some(0), "{table}\n{stderr}");
+    // A hand-written server: no SDK's marks, said first.
+    let (sdk, table) = table.split_once('\n').unwrap_or_default();
+    assert!(
+        sdk.starts_with("server SDK: not told (no SDK's marks; serverInfo {"),
+        "{sdk}"
+    );
     // The tool answers in 2025-11-25 with an error naming elicitation: it
     // cannot be confirmed there. Under auto, with another era checked, that
     // is a warning of its own, not "not checked".
@@ -839,9 +845,10 @@ fn auto_checks_each_era_the_server_answers_and_fails_only_the_era_that_breaks() 
     let (code, table, stderr) = run(None, Some("both"));
     assert_eq!(code, Some(1), "{table}\n{stderr}");
     assert!(
-        table.starts_with(
-            "== protocol 2025-11-25: FAILS: the tool cannot be confirmed in 2025-11-25: "
-        ),
+        table.starts_with("server SDK: not told (")
+            && table.contains(
+                "\n== protocol 2025-11-25: FAILS: the tool cannot be confirmed in 2025-11-25: "
+            ),
         "{table}"
     );
     assert!(
@@ -857,6 +864,7 @@ fn auto_checks_each_era_the_server_answers_and_fails_only_the_era_that_breaks() 
     // One era named: the finding fails it too.
     let (code, table, stderr) = run(None, Some("2025-11-25"));
     assert_eq!(code, Some(1), "{table}\n{stderr}");
+    // No era checked: no SDK line.
     assert!(
         table.starts_with(
             "== protocol 2025-11-25: FAILS: the tool cannot be confirmed in 2025-11-25: "

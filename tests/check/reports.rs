@@ -175,9 +175,22 @@ fn sarif_has_one_valid_result_per_failed_property() {
     let message = results[0]["message"]["text"].as_str().expect("a message");
     assert!(
         message.starts_with(
-            "acted although the answer was decline\nminimal answer: {\"action\":\"decline\""
+            "acted although the answer was decline\nfix: act only on the action `accept`: a decline or cancel may carry content, and no other action is an answer\nminimal answer: {\"action\":\"decline\""
         ),
         "{message}"
+    );
+    // The calculator answers JSON-RPC by hand: no SDK's marks, so the fix
+    // speaks the protocol's terms, and its page is the flaw's.
+    assert_eq!(results[0]["properties"]["flaw"], "acts-on-refusal");
+    assert_eq!(
+        results[0]["properties"]["fixUrl"],
+        "https://github.com/elicit-check/elicit-check/blob/main/docs/src/fixes/acts-on-refusal.md"
+    );
+    assert_eq!(results[0]["properties"]["sdk"]["sdk"], Value::Null);
+    let help = rule["help"]["text"].as_str().expect("the rule's help");
+    assert!(
+        help.contains("acts-on-refusal: https://github.com/elicit-check/elicit-check/blob/main/docs/src/fixes/acts-on-refusal.md"),
+        "{help}"
     );
     assert!(message.contains("\nreproduce: "), "{message}");
     assert_eq!(

@@ -1,0 +1,308 @@
+//! How to fix a finding, in the SDK the server is written with: one `fix:`
+//! line per failed property ([`fix`]), from its flaw ([`Flaw`]) and the SDK
+//! the wire told ([`Sdk`]), and the guide page with a before/after pair per
+//! SDK ([`url`], `docs/src/fixes/<flaw>.md`). Every pair on those pages is a
+//! fixture `check` fails before the fix and passes after it
+//! (`fixtures/fixes/`, `tests/fixes.rs`).
+
+use super::flaw::Flaw;
+use super::outcome::CheckReport;
+use super::sdk::{Sdk, SdkGuess};
+
+/// Where the guide's pages live, for `fix_url` and SARIF's `helpUri`.
+pub const FIXES_DOC: &str = "https://github.com/elicit-check/elicit-check/blob/main/docs/src/fixes";
+
+/// The guide page of `flaw`, e.g.
+/// `https://github.com/elicit-check/elicit-check/blob/main/docs/src/fixes/lax-coercion.md`.
+pub fn url(flaw: Flaw) -> String {
+    format!("{FIXES_DOC}/{}.md", flaw.slug())
+}
+
+/// The one-line remedy of `flaw` for a server on `sdk` (none: in the
+/// protocol's terms, for any SDK).
+pub fn fix(flaw: Flaw, sdk: Option<Sdk>) -> String {
+    let python = sdk.is_some_and(Sdk::is_python);
+    let typescript = sdk.is_some_and(Sdk::is_typescript);
+    let rmcp = sdk == Some(Sdk::Rmcp);
+    let text = match flaw {
+        Flaw::LaxCoercion if python => {
+            "validate the answer in pydantic's strict mode: `model_config = ConfigDict(strict=True)` on the elicited model (lax mode takes \"yes\" and 1 as True, \"3\" as 3)"
+        }
+        Flaw::LaxCoercion if typescript => {
+            "validate `content` with exact JSON types: no Ajv `coerceTypes`, no `z.coerce`; a JSON Schema validator without coercion, or `typeof` checks, before acting"
+        }
+        Flaw::LaxCoercion if rmcp => {
+            "deserialize `content` into a typed struct with `serde_json::from_value` and never convert strings or floats to the asked type: rmcp validates nothing against the schema"
+        }
+        Flaw::LaxCoercion => {
+            "check each field's JSON type exactly as the schema you sent says before acting: \"yes\" and 1 are no booleans, \"3\" and 3.5 no integers"
+        }
+        Flaw::UncheckedConstraints if python => {
+            "validate `content` against the schema you sent, its rules included (`jsonschema.Draft202012Validator(schema)`, or a strict pydantic model with `Field(ge=..., le=...)`), not only its types"
+        }
+        Flaw::UncheckedConstraints if typescript => {
+            "validate `content` against the requestedSchema you sent (bounds, lengths, formats, enums, required): `elicitInput` does with the SDK's validator, a raw `elicitation/create` request does not"
+        }
+        Flaw::UncheckedConstraints if rmcp => {
+            "check the schema's rules (minimum, maximum, lengths, formats, enums) after `serde_json::from_value`: neither `create_elicitation` nor `elicit::<T>()` checks them"
+        }
+        Flaw::UncheckedConstraints => {
+            "validate `content` against the whole requestedSchema you sent (minimum, maximum, lengths, formats, enums, required) before acting"
+        }
+        Flaw::ContentlessAccept if python => {
+            "refuse an accept whose `content` is None or not a dict when the form requires fields: never fill missing answers with defaults"
+        }
+        Flaw::ContentlessAccept if typescript => {
+            "refuse an accept without `content` (`result.content` is optional, and the SDK's validator skips a missing one): never default `result.content?.x ?? ...`"
+        }
+        Flaw::ContentlessAccept => {
+            "refuse an accept whose content is missing or not an object when the form requires fields: an empty answer is no consent"
+        }
+        Flaw::ActsOnRefusal if python => {
+            "act only when `result.action == \"accept\"`: a decline or cancel may carry `content`, and a raw `elicit_form` result keeps it"
+        }
+        Flaw::ActsOnRefusal if typescript => {
+            "check `result.action === \"accept\"` before reading `result.content`: a decline or cancel may carry content"
+        }
+        Flaw::ActsOnRefusal if rmcp => {
+            "match `ElicitationAction::Accept` before reading `content`: a decline or cancel may carry content"
+        }
+        Flaw::ActsOnRefusal => {
+            "act only on the action `accept`: a decline or cancel may carry content, and no other action is an answer"
+        }
+        Flaw::ConsentIgnored if python => {
+            "an accept returns input, not consent: act only when the consent field says so (`result.action == \"accept\" and result.data.confirm`)"
+        }
+        Flaw::ConsentIgnored => {
+            "an accept returns input, not consent: act only when the consent field carries its consenting value (`confirm === true`)"
+        }
+        Flaw::CapabilityNotChecked if python => {
+            "ask only a client that declared form elicitation (`capabilities.elicitation` with `form`, or `{}`; URL only is no form): read `ctx.session.client_params.capabilities` before `elicit_form`"
+        }
+        Flaw::CapabilityNotChecked if typescript => {
+            "ask only a client that declared form elicitation: check `server.getClientCapabilities()?.elicitation` (`{}` or `form`; `url` alone is no form) before sending the form"
+        }
+        Flaw::CapabilityNotChecked if rmcp => {
+            "use `peer.elicit::<T>()`, or check `supported_elicitation_modes()` first: `create_elicitation` sends without checking the capability"
+        }
+        Flaw::CapabilityNotChecked => {
+            "send a form only to a client whose `capabilities.elicitation` declares form (`{}` counts; `url` alone does not); answer the others without asking"
+        }
+        Flaw::FailOpen => {
+            "when the client cannot answer a form, refuse with an error naming what the tool needs: never skip the confirmation"
+        }
+        Flaw::ActsWithoutAsking if sdk == Some(Sdk::TypescriptV2) => {
+            "return `inputRequired({ inputRequests: { ... } })` whenever the call carries no answer for your key; act only on `acceptedContent(...)`"
+        }
+        Flaw::ActsWithoutAsking => {
+            "ask before acting: send the form (2025-11-25), or return an InputRequiredResult whenever the retry carries no answer to your input request (2026-07-28)"
+        }
+        Flaw::UnboundState if sdk == Some(Sdk::TypescriptV2) => {
+            "seal `requestState` with `createRequestStateCodec` and pass `requestState.verify`, binding the state to the tool and its arguments"
+        }
+        Flaw::UnboundState if python => {
+            "let `MCPServer` seal `requestState` (it binds it to the tool and arguments), or add a `RequestStateBoundary` to a low-level `Server`"
+        }
+        Flaw::UnboundState if rmcp => {
+            "seal `requestState` with `RequestStateCodec` and the call's arguments as associated data (`SealOptions::associated_data`)"
+        }
+        Flaw::UnboundState => {
+            "integrity-protect `requestState` and bind it to the tool and its arguments; over HTTP, take an answer only on the session that was asked"
+        }
+        Flaw::RefusesValid => {
+            "take every valid consenting answer the schema you send allows (date-times in every RFC 3339 shape), or send a narrower schema"
+        }
+        Flaw::TransportRule => {
+            "keep stdout to JSON-RPC (log to stderr), send elicitation/create only inside its tools/call, and exit when stdin closes"
+        }
+        Flaw::ActedNotBoolean => {
+            "write the acted value as a JSON boolean (`true`/`false`), not \"true\", 1 or a string"
+        }
+    };
+    text.to_owned()
+}
+
+/// Names the SDK of the server of every era's report (the best guess over
+/// them, [`SdkGuess::better`]) and gives each failed property its `fix` and
+/// `fix_url`; returns that guess.
+pub fn apply<'a>(reports: impl IntoIterator<Item = &'a mut CheckReport>) -> SdkGuess {
+    let mut reports: Vec<&mut CheckReport> = reports.into_iter().collect();
+    let guess = reports
+        .iter()
+        .map(|report| report.sdk.clone())
+        .reduce(SdkGuess::better)
+        .unwrap_or_else(|| SdkGuess::unknown("no era was checked"));
+    for report in &mut reports {
+        report.sdk = guess.clone();
+        for property in &mut report.properties {
+            if let Some(failure) = &mut property.failure {
+                failure.fix = fix(failure.flaw, guess.sdk);
+                failure.fix_url = url(failure.flaw);
+            }
+        }
+    }
+    guess
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SDKS: [Option<Sdk>; 8] = [
+        None,
+        Some(Sdk::PythonV1),
+        Some(Sdk::PythonV2),
+        Some(Sdk::Fastmcp),
+        Some(Sdk::TypescriptV1),
+        Some(Sdk::TypescriptV2),
+        Some(Sdk::Typescript),
+        Some(Sdk::Rmcp),
+    ];
+
+    #[test]
+    fn every_flaw_has_a_line_for_every_sdk_and_a_page() {
+        for flaw in Flaw::ALL {
+            for sdk in SDKS {
+                let line = fix(flaw, sdk);
+                assert!(line.len() > 40, "{flaw:?} {sdk:?}: {line}");
+                assert!(!line.contains('\n'), "one line");
+            }
+            assert!(url(flaw).ends_with(&format!("/docs/src/fixes/{}.md", flaw.slug())));
+            let page = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("docs/src/fixes")
+                .join(format!("{}.md", flaw.slug()));
+            assert!(page.is_file(), "{} is missing", page.display());
+        }
+    }
+
+    #[test]
+    fn the_line_speaks_the_sdk_s_api() {
+        let says = |flaw: Flaw, sdk: Option<Sdk>, words: &str| {
+            let line = fix(flaw, sdk);
+            assert!(line.contains(words), "{flaw:?} {sdk:?}: {line}");
+        };
+        for python in [Sdk::PythonV1, Sdk::PythonV2, Sdk::Fastmcp] {
+            says(Flaw::LaxCoercion, Some(python), "ConfigDict(strict=True)");
+            says(
+                Flaw::ActsOnRefusal,
+                Some(python),
+                "result.action == \"accept\"",
+            );
+            says(
+                Flaw::CapabilityNotChecked,
+                Some(python),
+                "client_params.capabilities",
+            );
+            says(Flaw::ConsentIgnored, Some(python), "result.data.confirm");
+            says(Flaw::UnboundState, Some(python), "MCPServer");
+        }
+        for typescript in [Sdk::TypescriptV1, Sdk::TypescriptV2, Sdk::Typescript] {
+            says(Flaw::LaxCoercion, Some(typescript), "coerceTypes");
+            says(
+                Flaw::ActsOnRefusal,
+                Some(typescript),
+                "result.action === \"accept\"",
+            );
+            says(
+                Flaw::CapabilityNotChecked,
+                Some(typescript),
+                "getClientCapabilities()",
+            );
+            says(Flaw::ContentlessAccept, Some(typescript), "result.content");
+            says(Flaw::UncheckedConstraints, Some(typescript), "elicitInput");
+        }
+        says(
+            Flaw::UnboundState,
+            Some(Sdk::TypescriptV2),
+            "createRequestStateCodec",
+        );
+        says(
+            Flaw::ActsWithoutAsking,
+            Some(Sdk::TypescriptV2),
+            "inputRequired(",
+        );
+        says(Flaw::LaxCoercion, Some(Sdk::Rmcp), "serde_json::from_value");
+        says(
+            Flaw::CapabilityNotChecked,
+            Some(Sdk::Rmcp),
+            "supported_elicitation_modes()",
+        );
+        says(Flaw::UnboundState, Some(Sdk::Rmcp), "RequestStateCodec");
+        says(
+            Flaw::ActsOnRefusal,
+            Some(Sdk::Rmcp),
+            "ElicitationAction::Accept",
+        );
+        says(
+            Flaw::UncheckedConstraints,
+            Some(Sdk::PythonV1),
+            "Draft202012Validator",
+        );
+        says(Flaw::ContentlessAccept, Some(Sdk::PythonV2), "None");
+        // Without an SDK, the protocol's words only.
+        for flaw in Flaw::ALL {
+            let line = fix(flaw, None);
+            for api in ["pydantic", "ConfigDict", "Ajv", "serde", "ctx.", "server."] {
+                assert!(!line.contains(api), "{flaw:?}: {line}");
+            }
+        }
+    }
+
+    #[test]
+    fn apply_names_the_best_sdk_of_the_eras_and_fills_every_failure() {
+        use crate::check::baseline::tests::{P2_FAILS, report};
+        use crate::check::outcome::PropertyFailure;
+        let mut eras = report(&[("2025-11-25", P2_FAILS), ("2026-07-28", P2_FAILS)]);
+        let named = SdkGuess {
+            sdk: Some(Sdk::TypescriptV2),
+            version: None,
+            told_by: "it answers server/discover".to_owned(),
+        };
+        eras.eras[1].report.as_mut().unwrap().sdk = named.clone();
+        for era in eras.eras.iter_mut().filter_map(|era| era.report.as_mut()) {
+            era.properties[1].failure = Some(PropertyFailure {
+                reason: "acted on an accept whose content is invalid: accept has no content"
+                    .to_owned(),
+                flaw: Flaw::ContentlessAccept,
+                fix: String::new(),
+                fix_url: String::new(),
+                case_index: None,
+                answers: Vec::new(),
+                built_as: Vec::new(),
+                shrink_runs: 0,
+                shrink_stopped_early: false,
+                wire: Vec::new(),
+                stray_stdout: Vec::new(),
+                reproduce: String::new(),
+                reproduce_seed: None,
+                reply: serde_json::Value::Null,
+                stderr: String::new(),
+            });
+        }
+        let guess = apply(eras.eras.iter_mut().filter_map(|era| era.report.as_mut()));
+        assert_eq!(guess, named);
+        // Eras that tell nothing keep what the first saw.
+        let mut unknown = report(&[("2025-11-25", P2_FAILS), ("2026-07-28", P2_FAILS)]);
+        let seen = SdkGuess::unknown("no SDK's marks; serverInfo {\"name\":\"x\"}");
+        unknown.eras[0].report.as_mut().unwrap().sdk = seen.clone();
+        assert_eq!(
+            apply(
+                unknown
+                    .eras
+                    .iter_mut()
+                    .filter_map(|era| era.report.as_mut())
+            ),
+            seen
+        );
+        assert_eq!(apply(Vec::new()), SdkGuess::unknown("no era was checked"));
+        for era in eras.eras.iter().filter_map(|era| era.report.as_ref()) {
+            assert_eq!(era.sdk, named);
+            let failure = era.properties[1].failure.as_ref().unwrap();
+            assert_eq!(
+                failure.fix,
+                fix(Flaw::ContentlessAccept, Some(Sdk::TypescriptV2))
+            );
+            assert_eq!(failure.fix_url, url(Flaw::ContentlessAccept));
+        }
+    }
+}
