@@ -9,7 +9,7 @@ use std::process::Command;
 
 use serde_json::Value;
 
-use crate::peers::environments;
+use crate::peers::{DELETE_RECORDS, environments};
 use crate::support;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -88,23 +88,9 @@ impl Sdk {
 fn check(command: &[String]) -> (Option<i32>, Value) {
     let output = support::run(
         Command::new(env!("CARGO_BIN_EXE_elicit-check"))
-            .args([
-                "check",
-                "--tool",
-                "delete_records",
-                "--acted",
-                "/deleted",
-                "--consent",
-                "/confirm=true",
-                "--seed",
-                "1",
-                "--cases",
-                "10",
-                "--startup-timeout",
-                "60",
-                "--json",
-                "--",
-            ])
+            .arg("check")
+            .args(DELETE_RECORDS)
+            .args(["--cases", "10", "--startup-timeout", "60", "--json", "--"])
             .args(command),
     );
     let report = serde_json::from_slice(&output.stdout).unwrap_or_else(|error| {
@@ -389,4 +375,41 @@ fn outside_the_fix_leaves_out_the_header_imports_and_anchors_only() {
     assert_eq!(outside_the_fix(python), ["x = 1", "z = 3"]);
     let js = "// Doc\n// more\nimport {\n  a,\n} from \"b\";\nimport c from \"c\";\nconst x = 1;\n// ANCHOR: state\nconst y = 2;\n// ANCHOR_END: state\nconst z = 3;\n";
     assert_eq!(outside_the_fix(js), ["const x = 1;", "const z = 3;"]);
+}
+
+#[test]
+fn the_guide_includes_every_pair_by_an_anchor_its_file_has() {
+    let pages = Path::new(ROOT).join("docs/src/fixes");
+    let mut included = Vec::new();
+    for page in std::fs::read_dir(&pages).expect("docs/src/fixes") {
+        let page = page.expect("an entry").path();
+        let text = std::fs::read_to_string(&page).expect("a page");
+        for include in text.split("{{#include ").skip(1) {
+            let target = include.split("}}").next().unwrap_or_default();
+            let (path, anchor) = target.rsplit_once(':').expect("PATH:ANCHOR");
+            let file = pages.join(path);
+            let code = std::fs::read_to_string(&file)
+                .unwrap_or_else(|error| panic!("{}: {path}: {error}", page.display()));
+            assert!(
+                code.contains(&format!("ANCHOR: {anchor}\n"))
+                    && code.contains(&format!("ANCHOR_END: {anchor}\n")),
+                "{}: {path} has no anchor {anchor}",
+                page.display()
+            );
+            included.push(
+                path.trim_start_matches("../../../fixtures/fixes/")
+                    .to_owned(),
+            );
+        }
+    }
+    for pair in PAIRS {
+        for side in ["before", "after"] {
+            assert!(
+                included
+                    .iter()
+                    .any(|path| path.starts_with(&format!("{pair}_{side}."))),
+                "no page shows {pair}_{side}"
+            );
+        }
+    }
 }

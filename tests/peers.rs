@@ -48,27 +48,30 @@ pub(crate) fn environments() -> PathBuf {
     ready.clone().unwrap_or_else(|log| panic!("{log}"))
 }
 
+/// The options of a `check` of a `delete_records` tool (`fixtures/servers/confirm.py`,
+/// the fix guide's pairs): acted at `/deleted`, consent `/confirm=true`, seed 1.
+pub(crate) const DELETE_RECORDS: [&str; 8] = [
+    "--tool",
+    "delete_records",
+    "--acted",
+    "/deleted",
+    "--consent",
+    "/confirm=true",
+    "--seed",
+    "1",
+];
+
 /// `check` of `fixtures/servers/confirm.py` (with `--bug BUG` when given) on
 /// the Python SDK 1.x peer, as the packaging tests run it through each way of
 /// installing: `delete_records`, acted at `/deleted`, consent `/confirm=true`,
 /// seed 1, 5 random cases.
 pub(crate) fn confirm_check(bug: Option<&str>) -> Vec<String> {
-    let mut args: Vec<String> = [
-        "check",
-        "--tool",
-        "delete_records",
-        "--acted",
-        "/deleted",
-        "--consent",
-        "/confirm=true",
-        "--seed",
-        "1",
-        "--cases",
-        "5",
-        "--",
-    ]
-    .map(str::to_owned)
-    .into();
+    let mut args: Vec<String> = ["check"]
+        .iter()
+        .chain(&DELETE_RECORDS)
+        .chain(&["--cases", "5", "--"])
+        .map(|word| (*word).to_owned())
+        .collect();
     args.push(
         environments()
             .join("python-sdk1/bin/python")
