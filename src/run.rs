@@ -136,7 +136,12 @@ fn emit(
         }
         let did_not_start =
             (index == 0 && !verdict.evidence.started).then(|| Error::ServerDidNotStart {
-                error: verdict.evidence.error.clone().unwrap_or_default(),
+                error: verdict
+                    .evidence
+                    .error
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default(),
                 stderr: last_lines(&verdict.evidence.stderr, 20),
             });
         on_verdict(&verdict);
@@ -679,7 +684,9 @@ mod tests {
     fn logged(log: &EvidenceLog, primary: Primary) {
         let mut verdict = Verdict::new(
             Value::Null,
-            vec![Failure::Harness("failed".to_owned())],
+            vec![Failure::Harness(
+                crate::evidence::HarnessFailure::NotStarted,
+            )],
             crate::report::tests::evidence("c", &["server"]),
         );
         verdict.verdict = primary;

@@ -16,8 +16,8 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::case::{Answer, Case};
-use crate::evidence::Evidence;
 use crate::evidence::wire::{Frame, Side};
+use crate::evidence::{Evidence, HarnessFailure};
 use crate::format::{counted, seconds};
 use crate::oracle::failure::{
     Failure, GeneratedFailure, OutcomeFailure, ProcessFailure, WireFailure,
@@ -57,7 +57,8 @@ pub fn classify(evidence: &Evidence, expected: &Value, failures: &[Failure]) -> 
     if failures.is_empty() {
         return Finding::new(Primary::Passed, "every check held");
     }
-    let error = evidence.error.as_deref().unwrap_or_default();
+    let failure = evidence.error.as_ref();
+    let error = failure.map(ToString::to_string).unwrap_or_default();
     let stray = evidence.stray_stdout.first().map(|stray| {
         Finding::new(
             Primary::StdoutNotJsonRpc,
@@ -72,13 +73,19 @@ pub fn classify(evidence: &Evidence, expected: &Value, failures: &[Failure]) -> 
         if let Some(stray) = stray {
             return stray;
         }
-        if error.starts_with("initialize did not finish")
-            || error.starts_with("server/discover did not finish")
+        if let Some(HarnessFailure::HandshakeTimedOut {
+            request,
+            within,
+            http,
+        }) = failure
         {
-            return Finding::new(Primary::NoInitializeReply, no_reply(error));
+            return Finding::new(
+                Primary::NoInitializeReply,
+                no_reply(&request.to_string(), *within, http),
+            );
         }
         if evidence.stopped_by_harness {
-            return Finding::new(Primary::DidNotStart, error.to_owned());
+            return Finding::new(Primary::DidNotStart, error);
         }
         return Finding::new(
             Primary::DidNotStart,
@@ -98,21 +105,25 @@ pub fn classify(evidence: &Evidence, expected: &Value, failures: &[Failure]) -> 
         return finding;
     }
     let no_result = evidence.outcome.is_none() && evidence.text_outcome.is_none();
-    if error.starts_with("tools/call did not finish") {
+    if let Some(HarnessFailure::CallTimedOut { within }) = failure {
         let after = answered_with_no_object(&evidence.wire)
             .map(|result| format!(" after a result that is not an object ({result}) answered its elicitation/create"))
             .unwrap_or_default();
-        return Finding::new(Primary::Hung, format!("{}{after}", no_reply(error)));
+        return Finding::new(
+            Primary::Hung,
+            format!("{}{after}", no_reply("tools/call", *within, "")),
+        );
     }
     // Over Streamable HTTP the harness stops a server it started after the
     // session (SIGTERM): that exit says nothing about the case.
     let exit_judged = !evidence.stopped_by_harness;
     let ended_badly = exit_judged && (evidence.forced_kill || evidence.exit_code != Some(0));
-    if no_result && evidence.rpc_error.is_none() && error.starts_with("tools/call failed") {
+    let call_failed = matches!(failure, Some(HarnessFailure::CallFailed { .. }));
+    if no_result && evidence.rpc_error.is_none() && call_failed {
         let reason = if exit_judged {
             format!("{} before replying to tools/call", describe_exit(evidence))
         } else {
-            error.to_owned()
+            error
         };
         return Finding::new(Primary::Crashed, reason);
     }
@@ -256,9 +267,10 @@ fn answered_with_no_object(wire: &[Frame]) -> Option<&Value> {
         .filter(|result| !result.is_object())
 }
 
-/// `tools/call did not finish within 10 s` said as `no reply to tools/call within 10 s`.
-fn no_reply(error: &str) -> String {
-    format!("no reply to {}", error.replacen(" did not finish", "", 1))
+/// A request that timed out, said as `no reply to tools/call within 10 s`
+/// (with its HTTP clause, if any).
+fn no_reply(request: &str, within: Duration, http: &str) -> String {
+    format!("no reply to {request} within {}{http}", seconds(within))
 }
 
 /// The modes the client declared at `initialize`: `{}` and `{"form": {}}` mean

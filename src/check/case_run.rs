@@ -590,7 +590,10 @@ pub(super) async fn finish_run(
         stray: finished.recording.stray_stdout,
         // Over HTTP the harness stops the server: no exit on stdin close to judge.
         forced_kill: finished.exit.forced_kill && !finished.stopped_by_harness,
-        call_failure: finished.startup_error.or_else(|| call.failure.clone()),
+        call_failure: finished
+            .startup_error
+            .or_else(|| call.failure.clone())
+            .map(|failure| failure.to_string()),
         capabilities: capabilities.clone(),
         stderr: finished.exit.stderr,
         forms,

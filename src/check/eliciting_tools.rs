@@ -59,13 +59,13 @@ impl ToolSurvey {
 pub async fn eliciting_tools(target: &Target) -> Result<Vec<ToolSurvey>, CheckError> {
     let runner = Runner::new(target, false);
     let (session, _) = open(&runner, &form_capabilities(), Some("tools/list")).await?;
-    let listed = match session.startup_error().map(str::to_owned) {
+    let listed = match session.startup_error().cloned() {
         Some(error) => Err(error),
         None => session.list_tool_schemas().await,
     };
     let finished = session.finish().await;
     let tools = listed.map_err(|error| CheckError::DidNotStart {
-        error,
+        error: error.to_string(),
         stray: String::new(),
         stderr: last_lines(&finished.exit.stderr, 20),
     })?;

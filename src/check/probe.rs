@@ -76,7 +76,7 @@ pub(super) async fn probe(
             stderr: last_lines(&finished.exit.stderr, 20),
         }
     };
-    if let Some(error) = session.startup_error().map(str::to_owned) {
+    if let Some(error) = session.startup_error().map(ToString::to_string) {
         let finished = runner.stop_session(session).await;
         return Err(did_not_start(error, finished));
     }
@@ -84,7 +84,7 @@ pub(super) async fn probe(
         Ok(tools) => tools,
         Err(error) => {
             let finished = runner.stop_session(session).await;
-            return Err(did_not_start(error, finished));
+            return Err(did_not_start(error.to_string(), finished));
         }
     };
     if !tools.contains(&target.tool) {

@@ -215,7 +215,7 @@ async fn call_in_session(
         http,
         stray,
         forced_kill: false,
-        call_failure: call.failure,
+        call_failure: call.failure.map(|failure| failure.to_string()),
         capabilities,
         stderr: String::new(),
         forms,

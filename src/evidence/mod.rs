@@ -13,8 +13,11 @@ use serde_json::Value;
 use crate::case::Case;
 
 pub mod exit;
+pub mod harness_failure;
 pub mod http;
 pub mod wire;
+
+pub use harness_failure::{Handshake, HarnessFailure, Wait};
 
 use wire::{Event, Frame, StrayLine};
 
@@ -29,7 +32,7 @@ pub struct Call {
     /// `content[0].text` parsed as JSON.
     pub text_outcome: Option<Value>,
     /// Why there is no result: a JSON-RPC error, a timeout, a closed transport.
-    pub error: Option<String>,
+    pub error: Option<HarnessFailure>,
     /// The frames recorded during this call.
     pub frames: Vec<Frame>,
 }
@@ -48,7 +51,7 @@ pub struct Finished {
     /// The process id.
     pub pid: Option<u32>,
     /// Why the session could not start (initialize or tools/list failed or timed out).
-    pub startup_error: Option<String>,
+    pub startup_error: Option<HarnessFailure>,
     /// The shutdown grace period the session allowed before killing the server.
     pub shutdown_grace: Duration,
     /// Whether the harness stopped the server itself rather than waiting for
@@ -113,8 +116,9 @@ pub struct Evidence {
     pub outcome: Option<Value>,
     /// `content[0].text` of the `calculate` result, parsed as JSON.
     pub text_outcome: Option<Value>,
-    /// Why there is no outcome (handshake failure, timeout, JSON-RPC error).
-    pub error: Option<String>,
+    /// Why there is no outcome (handshake failure, timeout, JSON-RPC error),
+    /// written as its text.
+    pub error: Option<HarnessFailure>,
     /// Whether `initialize` and `tools/list` succeeded (the session started).
     pub started: bool,
     /// Protocol 2026-07-28: the JSON-RPC error object the call was refused with

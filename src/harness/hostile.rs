@@ -20,7 +20,7 @@ use super::child::{self, Exit, ServerProcess};
 use super::in_flight::Registration;
 use super::proxy::{self, ProxyState, Recording};
 use crate::error::Error;
-use crate::format::counted;
+use crate::evidence::Wait;
 
 /// The client capabilities every hostile case declares: form elicitation.
 pub const CAPABILITIES: &str = r#"{"elicitation":{"form":{}}}"#;
@@ -284,8 +284,8 @@ pub struct Played {
     pub exit: Exit,
     /// The signal that ended the server, when one did ([`child::Ended::signal`]).
     pub signal: Option<i32>,
-    /// Waits that ran out (`waited 10s for ...`), in order.
-    pub timeouts: Vec<String>,
+    /// Waits that ended without the awaited frame, in order.
+    pub timeouts: Vec<Wait>,
     /// The server's process id.
     pub pid: Option<u32>,
 }
@@ -348,7 +348,7 @@ struct RawSession {
     frames: Lines<BufReader<DuplexStream>>,
     pump: JoinHandle<()>,
     limits: Limits,
-    timeouts: Vec<String>,
+    timeouts: Vec<Wait>,
 }
 
 impl RawSession {
@@ -432,15 +432,11 @@ impl RawSession {
         let frame = self.state.frame_count();
         match found {
             Ok(Ok(message)) => return Some(message),
-            Ok(Err(())) => self.timeouts.push(format!(
-                "stdout closed before the awaited frame (after {})",
-                counted(frame, "frame")
-            )),
-            Err(_) => self.timeouts.push(format!(
-                "no awaited frame within {}s (after {})",
-                bound.as_secs_f64(),
-                counted(frame, "frame")
-            )),
+            Ok(Err(())) => self.timeouts.push(Wait::StdoutClosed { frames: frame }),
+            Err(_) => self.timeouts.push(Wait::Elapsed {
+                within: bound,
+                frames: frame,
+            }),
         }
         None
     }

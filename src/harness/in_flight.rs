@@ -89,7 +89,7 @@ impl InFlight {
                     group_left_running: false,
                     outcome: None,
                     text_outcome: None,
-                    error: Some("the run was stopped while this case was in flight".into()),
+                    error: Some(crate::evidence::HarnessFailure::StoppedInFlight),
                     started,
                     rpc_error: None,
                     url: entry.url,

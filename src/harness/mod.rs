@@ -23,12 +23,13 @@ pub mod mutation;
 pub mod proxy;
 pub mod request_header;
 pub mod rounds;
+mod session_end;
+mod spawn;
 pub mod standard_headers;
 pub mod tamper;
 pub mod transport;
 
 use std::sync::atomic::Ordering;
-use std::time::Instant;
 
 use rmcp::ServiceExt;
 use rmcp::model::{CallToolRequestParams, CallToolResult};
@@ -39,9 +40,11 @@ use tokio::task::JoinHandle;
 use crate::case::{Case, WireAnswer};
 use crate::error::Error;
 pub use crate::evidence::{Call, Evidence, Finished};
+use crate::evidence::{Handshake, HarnessFailure};
 pub use in_flight::{IN_FLIGHT, InFlight};
 pub use limits::Limits;
 use proxy::{Frame, ProxyState, ServerTap};
+pub use session_end::STOP_GRACE;
 pub use transport::Transport;
 
 /// The tool every session calls.
@@ -55,7 +58,7 @@ pub struct ToolCall {
     /// The `error` member of the reply (a JSON-RPC error object).
     pub error: Option<Value>,
     /// Why there is no reply at all: no session, a timeout, a closed transport.
-    pub failure: Option<String>,
+    pub failure: Option<HarnessFailure>,
     /// The frames recorded during this call.
     pub frames: Vec<Frame>,
 }
@@ -72,7 +75,7 @@ pub struct Session {
     bridge: Option<JoinHandle<()>>,
     callbacks: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     limits: Limits,
-    startup_error: Option<String>,
+    startup_error: Option<HarnessFailure>,
     in_flight: Option<in_flight::Registration>,
     /// Session mode: what the handshake recorded, taken before the
     /// first [`Session::run_case_in_session`] and shown in every case's evidence.
@@ -176,115 +179,21 @@ impl Session {
         match tokio::time::timeout(limits.startup, handler.serve(client_io)).await {
             Ok(Ok(client)) => session.client = Some(client),
             Ok(Err(error)) => {
-                session.startup_error = Some(format!(
-                    "initialize failed: {error}{}",
-                    session.state.http_failure()
-                ));
+                session.startup_error = Some(HarnessFailure::HandshakeFailed {
+                    request: Handshake::Initialize,
+                    error: error.to_string(),
+                    http: session.state.http_failure(),
+                });
             }
             Err(_) => {
-                session.startup_error = Some(format!(
-                    "initialize did not finish within {}{}",
-                    crate::format::seconds(limits.startup),
-                    session.state.http_failure()
-                ));
+                session.startup_error = Some(HarnessFailure::HandshakeTimedOut {
+                    request: Handshake::Initialize,
+                    within: limits.startup,
+                    http: session.state.http_failure(),
+                });
             }
         }
         Ok(session)
-    }
-
-    /// Spawns `command` behind a recording proxy, with no client connected yet:
-    /// the session (no client, no startup error), the client's end of the proxy,
-    /// and the client handler declaring `capabilities`. Over
-    /// [`Transport::Http`] the proxy's lines go through the HTTP bridge
-    /// ([`http`]); `command` is then started on a free port (`{port}`), or,
-    /// when empty, the server is already running at the URL. `tap` rewrites
-    /// server frames (wire mutants); `hook` replaces the client→server
-    /// rewriting (protocol 2026-07-28); `label` follows the pid in the
-    /// timeline's spawn event.
-    ///
-    /// # Errors
-    /// [`Error::Spawn`] when the process cannot start (or no local port can be
-    /// bound for it).
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn spawn_unconnected(
-        command: &[String],
-        environment: &child::Environment,
-        transport: &Transport,
-        capabilities: &Value,
-        limits: Limits,
-        tap: Option<ServerTap>,
-        hook: Option<proxy::ClientHook>,
-        label: &str,
-    ) -> Result<(Session, tokio::io::DuplexStream, client::CaseClient), Error> {
-        let started = Instant::now();
-        let state = ProxyState::new(capabilities.clone(), started);
-        if let Some(hook) = hook {
-            state.set_client_hook(hook);
-        }
-        let (client_io, proxy_io) = tokio::io::duplex(PIPE_BYTES);
-        let (proxy_read, proxy_write) = tokio::io::split(proxy_io);
-        let (process, pumps, bridge) = match transport {
-            Transport::Stdio => {
-                let (process, stdin, stdout) = child::spawn_in(command, environment)?;
-                state.event(format!("spawned pid {}{label}", process.pid.unwrap_or(0)));
-                let pumps = [
-                    tokio::spawn(proxy::client_to_server(state.clone(), proxy_read, stdin)),
-                    tokio::spawn(proxy::server_to_client(
-                        state.clone(),
-                        stdout,
-                        proxy_write,
-                        tap,
-                    )),
-                ];
-                (Some(process), pumps, None)
-            }
-            Transport::Http { url, headers } => {
-                let (url, process, stdin) = http_server(command, environment, url, &state, label)?;
-                let (bridge_in, to_bridge) = tokio::io::duplex(PIPE_BYTES);
-                let (from_bridge, bridge_out) = tokio::io::duplex(PIPE_BYTES);
-                let pumps = [
-                    tokio::spawn(proxy::client_to_server(
-                        state.clone(),
-                        proxy_read,
-                        to_bridge,
-                    )),
-                    tokio::spawn(proxy::server_to_client(
-                        state.clone(),
-                        from_bridge,
-                        proxy_write,
-                        tap,
-                    )),
-                ];
-                let bridge = tokio::spawn(http::bridge(
-                    url,
-                    request_header::header_map(headers),
-                    state.clone(),
-                    limits,
-                    bridge_in,
-                    bridge_out,
-                    stdin,
-                ));
-                (process, pumps, Some(bridge))
-            }
-        };
-        let handler = client::CaseClient::new(capabilities.clone());
-        let pid = process.as_ref().and_then(|process| process.pid);
-        let url = transport.url().map(str::to_owned);
-        let in_flight = in_flight::Registration::new(&state, pid, url.clone());
-        let session = Session {
-            client: None,
-            state,
-            process,
-            pumps,
-            bridge,
-            callbacks: handler.callbacks(),
-            limits,
-            startup_error: None,
-            in_flight,
-            handshake: None,
-            url,
-        };
-        Ok((session, client_io, handler))
     }
 
     /// The names of the tools the server lists at `tools/list` (bounded by the
@@ -292,7 +201,7 @@ impl Session {
     ///
     /// # Errors
     /// A message naming the reason: no session, a timeout, or a JSON-RPC error.
-    pub async fn list_tools(&self) -> Result<Vec<String>, String> {
+    pub async fn list_tools(&self) -> Result<Vec<String>, HarnessFailure> {
         Ok(self
             .list_tool_schemas()
             .await?
@@ -306,22 +215,14 @@ impl Session {
     ///
     /// # Errors
     /// As [`Session::list_tools`].
-    pub async fn list_tool_schemas(&self) -> Result<Vec<(String, Value)>, String> {
+    pub async fn list_tool_schemas(&self) -> Result<Vec<(String, Value)>, HarnessFailure> {
         let Some(client) = &self.client else {
             return Err(self
                 .startup_error
                 .clone()
-                .unwrap_or_else(|| "session not started".into()));
+                .unwrap_or(HarnessFailure::NotStarted));
         };
-        let listed = tokio::time::timeout(self.limits.startup, client.peer().list_tools(None))
-            .await
-            .map_err(|_| {
-                format!(
-                    "tools/list did not finish within {}",
-                    crate::format::seconds(self.limits.startup)
-                )
-            })?
-            .map_err(|error| format!("tools/list failed: {error}"))?;
+        let listed = self.listed(client).await?;
         Ok(listed
             .tools
             .iter()
@@ -362,7 +263,7 @@ impl Session {
                 call.failure = Some(
                     self.startup_error
                         .clone()
-                        .unwrap_or_else(|| "session not started".into()),
+                        .unwrap_or(HarnessFailure::NotStarted),
                 );
             }
             Some(client) => {
@@ -374,10 +275,9 @@ impl Session {
                 {
                     Ok(_) => {}
                     Err(_) => {
-                        call.failure = Some(format!(
-                            "tools/call did not finish within {}",
-                            crate::format::seconds(self.limits.call)
-                        ));
+                        call.failure = Some(HarnessFailure::CallTimedOut {
+                            within: self.limits.call,
+                        });
                     }
                 }
             }
@@ -399,41 +299,46 @@ impl Session {
             call.result = reply.message.get("result").cloned();
             call.error = reply.message.get("error").cloned();
         } else if call.failure.is_none() {
-            call.failure = Some(format!(
-                "no reply to tools/call{}",
-                self.state.http_failure()
-            ));
+            call.failure = Some(HarnessFailure::NoReply {
+                http: self.state.http_failure(),
+            });
         }
         call
     }
 
     /// Lists the server's tools and checks that [`TOOL_NAME`] is among them.
-    async fn check_tool_listed(&self) -> Result<(), String> {
+    async fn check_tool_listed(&self) -> Result<(), HarnessFailure> {
         let Some(client) = &self.client else {
-            return Err("no client".into());
+            return Err(HarnessFailure::NotStarted);
         };
-        let listed = tokio::time::timeout(self.limits.startup, client.peer().list_tools(None))
-            .await
-            .map_err(|_| {
-                format!(
-                    "tools/list did not finish within {}",
-                    crate::format::seconds(self.limits.startup)
-                )
-            })?
-            .map_err(|error| format!("tools/list failed: {error}"))?;
+        let listed = self.listed(client).await?;
         if listed.tools.iter().any(|tool| tool.name == TOOL_NAME) {
             Ok(())
         } else {
-            let names: Vec<_> = listed
-                .tools
-                .iter()
-                .map(|tool| tool.name.to_string())
-                .collect();
-            Err(format!(
-                "the server offers no tool named \"{TOOL_NAME}\" (it offers {})",
-                Value::from(names)
-            ))
+            Err(HarnessFailure::ToolNotOffered {
+                tool: TOOL_NAME.to_owned(),
+                offered: listed
+                    .tools
+                    .iter()
+                    .map(|tool| tool.name.to_string())
+                    .collect(),
+            })
         }
+    }
+
+    /// The server's `tools/list` result, bounded by the startup limit.
+    async fn listed(
+        &self,
+        client: &RunningService<RoleClient, client::CaseClient>,
+    ) -> Result<rmcp::model::ListToolsResult, HarnessFailure> {
+        tokio::time::timeout(self.limits.startup, client.peer().list_tools(None))
+            .await
+            .map_err(|_| HarnessFailure::ToolsListTimedOut {
+                within: self.limits.startup,
+            })?
+            .map_err(|error| HarnessFailure::ToolsListFailed {
+                error: error.to_string(),
+            })
     }
 
     /// Runs `case` as the next `tools/call` of this running session (session
@@ -519,8 +424,8 @@ impl Session {
     }
 
     /// Why the session could not start, if it could not.
-    pub fn startup_error(&self) -> Option<&str> {
-        self.startup_error.as_deref()
+    pub fn startup_error(&self) -> Option<&HarnessFailure> {
+        self.startup_error.as_ref()
     }
 
     /// Calls `calculate` with `{"policy": policy}` and answers its elicitation, if
@@ -540,7 +445,7 @@ impl Session {
                 call.error = Some(
                     self.startup_error
                         .clone()
-                        .unwrap_or_else(|| "session not started".into()),
+                        .unwrap_or(HarnessFailure::NotStarted),
                 );
             }
             Some(client) => {
@@ -552,234 +457,21 @@ impl Session {
                 {
                     Ok(Ok(result)) => read_result(&result, &mut call),
                     Ok(Err(error)) => {
-                        call.error = Some(format!(
-                            "tools/call failed: {error}{}",
-                            self.state.http_failure()
-                        ));
+                        call.error = Some(HarnessFailure::CallFailed {
+                            error: error.to_string(),
+                            http: self.state.http_failure(),
+                        });
                     }
                     Err(_) => {
-                        call.error = Some(format!(
-                            "tools/call did not finish within {}",
-                            crate::format::seconds(self.limits.call)
-                        ));
+                        call.error = Some(HarnessFailure::CallTimedOut {
+                            within: self.limits.call,
+                        });
                     }
                 }
             }
         }
         call.frames = self.state.frames_since(first_frame);
         call
-    }
-
-    /// Closes the client, then the server's stdin; waits for the server to exit
-    /// (killing it after the grace period) and returns everything recorded.
-    pub async fn finish(self) -> Finished {
-        self.finish_with_signal().await.0
-    }
-
-    /// [`Session::finish`], also giving the signal that ended the server
-    /// ([`child::Ended::signal`]), for the evidence's `exit_signal`.
-    pub async fn finish_with_signal(self) -> (Finished, Option<i32>) {
-        self.end(false).await
-    }
-
-    /// Ends the session without waiting for the server to exit on its own:
-    /// closes the client and the server's stdin, then SIGTERM to its process
-    /// group at once (SIGKILL after [`STOP_GRACE`], or the shutdown grace when
-    /// shorter; over HTTP, after the shutdown grace, as a server on a port is
-    /// stopped). How it ended is then the harness's doing, not the server's
-    /// ([`Finished::stopped_by_harness`]): `check` ends its sessions so once a
-    /// server has shown that it ignores stdin close (MCP 2025-11-25,
-    /// basic/lifecycle, "Shutdown", stdio), which is then judged once, not
-    /// paid for per case.
-    pub async fn stop(self) -> Finished {
-        self.end(true).await.0
-    }
-
-    /// Ends the session: waits for the server to exit after its stdin closed
-    /// (killing it after the grace), or, when `stop` or over HTTP, stops it.
-    async fn end(mut self, stop: bool) -> (Finished, Option<i32>) {
-        let protocol_version = self.protocol_version();
-        if let Some(client) = self.client.take() {
-            let _ = tokio::time::timeout(self.limits.shutdown, client.cancel()).await;
-        }
-        let pid = self.pid();
-        let [mut to_server, mut to_client] = self.pumps;
-        // The client side is gone; the pump closes the server's stdin (or the
-        // HTTP bridge's input) when it sees that.
-        if tokio::time::timeout(self.limits.shutdown, &mut to_server)
-            .await
-            .is_err()
-        {
-            to_server.abort(); // drops the server's stdin
-            self.state
-                .event("client pump did not end; server stdin dropped");
-        }
-        // Over HTTP the bridge ends the session (DELETE) before the server is
-        // stopped, and the server is stopped rather than awaited: a server
-        // on a port outlives its sessions by design.
-        let http = self.bridge.is_some();
-        if let Some(mut bridge) = self.bridge.take()
-            && tokio::time::timeout(self.limits.shutdown, &mut bridge)
-                .await
-                .is_err()
-        {
-            bridge.abort();
-            self.state.event("HTTP session did not end; bridge closed");
-        }
-        let stopped = http || stop;
-        // A server on a port gets the grace to end on SIGTERM; one the harness
-        // stops for having ignored stdin close gets at most STOP_GRACE.
-        let grace = if http {
-            self.limits.shutdown
-        } else {
-            self.limits.shutdown.min(STOP_GRACE)
-        };
-        let (exit, signal) = match self.process.take() {
-            Some(process) if stopped => {
-                let child::Ended { exit, signal } = process.terminate(grace).await;
-                (exit, signal)
-            }
-            Some(process) => {
-                let child::Ended { exit, signal } = process.end(self.limits.shutdown).await;
-                (exit, signal)
-            }
-            None => (evidence::exit::Exit::default(), None),
-        };
-        if tokio::time::timeout(self.limits.shutdown, &mut to_client)
-            .await
-            .is_err()
-        {
-            to_client.abort();
-            self.state.event("server stdout still open after exit");
-        }
-        if pid.is_some() {
-            self.state
-                .event(match (exit.code, exit.forced_kill, signal) {
-                    (Some(code), false, _) => format!("exited with code {code}"),
-                    (None, false, Some(signal)) => {
-                        format!("killed by {}", child::describe_signal(signal))
-                    }
-                    (None, false, None) => "ended by a signal".to_owned(),
-                    (_, true, _) => "killed after the shutdown grace period".to_owned(),
-                });
-        }
-        if exit.group_left_running {
-            self.state.event(
-                "processes of the server's group were still running after it exited; killed",
-            );
-        }
-        if let Some(registration) = self.in_flight.take() {
-            registration.done();
-        }
-        let finished = Finished {
-            recording: self.state.recording(),
-            exit,
-            callbacks: self.callbacks.load(Ordering::SeqCst),
-            protocol_version,
-            pid,
-            startup_error: self.startup_error,
-            shutdown_grace: self.limits.shutdown,
-            stopped_by_harness: stopped,
-            url: self.url.clone(),
-        };
-        (finished, signal)
-    }
-}
-
-/// The URL to reach and the process behind it for an HTTP session: with a
-/// `command`, it is started with `{port}` replaced by a free local port in
-/// the URL, its arguments and its environment's values (its stdout lines go
-/// to the timeline, its stdin is held open for the bridge); without one, the
-/// URL as given and no process.
-fn http_server(
-    command: &[String],
-    environment: &child::Environment,
-    url: &str,
-    state: &ProxyState,
-    label: &str,
-) -> Result<
-    (
-        reqwest::Url,
-        Option<child::ServerProcess>,
-        Option<tokio::process::ChildStdin>,
-    ),
-    Error,
-> {
-    let spawn_error = |source| Error::Spawn {
-        command: command.to_vec(),
-        source,
-    };
-    let bad_url =
-        |why: String| spawn_error(std::io::Error::new(std::io::ErrorKind::InvalidInput, why));
-    if command.is_empty() {
-        let url = reqwest::Url::parse(url).map_err(|error| bad_url(format!("{url}: {error}")))?;
-        state.event(format!("connecting to {url}{label}"));
-        return Ok((url, None, None));
-    }
-    let port = transport::free_port().map_err(spawn_error)?;
-    let command: Vec<String> = command
-        .iter()
-        .map(|word| transport::with_port(word, port))
-        .collect();
-    let environment = child::Environment {
-        vars: environment
-            .vars
-            .iter()
-            .map(|(key, value)| (key.clone(), transport::with_port(value, port)))
-            .collect(),
-        cwd: environment.cwd.clone(),
-    };
-    let url = transport::with_port(url, port);
-    let url = reqwest::Url::parse(&url).map_err(|error| bad_url(format!("{url}: {error}")))?;
-    let (process, stdin, stdout) = child::spawn_in(&command, &environment)?;
-    state.event(format!(
-        "spawned pid {}{label}, serving {url}",
-        process.pid.unwrap_or(0)
-    ));
-    tokio::spawn(log_stdout(state.clone(), stdout));
-    Ok((url, Some(process), Some(stdin)))
-}
-
-/// How long a server [`Session::stop`] ends over stdio has after SIGTERM
-/// before its process group is killed: 1 s, enough to flush and remove what
-/// it must, and short, since such a server has shown that it does not end
-/// when its stdin closes.
-pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
-
-/// Bytes each in-process pipe buffers (client ↔ proxy, proxy ↔ HTTP bridge):
-/// 1 MiB, so a large frame never waits on the reader mid-line.
-const PIPE_BYTES: usize = 1 << 20;
-
-/// Most stdout lines of an HTTP server kept in the timeline.
-const MAX_LOGGED_STDOUT_LINES: usize = 100;
-
-/// An HTTP server's stdout is its log, not the protocol: its first lines go
-/// to the timeline (`server stdout: ...`, at most 1 KiB each), the rest is read
-/// and dropped so the server never blocks on a full pipe.
-async fn log_stdout(state: ProxyState, stdout: tokio::process::ChildStdout) {
-    use tokio::io::AsyncBufReadExt;
-    let mut lines = tokio::io::BufReader::new(stdout).split(b'\n');
-    let mut logged = 0;
-    while let Ok(Some(line)) = lines.next_segment().await {
-        if logged < MAX_LOGGED_STDOUT_LINES {
-            logged += 1;
-            let text = String::from_utf8_lossy(&line[..line.len().min(1024)]).into_owned();
-            state.event(format!("server stdout: {}", text.trim_end()));
-        }
-    }
-}
-
-impl Finished {
-    /// Whether the process ended as the contract wants: exit code 0 after its
-    /// stdin closed (over HTTP, where the harness stops the server: ending
-    /// when asked), not killed, nothing of its group left running, and no
-    /// stray stdout line after the first `stray_lines_seen` (lines a session's
-    /// cases did not already show).
-    pub fn ended_cleanly(&self, stray_lines_seen: usize) -> bool {
-        (self.exit.code == Some(0) || self.stopped_by_harness)
-            && !self.exit.forced_kill
-            && !self.exit.group_left_running
-            && self.recording.stray_lines_seen() <= stray_lines_seen
     }
 }
 
@@ -792,7 +484,7 @@ fn read_result(result: &CallToolResult, call: &mut Call) {
         .and_then(|block| block.as_text())
         .and_then(|text| serde_json::from_str(&text.text).ok());
     if result.is_error == Some(true) {
-        call.error = Some("the tool result has isError: true".into());
+        call.error = Some(HarnessFailure::ToolError);
     }
 }
 

@@ -36,6 +36,7 @@ use super::proxy::ClientHook;
 use super::{Call, Evidence, Limits, Session, TOOL_NAME, read_result};
 use crate::case::{Case, WireAnswer};
 use crate::error::Error;
+use crate::evidence::HarnessFailure;
 
 /// The `_meta` key of the client capabilities on 2026-07-28 requests.
 pub const META_CAPABILITIES: &str = "io.modelcontextprotocol/clientCapabilities";
@@ -262,12 +263,13 @@ fn other_policy(policy: &str) -> &'static str {
 /// form (or URL) elicitation the client declared.
 ///
 /// # Errors
-/// A sentence naming the request the client may not answer.
+/// [`HarnessFailure::UndeclaredInputRequest`], naming the request the client
+/// may not answer.
 fn placeholders(
     capabilities: &Value,
     result: &InputRequiredResult,
     callbacks: &AtomicUsize,
-) -> Result<InputResponses, String> {
+) -> Result<InputResponses, HarnessFailure> {
     let mut responses = InputResponses::new();
     for (key, request) in result.input_requests.iter().flatten() {
         callbacks.fetch_add(1, Ordering::SeqCst);
@@ -284,9 +286,10 @@ fn placeholders(
             _ => None,
         };
         if declared.is_none() {
-            return Err(format!(
-                "inputRequests[{key:?}] asks for what the client did not declare (capabilities {capabilities})"
-            ));
+            return Err(HarnessFailure::UndeclaredInputRequest {
+                key: key.clone(),
+                capabilities: capabilities.clone(),
+            });
         }
         responses.insert(key.clone(), json!({"action": "cancel"}));
     }
@@ -337,20 +340,26 @@ async fn drive(
             }
             Ok(CallToolResponse::InputRequired(result)) => result,
             Ok(_) => {
-                driven.call.error =
-                    Some("tools/call answered neither a result nor input_required".into());
+                driven.call.error = Some(HarnessFailure::NeitherResultNorInputRequired);
                 return driven;
             }
             Err(ServiceError::McpError(error)) => {
-                driven.call.error = Some(format!(
-                    "tools/call refused: JSON-RPC error {}: {}",
-                    error.code.0, error.message
-                ));
+                driven.call.error = Some(HarnessFailure::CallRefused {
+                    code: i64::from(error.code.0),
+                    message: error.message.to_string(),
+                });
                 driven.rpc_error = serde_json::to_value(&error).ok();
                 return driven;
             }
+            Err(ServiceError::Timeout { timeout }) => {
+                driven.call.error = Some(HarnessFailure::CallTimedOut { within: timeout });
+                return driven;
+            }
             Err(error) => {
-                driven.call.error = Some(format!("tools/call failed: {error}"));
+                driven.call.error = Some(HarnessFailure::CallFailed {
+                    error: error.to_string(),
+                    http: String::new(),
+                });
                 return driven;
             }
         };
@@ -381,9 +390,9 @@ async fn drive(
             _ => {}
         }
     }
-    driven.call.error = Some(format!(
-        "the server still answered input_required after {DRIVER_MAX_ROUNDS} tools/call requests"
-    ));
+    driven.call.error = Some(HarnessFailure::StillInputRequired {
+        requests: DRIVER_MAX_ROUNDS,
+    });
     driven
 }
 

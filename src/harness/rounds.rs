@@ -29,6 +29,7 @@ use super::tamper::tampered;
 use super::{Limits, Session, ToolCall};
 use crate::case::Answer;
 use crate::error::Error;
+use crate::evidence::{Handshake, HarnessFailure};
 
 impl Session {
     /// Spawns `command` in `environment` and opens a protocol 2026-07-28 session
@@ -80,17 +81,18 @@ impl Session {
         {
             Ok(Ok(client)) => self.client = Some(client),
             Ok(Err(error)) => {
-                self.startup_error = Some(format!(
-                    "server/discover failed: {error}{}",
-                    self.state.http_failure()
-                ));
+                self.startup_error = Some(HarnessFailure::HandshakeFailed {
+                    request: Handshake::Discover,
+                    error: error.to_string(),
+                    http: self.state.http_failure(),
+                });
             }
             Err(_) => {
-                self.startup_error = Some(format!(
-                    "server/discover did not finish within {}{}",
-                    crate::format::seconds(limits.startup),
-                    self.state.http_failure()
-                ));
+                self.startup_error = Some(HarnessFailure::HandshakeTimedOut {
+                    request: Handshake::Discover,
+                    within: limits.startup,
+                    http: self.state.http_failure(),
+                });
             }
         }
     }
@@ -148,7 +150,7 @@ impl Session {
             call.failure = Some(
                 self.startup_error
                     .clone()
-                    .unwrap_or_else(|| "session not started".into()),
+                    .unwrap_or(HarnessFailure::NotStarted),
             );
             return call;
         };
@@ -171,19 +173,18 @@ impl Session {
                 tokio::time::timeout(self.limits.call, client.call_tool_once(params)).await;
             match response {
                 Err(_) => {
-                    call.failure = Some(format!(
-                        "tools/call did not finish within {}",
-                        crate::format::seconds(self.limits.call)
-                    ));
+                    call.failure = Some(HarnessFailure::CallTimedOut {
+                        within: self.limits.call,
+                    });
                     break;
                 }
                 Ok(Ok(CallToolResponse::InputRequired(_))) if faulted => {
                     break;
                 }
                 Ok(Ok(CallToolResponse::InputRequired(_))) if rounds >= DRIVER_MAX_ROUNDS => {
-                    call.failure = Some(format!(
-                        "the server still answered input_required after {DRIVER_MAX_ROUNDS} tools/call requests"
-                    ));
+                    call.failure = Some(HarnessFailure::StillInputRequired {
+                        requests: DRIVER_MAX_ROUNDS,
+                    });
                     break;
                 }
                 Ok(Ok(CallToolResponse::InputRequired(typed))) => {
@@ -216,10 +217,10 @@ impl Session {
                 }
                 Ok(Ok(_)) | Ok(Err(ServiceError::McpError(_))) => break,
                 Ok(Err(error)) => {
-                    call.failure = Some(format!(
-                        "tools/call failed: {error}{}",
-                        self.state.http_failure()
-                    ));
+                    call.failure = Some(HarnessFailure::CallFailed {
+                        error: error.to_string(),
+                        http: self.state.http_failure(),
+                    });
                     break;
                 }
             }
@@ -231,8 +232,8 @@ impl Session {
                 call.error = reply.get("error").cloned();
             }
             None => {
-                call.failure.get_or_insert_with(|| {
-                    format!("no reply to tools/call{}", self.state.http_failure())
+                call.failure.get_or_insert_with(|| HarnessFailure::NoReply {
+                    http: self.state.http_failure(),
                 });
             }
         }

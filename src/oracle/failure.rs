@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use super::http::HttpFailure;
 use crate::compare::Mismatch;
+use crate::evidence::HarnessFailure;
 use crate::format::counted;
 use crate::verdict::primary::Finding;
 
@@ -24,7 +25,7 @@ use crate::verdict::primary::Finding;
 pub enum Failure {
     /// The harness could not finish the session: the transport's or the
     /// bound's words (`harness: tools/call did not finish within 10 s`).
-    Harness(String),
+    Harness(HarnessFailure),
     /// The outcome the server reported for the call.
     Outcome(OutcomeFailure),
     /// The process around the session: the negotiated version, the exit,
@@ -209,7 +210,7 @@ pub enum RefusalFailure {
         /// The expected error code.
         code: Value,
         /// Why there was no result either.
-        error: Option<String>,
+        error: Option<HarnessFailure>,
     },
     /// Another error code.
     Code {
@@ -695,9 +696,12 @@ pub(crate) mod reword {
 
     /// Runs `body` with every failure written backwards on this thread.
     pub(crate) fn reworded<T>(body: impl FnOnce() -> T) -> T {
+        use crate::evidence::harness_failure::reword as harness;
         ON.set(true);
+        harness::ON.set(true);
         let out = body();
         ON.set(false);
+        harness::ON.set(false);
         out
     }
 }
@@ -723,16 +727,18 @@ mod tests {
 
     #[test]
     fn a_refusal_without_an_error_says_what_happened_instead_when_known() {
-        let missing = |error: Option<&str>| {
+        let missing = |error: Option<HarnessFailure>| {
             Failure::from(RefusalFailure::Missing {
                 code: json!(-32021),
-                error: error.map(str::to_owned),
+                error,
             })
             .to_string()
         };
         assert_eq!(missing(None), "expected JSON-RPC error -32021, got none");
         assert_eq!(
-            missing(Some("tools/call did not finish within 10 s")),
+            missing(Some(HarnessFailure::CallTimedOut {
+                within: std::time::Duration::from_secs(10)
+            })),
             "expected JSON-RPC error -32021, got none (tools/call did not finish within 10 s)"
         );
     }

@@ -9,6 +9,7 @@
 
 use serde_json::Value;
 
+use crate::evidence::Wait;
 use crate::evidence::wire::{Frame, Side};
 use crate::harness::hostile::{HostileCase, Played};
 use crate::oracle::failure::Failure;
@@ -267,7 +268,7 @@ pub fn primary(played: &Played, findings: &[Finding]) -> Finding {
     let closed = played
         .timeouts
         .iter()
-        .any(|wait| wait.starts_with("stdout closed"));
+        .any(|wait| matches!(wait, Wait::StdoutClosed { .. }));
     let exit = describe_exit(played);
     let by_verdict = |verdict: Primary| findings.iter().find(|found| found.verdict == verdict);
     if let Some(stray) = by_verdict(Primary::StdoutNotJsonRpc) {

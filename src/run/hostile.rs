@@ -12,7 +12,7 @@ use super::{Settings, emit};
 use crate::case::{Answer, Case};
 use crate::error::Error;
 use crate::harness::Evidence;
-use crate::harness::evidence::RMCP_VERSION;
+use crate::harness::evidence::{HarnessFailure, RMCP_VERSION};
 use crate::harness::hostile::{CAPABILITIES, HostileCase, Played};
 use crate::oracle::failure::Failure;
 use crate::oracle::hostile;
@@ -203,12 +203,11 @@ fn evidence(case: HostileCase, command: &[String], played: Played, grace: f64) -
         played
             .timeouts
             .first()
-            .map(|wait| format!("no reply: {wait}"))
+            .map(|&wait| HarnessFailure::Unanswered { wait })
     } else {
-        Some(played.timeouts.first().map_or_else(
-            || "no result to initialize".to_owned(),
-            |wait| format!("initialize did not finish: {wait}"),
-        ))
+        Some(HarnessFailure::InitializeUnanswered {
+            wait: played.timeouts.first().copied(),
+        })
     };
     Evidence {
         case: case.name().to_owned(),
@@ -245,6 +244,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::evidence::Wait;
     use crate::harness::child::Exit;
     use crate::harness::proxy::{Recording, Side};
     use crate::verdict::Primary;
@@ -438,9 +438,7 @@ mod tests {
     fn a_server_that_never_answers_initialize_did_not_start_and_says_why() {
         let mut silent = played(1, json!({}));
         silent.recording.wire.clear();
-        silent
-            .timeouts
-            .push("stdout closed before the awaited frame (after 1 frame)".into());
+        silent.timeouts.push(Wait::StdoutClosed { frames: 1 });
         silent.exit.code = Some(3);
         let verdict = super::verdict(
             HostileCase::DuplicateKeys,
@@ -452,7 +450,12 @@ mod tests {
         assert_eq!(verdict.verdict, Primary::DidNotStart);
         assert!(!verdict.evidence.started);
         assert_eq!(
-            verdict.evidence.error.as_deref(),
+            verdict
+                .evidence
+                .error
+                .as_ref()
+                .map(ToString::to_string)
+                .as_deref(),
             Some(
                 "initialize did not finish: stdout closed before the awaited frame (after 1 frame)"
             )
@@ -466,7 +469,10 @@ mod tests {
         );
         let mut refused = played(1, json!({}));
         refused.recording.wire[1].message = json!({"jsonrpc":"2.0","id":1,"error":{"code":-32603}});
-        refused.timeouts.push("no awaited frame within 1s".into());
+        refused.timeouts.push(Wait::Elapsed {
+            within: std::time::Duration::from_secs(1),
+            frames: 2,
+        });
         let verdict = super::verdict(
             HostileCase::ReplyIdUnknown,
             &names(&["server"]),
@@ -476,8 +482,13 @@ mod tests {
         );
         assert_eq!(verdict.evidence.rpc_error, Some(json!({"code":-32603})));
         assert_eq!(
-            verdict.evidence.error.as_deref(),
-            Some("no reply: no awaited frame within 1s")
+            verdict
+                .evidence
+                .error
+                .as_ref()
+                .map(ToString::to_string)
+                .as_deref(),
+            Some("no reply: no awaited frame within 1s (after 2 frames)")
         );
     }
 }

@@ -8,6 +8,7 @@ use serde_json::json;
 use super::*;
 use crate::case::{Answer, Case};
 use crate::compare::Mismatch;
+use crate::evidence::Handshake;
 use crate::harness::evidence::RMCP_VERSION;
 use crate::harness::proxy::StrayLine;
 
@@ -96,7 +97,9 @@ fn a_hung_call_says_when_its_elicitation_was_answered_with_no_object() {
         evidence.wire.truncate(3);
         evidence.wire[2].message["result"] = result;
         evidence.outcome = None;
-        evidence.error = Some("tools/call did not finish within 10 s".into());
+        evidence.error = Some(HarnessFailure::CallTimedOut {
+            within: Duration::from_secs(10),
+        });
         failing(&evidence, CALCULATED())
     };
     assert_eq!(
@@ -134,7 +137,9 @@ fn a_hung_call_says_when_its_elicitation_was_answered_with_no_object() {
         text: None,
     });
     evidence.outcome = None;
-    evidence.error = Some("tools/call did not finish within 10 s".into());
+    evidence.error = Some(HarnessFailure::CallTimedOut {
+        within: Duration::from_secs(10),
+    });
     assert_eq!(
         failing(&evidence, CALCULATED()).evidence,
         "no reply to tools/call within 10 s"
@@ -216,8 +221,10 @@ fn over_http_the_servers_exit_after_the_harness_stopped_it_is_no_verdict() {
     );
     // A call the transport failed is crashed, in the transport's words.
     evidence.outcome = None;
-    evidence.error =
-        Some("tools/call failed: connection closed; HTTP: POST /mcp got no response".into());
+    evidence.error = Some(HarnessFailure::CallFailed {
+        error: "connection closed".into(),
+        http: "; HTTP: POST /mcp got no response".into(),
+    });
     assert_eq!(
         failing(&evidence, CALCULATED()),
         Finding::new(
@@ -228,10 +235,11 @@ fn over_http_the_servers_exit_after_the_harness_stopped_it_is_no_verdict() {
     // A server that never answered at the URL did not start, and no exit is named.
     evidence.wire.clear();
     evidence.started = false;
-    evidence.error = Some(
-        "initialize failed: connection closed; HTTP: POST /mcp got no response: connection refused"
-            .into(),
-    );
+    evidence.error = Some(HarnessFailure::HandshakeFailed {
+        request: Handshake::Initialize,
+        error: "connection closed".into(),
+        http: "; HTTP: POST /mcp got no response: connection refused".into(),
+    });
     assert_eq!(
         failing(&evidence, CALCULATED()),
         Finding::new(
@@ -245,7 +253,10 @@ fn over_http_the_servers_exit_after_the_harness_stopped_it_is_no_verdict() {
 fn a_transport_closed_without_result_is_crashed_even_with_exit_code_0() {
     let mut evidence = clean(json!({"action": "accept"}));
     evidence.outcome = None;
-    evidence.error = Some("tools/call failed: connection closed".into());
+    evidence.error = Some(HarnessFailure::CallFailed {
+        error: "connection closed".into(),
+        http: String::new(),
+    });
     assert_eq!(
         failing(&evidence, CALCULATED()),
         Finding::new(
@@ -272,7 +283,7 @@ fn a_call_result_without_an_outcome_and_no_transport_error_is_wrong_outcome() {
             "no outcome: the calculate result has no structuredContent and no JSON object in content[0].text"
         )
     );
-    evidence.error = Some("the calculate result is not JSON".into());
+    evidence.error = Some(HarnessFailure::ToolError);
     assert_eq!(
         classify(&evidence, &CALCULATED(), &failures).verdict,
         Primary::WrongOutcome
@@ -725,7 +736,9 @@ fn names_are_stable_distinct_and_serialized_as_written() {
 fn consequences_of_a_broken_session_are_left_out_and_news_is_kept() {
     let id = || json!(2);
     let failures: Vec<Failure> = vec![
-        Failure::Harness("tools/call did not finish within 1 s".into()),
+        Failure::Harness(HarnessFailure::CallTimedOut {
+            within: Duration::from_secs(1),
+        }),
         Failure::Outcome(OutcomeFailure::NoOutcome),
         Failure::Process(ProcessFailure::Version {
             negotiated: None,
@@ -855,7 +868,7 @@ fn exits_and_bounds_are_said_in_the_protocols_words() {
     evidence.exit_code = None;
     assert_eq!(describe_exit(&evidence), "killed by signal 9 (SIGKILL)");
     assert_eq!(
-        no_reply("tools/call did not finish within 2 s"),
+        no_reply("tools/call", Duration::from_secs(2), ""),
         "no reply to tools/call within 2 s"
     );
     assert!(Primary::Hung.session_broke() && !Primary::TypeDrift.session_broke());
@@ -890,7 +903,9 @@ fn reword_corpus() -> Vec<Bent> {
     let hung = |evidence: &mut Evidence| {
         evidence.wire.truncate(3);
         evidence.outcome = None;
-        evidence.error = Some("tools/call did not finish within 10 s".into());
+        evidence.error = Some(HarnessFailure::CallTimedOut {
+            within: Duration::from_secs(10),
+        });
     };
     vec![
         bent(|_| {}, Vec::new(), Primary::ContractFailure),
@@ -911,7 +926,10 @@ fn reword_corpus() -> Vec<Bent> {
         bent(
             |evidence| {
                 hung(evidence);
-                evidence.error = Some("tools/call failed: connection closed".into());
+                evidence.error = Some(HarnessFailure::CallFailed {
+                    error: "connection closed".into(),
+                    http: String::new(),
+                });
                 evidence.exit_code = Some(3);
             },
             Vec::new(),
@@ -928,10 +946,29 @@ fn reword_corpus() -> Vec<Bent> {
                 evidence.outcome = None;
                 evidence.started = false;
                 evidence.protocol_version = None;
-                evidence.error = Some("initialize failed: connection closed".into());
+                evidence.error = Some(HarnessFailure::HandshakeFailed {
+                    request: Handshake::Initialize,
+                    error: "connection closed".into(),
+                    http: String::new(),
+                });
             },
             Vec::new(),
             Primary::DidNotStart,
+        ),
+        bent(
+            |evidence| {
+                evidence.wire.clear();
+                evidence.outcome = None;
+                evidence.started = false;
+                evidence.protocol_version = None;
+                evidence.error = Some(HarnessFailure::HandshakeTimedOut {
+                    request: Handshake::Discover,
+                    within: Duration::from_secs(10),
+                    http: String::new(),
+                });
+            },
+            Vec::new(),
+            Primary::NoInitializeReply,
         ),
         bent(
             |evidence| {
@@ -1031,9 +1068,15 @@ fn an_http_fault_is_named_by_what_it_broke() {
     broken.wire.truncate(1);
     broken.outcome = None;
     broken.text_outcome = None;
-    broken.error = Some("tools/call failed: Transport closed".into());
+    broken.error = Some(HarnessFailure::CallFailed {
+        error: "Transport closed".into(),
+        http: String::new(),
+    });
     let failures = [
-        Failure::Harness("tools/call failed: Transport closed".into()),
+        Failure::Harness(HarnessFailure::CallFailed {
+            error: "Transport closed".into(),
+            http: String::new(),
+        }),
         OutcomeFailure::NoOutcome.into(),
         status.clone(),
     ];
@@ -1094,7 +1137,9 @@ fn an_http_fault_is_named_by_what_it_broke() {
     // A call that never finished is hung, whatever stream asked.
     let mut hung = clean(json!({"action": "accept"}));
     hung.outcome = None;
-    hung.error = Some("tools/call did not finish within 10 s".into());
+    hung.error = Some(HarnessFailure::CallTimedOut {
+        within: Duration::from_secs(10),
+    });
     let finding = classify(&hung, &CALCULATED(), &[foreign]);
     assert_eq!(finding.verdict, Primary::Hung);
 }

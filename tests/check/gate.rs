@@ -12,6 +12,7 @@
 use std::path::{Path, PathBuf};
 
 use elicit_check::check::{self, CheckReport, PropertyVerdict, Target};
+use elicit_check::evidence::HarnessFailure;
 use serde_json::json;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -984,7 +985,11 @@ async fn the_rounds_of_one_call_are_bounded_against_a_server_that_never_decides(
     let call = session.call_tool_rounds("book", None, &responder).await;
     assert_eq!(DRIVER_MAX_ROUNDS, 6);
     assert_eq!(
-        call.failure.as_deref(),
+        call.failure,
+        Some(HarnessFailure::StillInputRequired { requests: 6 })
+    );
+    assert_eq!(
+        call.failure.map(|failure| failure.to_string()).as_deref(),
         Some("the server still answered input_required after 6 tools/call requests")
     );
     assert_eq!(calls(&call.frames), 6);

@@ -1,6 +1,7 @@
 //! A session with a server that never completes `initialize` keeps why, and its
 //! call reports the same reason instead of calling (`src/harness/mod.rs`).
 
+use elicit_check::evidence::{Handshake, HarnessFailure};
 use elicit_check::harness::{Limits, Session};
 use serde_json::json;
 
@@ -18,13 +19,26 @@ fn a_server_that_exits_before_initialize_leaves_a_startup_error() {
         let mut session = Session::start(&command, &capabilities, Limits::default(), None)
             .await
             .expect("python3 spawns");
-        let error = session.startup_error().expect("a startup error").to_owned();
-        assert!(error.starts_with("initialize failed: "), "{error}");
+        let error = session.startup_error().expect("a startup error").clone();
+        assert!(
+            matches!(
+                &error,
+                HarnessFailure::HandshakeFailed {
+                    request: Handshake::Initialize,
+                    ..
+                }
+            ),
+            "{error}"
+        );
+        assert!(
+            error.to_string().starts_with("initialize failed: "),
+            "{error}"
+        );
         let call = session.call("validated", None).await;
-        assert_eq!(call.error.as_deref(), Some(error.as_str()));
+        assert_eq!(call.error.as_ref(), Some(&error));
         assert_eq!(call.outcome, None);
         let finished = session.finish().await;
-        assert_eq!(finished.startup_error.as_deref(), Some(error.as_str()));
+        assert_eq!(finished.startup_error.as_ref(), Some(&error));
         assert_eq!(finished.exit.code, Some(0));
     });
 }
@@ -57,6 +71,13 @@ fn a_server_without_the_calculate_tool_leaves_a_startup_error() {
             .expect("python3 spawns");
         assert_eq!(
             session.startup_error(),
+            Some(&HarnessFailure::ToolNotOffered {
+                tool: "calculate".into(),
+                offered: vec!["add".into()],
+            })
+        );
+        assert_eq!(
+            session.startup_error().map(ToString::to_string).as_deref(),
             Some(r#"the server offers no tool named "calculate" (it offers ["add"])"#)
         );
         session.finish().await;

@@ -17,6 +17,7 @@ use std::time::Duration;
 
 use elicit_check::case::{self, Case};
 use elicit_check::compare;
+use elicit_check::evidence::HarnessFailure;
 use elicit_check::harness::mutation::{Family, WireMutation};
 use elicit_check::harness::{self, Evidence, Limits};
 use elicit_check::oracle::contract;
@@ -248,8 +249,8 @@ fn each_wire_mutation_is_rejected_by_the_check_for_the_rule_it_breaks() {
         let is_error = run.applied && run.mutation == WireMutation::IsErrorSet;
         if !stuck {
             assert_eq!(
-                run.evidence.error.as_deref(),
-                is_error.then_some("the tool result has isError: true"),
+                run.evidence.error.as_ref(),
+                is_error.then_some(&HarnessFailure::ToolError),
                 "{} on {}: the call did not finish",
                 run.mutation.name(),
                 run.case

@@ -3,6 +3,8 @@
 use serde_json::json;
 
 use super::*;
+use std::time::Duration;
+
 use crate::evidence::exit::Exit;
 use crate::evidence::wire::{Recording, StrayLine};
 
@@ -415,9 +417,10 @@ fn stdin_close_cases_judge_the_reply_and_the_exit() {
     );
     killed.recording.stray_stdout.clear();
     killed.exit.code = Some(1);
-    killed
-        .timeouts
-        .push("no awaited frame within 10s (after 2 frames)".to_owned());
+    killed.timeouts.push(Wait::Elapsed {
+        within: Duration::from_secs(10),
+        frames: 2,
+    });
     assert_eq!(
         judge(HostileCase::EofRightAfterRequest, &killed, true),
         vec![
@@ -525,7 +528,10 @@ fn each_failed_check_carries_the_verdict_it_shows() {
             "tools/list id 1: no result before exit; a request read before stdin closed must be answered"
         )]
     );
-    nothing.timeouts.push("no awaited frame within 1s".into());
+    nothing.timeouts.push(Wait::Elapsed {
+        within: Duration::from_secs(1),
+        frames: 1,
+    });
     nothing.exit.forced_kill = true;
     nothing.recording.stray_stdout.push(StrayLine {
         seq: 2,
@@ -588,9 +594,7 @@ fn the_primary_verdict_is_the_start_then_stray_stdout_then_the_cases_own_check()
         )
     );
     assert_eq!(primary(&refused, &[own.clone(), stray.clone()]), stray);
-    refused
-        .timeouts
-        .push("stdout closed before the awaited frame".into());
+    refused.timeouts.push(Wait::StdoutClosed { frames: 1 });
     refused.exit.code = Some(3);
     assert_eq!(
         primary(&refused, std::slice::from_ref(&own)),
@@ -616,8 +620,7 @@ fn the_primary_verdict_is_the_start_then_stray_stdout_then_the_cases_own_check()
     assert_eq!(primary(&up, &[killed.clone(), crashed.clone()]), killed);
     assert_eq!(primary(&up, std::slice::from_ref(&crashed)), crashed);
     // A missing reply after stdout closed on its own is a crash.
-    up.timeouts
-        .push("stdout closed before the awaited frame".into());
+    up.timeouts.push(Wait::StdoutClosed { frames: 1 });
     up.exit.code = Some(1);
     assert_eq!(
         primary(&up, &[hung.clone(), crashed.clone()]),
@@ -633,7 +636,10 @@ fn the_primary_verdict_is_the_start_then_stray_stdout_then_the_cases_own_check()
     );
     up.exit.forced_kill = true;
     assert_eq!(primary(&up, &[hung.clone(), killed.clone()]), hung);
-    up.timeouts = vec!["no awaited frame within 1s".into()];
+    up.timeouts = vec![Wait::Elapsed {
+        within: Duration::from_secs(1),
+        frames: 1,
+    }];
     up.exit.forced_kill = false;
     assert_eq!(primary(&up, std::slice::from_ref(&hung)), hung);
 }
