@@ -10,6 +10,7 @@ mod from_tests;
 mod help;
 mod hostile;
 mod layout;
+mod mutants_workflow;
 mod npm_package;
 mod peers;
 mod properties;

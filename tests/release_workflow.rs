@@ -11,7 +11,9 @@ use crate::support::{Scratch, printed};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-fn validate(file: &Path) -> Output {
+/// action-validator's verdict on a workflow or action file (the pinned one of
+/// `scripts/workflow-lint`, set up with the SDK peers).
+pub(crate) fn validate(file: &Path) -> Output {
     Command::new(environments().join("workflow-lint/node_modules/.bin/action-validator"))
         .arg(file)
         .output()

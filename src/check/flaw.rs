@@ -444,6 +444,18 @@ mod tests {
     }
 
     #[test]
+    fn every_json_integer_is_an_integer_however_it_is_held() {
+        // serde_json holds 3 as both i64 and u64, -3 as i64 only, and a
+        // value above i64::MAX as u64 only: each is an integer.
+        let schema = json!({"properties": {"count": {"type": "integer"}}});
+        let content = |value: Value| json!({"count": value}).as_object().unwrap().clone();
+        for integer in [json!(3), json!(-3), json!(u64::MAX), json!(i64::MIN)] {
+            assert!(!drifts(&schema, &content(integer.clone())), "{integer}");
+        }
+        assert!(drifts(&schema, &content(json!(3.0))));
+    }
+
+    #[test]
     fn every_slug_is_distinct_and_kebab_case() {
         let slugs: Vec<&str> = Flaw::ALL.iter().map(|flaw| flaw.slug()).collect();
         let mut unique = slugs.clone();

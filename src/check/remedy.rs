@@ -248,6 +248,172 @@ mod tests {
         }
     }
 
+    /// The mark of each flaw's line for each of [`SDKS`], in its order (no
+    /// SDK, Python SDK 1.x, 2.x, FastMCP, TypeScript SDK 1.x, 2.x, bare,
+    /// rmcp): the SDK's own API where the guide has a pair for it, else the
+    /// protocol's words.
+    const MARKS: [(Flaw, [&str; 8]); 12] = {
+        const PROTOCOL_LAX: &str = "exactly as the schema you sent says";
+        const PROTOCOL_RULES: &str = "against the whole requestedSchema";
+        const PROTOCOL_EMPTY: &str = "an empty answer is no consent";
+        const PROTOCOL_ACTION: &str = "no other action is an answer";
+        const PROTOCOL_CONSENT: &str = "(`confirm === true`)";
+        const PROTOCOL_CAPABILITY: &str = "answer the others without asking";
+        const PROTOCOL_ASK: &str = "return an InputRequiredResult";
+        const PROTOCOL_STATE: &str = "integrity-protect `requestState`";
+        const PY_LAX: &str = "ConfigDict(strict=True)";
+        const PY_RULES: &str = "Draft202012Validator";
+        const PY_EMPTY: &str = "is None or not a dict";
+        const PY_ACTION: &str = "`result.action == \"accept\"`";
+        const PY_CONSENT: &str = "result.data.confirm";
+        const PY_CAPABILITY: &str = "ctx.session.client_params.capabilities";
+        const PY_STATE: &str = "let `MCPServer` seal";
+        const TS_LAX: &str = "no Ajv `coerceTypes`";
+        const TS_RULES: &str = "`elicitInput` does";
+        const TS_EMPTY: &str = "`result.content?.x ?? ...`";
+        const TS_ACTION: &str = "`result.action === \"accept\"`";
+        const TS_CAPABILITY: &str = "server.getClientCapabilities()?.elicitation";
+        const TS2_ASK: &str = "inputRequired({ inputRequests";
+        const TS2_STATE: &str = "createRequestStateCodec";
+        const RMCP_LAX: &str = "rmcp validates nothing";
+        const RMCP_RULES: &str = "neither `create_elicitation` nor `elicit::<T>()`";
+        const RMCP_ACTION: &str = "ElicitationAction::Accept";
+        const RMCP_CAPABILITY: &str = "supported_elicitation_modes()";
+        const RMCP_STATE: &str = "SealOptions::associated_data";
+        [
+            (
+                Flaw::LaxCoercion,
+                [
+                    PROTOCOL_LAX,
+                    PY_LAX,
+                    PY_LAX,
+                    PY_LAX,
+                    TS_LAX,
+                    TS_LAX,
+                    TS_LAX,
+                    RMCP_LAX,
+                ],
+            ),
+            (
+                Flaw::UncheckedConstraints,
+                [
+                    PROTOCOL_RULES,
+                    PY_RULES,
+                    PY_RULES,
+                    PY_RULES,
+                    TS_RULES,
+                    TS_RULES,
+                    TS_RULES,
+                    RMCP_RULES,
+                ],
+            ),
+            (
+                Flaw::ContentlessAccept,
+                [
+                    PROTOCOL_EMPTY,
+                    PY_EMPTY,
+                    PY_EMPTY,
+                    PY_EMPTY,
+                    TS_EMPTY,
+                    TS_EMPTY,
+                    TS_EMPTY,
+                    PROTOCOL_EMPTY,
+                ],
+            ),
+            (
+                Flaw::ActsOnRefusal,
+                [
+                    PROTOCOL_ACTION,
+                    PY_ACTION,
+                    PY_ACTION,
+                    PY_ACTION,
+                    TS_ACTION,
+                    TS_ACTION,
+                    TS_ACTION,
+                    RMCP_ACTION,
+                ],
+            ),
+            (
+                Flaw::ConsentIgnored,
+                [
+                    PROTOCOL_CONSENT,
+                    PY_CONSENT,
+                    PY_CONSENT,
+                    PY_CONSENT,
+                    PROTOCOL_CONSENT,
+                    PROTOCOL_CONSENT,
+                    PROTOCOL_CONSENT,
+                    PROTOCOL_CONSENT,
+                ],
+            ),
+            (
+                Flaw::CapabilityNotChecked,
+                [
+                    PROTOCOL_CAPABILITY,
+                    PY_CAPABILITY,
+                    PY_CAPABILITY,
+                    PY_CAPABILITY,
+                    TS_CAPABILITY,
+                    TS_CAPABILITY,
+                    TS_CAPABILITY,
+                    RMCP_CAPABILITY,
+                ],
+            ),
+            (Flaw::FailOpen, ["never skip the confirmation"; 8]),
+            (
+                Flaw::ActsWithoutAsking,
+                [
+                    PROTOCOL_ASK,
+                    PROTOCOL_ASK,
+                    PROTOCOL_ASK,
+                    PROTOCOL_ASK,
+                    PROTOCOL_ASK,
+                    TS2_ASK,
+                    PROTOCOL_ASK,
+                    PROTOCOL_ASK,
+                ],
+            ),
+            (
+                Flaw::UnboundState,
+                [
+                    PROTOCOL_STATE,
+                    PY_STATE,
+                    PY_STATE,
+                    PY_STATE,
+                    PROTOCOL_STATE,
+                    TS2_STATE,
+                    PROTOCOL_STATE,
+                    RMCP_STATE,
+                ],
+            ),
+            (Flaw::RefusesValid, ["every RFC 3339 shape"; 8]),
+            (Flaw::TransportRule, ["log to stderr"; 8]),
+            (Flaw::ActedNotBoolean, ["as a JSON boolean"; 8]),
+        ]
+    };
+
+    #[test]
+    fn each_sdk_gets_its_own_line_or_the_protocol_s() {
+        assert_eq!(
+            MARKS.map(|(flaw, _)| flaw),
+            Flaw::ALL,
+            "every flaw, in order"
+        );
+        for (flaw, marks) in MARKS {
+            for (sdk, mark) in SDKS.into_iter().zip(marks) {
+                let line = fix(flaw, sdk);
+                assert!(line.contains(mark), "{flaw:?} {sdk:?}: {line}");
+                // Not another SDK's line for the same flaw.
+                for other in marks.into_iter().filter(|other| *other != mark) {
+                    assert!(
+                        !line.contains(other),
+                        "{flaw:?} {sdk:?} has {other:?}: {line}"
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn apply_names_the_best_sdk_of_the_eras_and_fills_every_failure() {
         use crate::check::baseline::tests::{P2_FAILS, report};

@@ -201,3 +201,65 @@ fn the_better_guess_names_more() {
         "a tie keeps the first"
     );
 }
+
+#[test]
+fn each_sdk_s_name_and_a_line_without_a_version() {
+    let names = [
+        (Sdk::PythonV1, "MCP Python SDK 1.x"),
+        (Sdk::PythonV2, "MCP Python SDK 2.x"),
+        (Sdk::Fastmcp, "FastMCP (fastmcp)"),
+        (Sdk::TypescriptV1, "MCP TypeScript SDK 1.x"),
+        (Sdk::TypescriptV2, "MCP TypeScript SDK 2.x"),
+        (Sdk::Typescript, "MCP TypeScript SDK"),
+        (Sdk::Rmcp, "rmcp"),
+    ];
+    for (sdk, name) in names {
+        assert_eq!(sdk.name(), name);
+    }
+    let two = identify(&session("server/discover", TYPESCRIPT2_DISCOVER, None));
+    assert_eq!(
+        two.line(),
+        "MCP TypeScript SDK 2.x (replies written result first; it answers server/discover; its version is not told)"
+    );
+}
+
+#[test]
+fn draft_07_alone_or_a_tool_s_execution_alone_is_the_typescript_sdk_1() {
+    let draft_07 = r#"[{"name":"calculate","inputSchema":{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{}}}]"#;
+    let execution = r#"[{"name":"calculate","inputSchema":{"type":"object","properties":{}},"execution":{"taskSupport":"forbidden"}}]"#;
+    for tools in [draft_07, execution] {
+        let guess = identify(&session("initialize", TYPESCRIPT, Some(tools)));
+        assert_eq!(guess.sdk, Some(Sdk::TypescriptV1), "{tools}");
+    }
+}
+
+#[test]
+fn the_python_sdk_2_is_told_by_its_keys_as_written() {
+    let initialize = identify(&session("initialize", PYTHON2, None));
+    assert_eq!(
+        initialize.told_by,
+        "the initialize result's keys in alphabetical order (capabilities, protocolVersion, serverInfo)"
+    );
+    let discover = identify(&session("server/discover", PYTHON2_DISCOVER, None));
+    assert_eq!(
+        discover.told_by,
+        "the server/discover result's keys in alphabetical order (cacheScope, capabilities, resultType, supportedVersions, ttlMs, _meta)"
+    );
+}
+
+#[test]
+fn a_subscribe_capability_with_keys_out_of_order_is_not_the_python_sdk_2() {
+    // `protocolVersion` before `capabilities`, as most SDKs write it; the
+    // resources capability says subscribe.
+    let reply = r#"{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"resources":{"subscribe":true}},"serverInfo":{"name":"go-server","version":"v1.0.0"}}}"#;
+    let guess = identify(&session("initialize", reply, None));
+    assert_eq!(guess.sdk, None);
+    assert_eq!(
+        guess.told_by,
+        r#"no SDK's marks; serverInfo {"name":"go-server","version":"v1.0.0"}"#
+    );
+    // A `_meta` key out of order is set aside, the others are not.
+    let discover = r#"{"jsonrpc":"2.0","id":0,"result":{"_meta":{},"capabilities":{"resources":{"subscribe":true}},"cacheScope":"private","resultType":"complete"}}"#;
+    let guess = identify(&session("server/discover", discover, None));
+    assert_eq!(guess.sdk, None);
+}
