@@ -18,7 +18,7 @@
 //! - [`run`], [`report`], [`verdict`]: the `elicit-check run` job, its table,
 //!   `results.json`, and the one primary verdict of each failed case.
 //!   [`run::schedule`]: fresh process per case or sessions, `-j` cases at once.
-//! - [`mod@check`], [`schema`], [`oracle::property`], [`check::report`], [`check::config`]:
+//! - [`mod@check`], [`schema`], [`oracle::property`], [`report::check`], [`check::config`]:
 //!   `elicit-check check`, anyone's tool judged from the `requestedSchema` it sends
 //!   (docs/src/check.md).
 //! - [`cli`]: the command line's jobs and options (`src/main.rs` only parses and
@@ -34,7 +34,7 @@
 //!         .cases(50),
 //! )
 //! .expect("the server starts and offers `book`");
-//! assert!(report.passed, "{}", elicit_check::check::report::table(&report));
+//! assert!(report.passed, "{}", elicit_check::report::check::table(&report));
 //! ```
 //!
 //! Statuses (see [`server::outcome::Outcome`]): `calculated` (the only one with
