@@ -50,10 +50,10 @@
 //! health (`health`), shrinking (`shrink`), reproduction lines
 //! (`reproduction`) and assembling the report (`assemble`); the eras one
 //! check runs in (`eras`); this file is the job that runs them in order.
-//! Beside [`Target`], the job's inputs are a config's targets (`config`), the
-//! slices of a CI matrix (`shard`) and a registry's servers (`registry`: each
-//! started from its `server.json`, `server_json`); each tool that elicits is
-//! found by calling it once (`eliciting_tools`, a run of the server, so here).
+//! The job's input is one [`Target`]; a config's targets, the slices of a CI
+//! matrix and a registry's servers become targets in [`crate::targets`]. Each
+//! tool of a registry's server that elicits is found here, by calling it once
+//! (`eliciting_tools`: a run of the server, with the case runner's calls).
 //!
 //! What the job hands back ([`CheckReport`], [`eras::ErasReport`]) is written
 //! out by [`crate::report::check`]: the table, JSON, JUnit, SARIF and Markdown,
@@ -63,7 +63,6 @@
 
 mod assemble;
 mod case_run;
-pub mod config;
 mod cross_session;
 pub mod eliciting_tools;
 pub mod eras;
@@ -76,15 +75,12 @@ mod outcome;
 mod plan;
 mod probe;
 pub mod progress;
-pub mod registry;
 pub mod remedy;
 mod reproduction;
 mod retry;
 pub mod runner;
 pub mod sdk;
-pub mod server_json;
 mod session;
-pub mod shard;
 mod shrink;
 pub mod tally;
 mod target;

@@ -13,11 +13,11 @@ use serde_json::json;
 use super::args::CheckArgs;
 use super::program::{check_program, output_is_a_folder, report_file_can_be_written};
 use super::signals::StopSignals;
-use crate::check::config::{ConfigFile, TargetConfig};
 use crate::check::eras::ErasReport;
-use crate::check::shard::Shard;
 use crate::format::counted;
 use crate::report::check::baseline::{Applied, Baseline};
+use crate::targets::config::{ConfigFile, TargetConfig};
+use crate::targets::shard::Shard;
 
 /// A check that was stopped by SIGINT or SIGTERM: the message says where the
 /// sessions that finished are.

@@ -21,8 +21,8 @@ use super::check_job::{
 };
 use super::merge_job::{print, verdict};
 use super::signals::StopSignals;
-use crate::check::config::{ConfigFile, TargetConfig};
 use crate::report::check::targets::{TargetEntry, TargetsReport};
+use crate::targets::config::{ConfigFile, TargetConfig};
 
 /// The options that describe one target: refused when several run, as each
 /// `[[target]]` gives its own.
@@ -53,7 +53,7 @@ fn one_target_options(args: &CheckArgs) -> Vec<&'static str> {
 fn slicing_cases_can_be_done(
     args: &CheckArgs,
     target: &crate::check::Target,
-    shard: crate::check::shard::Shard,
+    shard: crate::targets::shard::Shard,
 ) -> anyhow::Result<()> {
     if target.seed.is_none() {
         anyhow::bail!(

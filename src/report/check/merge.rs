@@ -12,7 +12,7 @@
 //! those the config selected.
 
 use super::targets::{TargetEntry, TargetOutcome, TargetsReport};
-use crate::check::shard::Shard;
+use crate::targets::shard::Shard;
 
 /// Joins `shards` (each with the file it was read from, for messages) into
 /// one report: no shard, the targets of all in position order, `passed`

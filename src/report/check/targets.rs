@@ -16,7 +16,7 @@ use super::baseline::Applied;
 use super::summary::cell;
 use crate::check::PropertyVerdict;
 use crate::check::eras::{EraStatus, Outcome};
-use crate::check::shard::Shard;
+use crate::targets::shard::Shard;
 
 /// How one target ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
