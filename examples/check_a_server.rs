@@ -22,7 +22,7 @@ fn main() -> anyhow::Result<()> {
             .cases(30)
             .seed(1),
     )?;
-    print!("{}", elicit_check::check::report::table(&report));
+    print!("{}", elicit_check::report::check::table(&report));
     for property in &report.properties {
         if let Some(failure) = &property.failure {
             eprintln!(

@@ -18,9 +18,10 @@
 //! - [`run`], [`report`], [`verdict`]: the `elicit-check run` job, its table,
 //!   `results.json`, and the one primary verdict of each failed case.
 //!   [`run::schedule`]: fresh process per case or sessions, `-j` cases at once.
-//! - [`mod@check`], [`schema`], [`oracle::property`], [`check::report`], [`check::config`]:
+//! - [`targets`], [`mod@check`], [`schema`], [`oracle::property`], [`report::check`]:
 //!   `elicit-check check`, anyone's tool judged from the `requestedSchema` it sends
-//!   (docs/src/check.md).
+//!   (docs/src/check.md): what to check (a config file, a CI matrix's shard, a
+//!   registry's servers), the job, and its outputs.
 //! - [`cli`]: the command line's jobs and options (`src/main.rs` only parses and
 //!   dispatches). From a downstream crate's own test:
 //!
@@ -34,7 +35,7 @@
 //!         .cases(50),
 //! )
 //! .expect("the server starts and offers `book`");
-//! assert!(report.passed, "{}", elicit_check::check::report::table(&report));
+//! assert!(report.passed, "{}", elicit_check::report::check::table(&report));
 //! ```
 //!
 //! Statuses (see [`server::outcome::Outcome`]): `calculated` (the only one with
@@ -57,6 +58,7 @@ pub mod run;
 pub mod schema;
 pub mod server;
 pub mod strategy;
+pub mod targets;
 pub mod transcript;
 pub mod unique_names;
 pub mod verdict;

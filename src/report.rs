@@ -21,9 +21,14 @@
 //!
 //! The files import each other (leaves first: names, replay, tally, run
 //! document; then the verdict, the table and the log), never this root.
+//!
+//! The `check` job's outputs (its table, JSON, JUnit, SARIF, Markdown, the
+//! baseline, a config's targets and their merge) are under [`check`], used as
+//! `crate::report::check::…`.
 
 mod case_names;
 mod case_verdict;
+pub mod check;
 mod evidence_log;
 mod explain;
 mod replay;

@@ -50,9 +50,17 @@ fn modules(root: &Path) -> BTreeMap<Module, PathBuf> {
 }
 
 /// `source` without `//` comments (doc comments too) and without its
-/// `#[cfg(test)] mod tests { … }` (written last in every file here).
+/// `#[cfg(test)] mod tests { … }` (written last in every file here; `pub(crate)`
+/// when it lends other files' tests its fixtures).
 fn code(source: &str) -> String {
-    let source = match source.find("#[cfg(test)]\nmod tests {") {
+    let test_module = [
+        "#[cfg(test)]\nmod tests {",
+        "#[cfg(test)]\npub(crate) mod tests {",
+    ]
+    .iter()
+    .filter_map(|start| source.find(start))
+    .min();
+    let source = match test_module {
         Some(at) => &source[..at],
         None => source,
     };
@@ -279,8 +287,13 @@ fn the_cycle_check_finds_a_cycle_and_ignores_comments_and_tests() {
         "c.rs",
         "pub struct Thing;\nfn f() { crate::a::inner::g() }\n#[cfg(test)]\nmod tests {\n    use crate::b::Other;\n}\n",
     );
+    write(
+        "d.rs",
+        "pub struct Lent;\n#[cfg(test)]\npub(crate) mod tests {\n    use crate::a::inner::g;\n}\n",
+    );
     let graph = dependencies(root.path());
     let module = |path: &str| path.split("::").map(str::to_owned).collect::<Module>();
+    assert_eq!(graph[&module("d")], BTreeSet::new());
     assert_eq!(
         graph[&module("a")],
         BTreeSet::from([module("a::inner"), module("b"), module("c")])

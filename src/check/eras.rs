@@ -521,9 +521,9 @@ mod tests {
 
     /// An era's report: passed or not, inconclusive or not.
     fn judged(passed: bool, inconclusive: bool) -> Option<CheckReport> {
-        let mut report = crate::check::baseline::tests::report(&[(
+        let mut report = crate::report::check::baseline::tests::report(&[(
             "2025-11-25",
-            crate::check::baseline::tests::ALL_HOLD,
+            crate::report::check::baseline::tests::ALL_HOLD,
         )])
         .eras
         .remove(0)

@@ -49,18 +49,20 @@
 //! (`plan`), session mode (`session`), judging the calls (`judge`), the era's
 //! health (`health`), shrinking (`shrink`), reproduction lines
 //! (`reproduction`) and assembling the report (`assemble`); the eras one
-//! check runs in (`eras`); this file is the job that runs them in order. A config's targets are checked one after
-//! another: their report (`targets`), the slices of a CI matrix (`shard`)
-//! and the join of the slices' reports (`merge`; one target's case slices:
-//! `case_slices`). A registry's servers become targets (`registry`): each
-//! started from its `server.json` (`server_json`), each tool that elicits
-//! found by calling it once (`eliciting_tools`).
+//! check runs in (`eras`); this file is the job that runs them in order.
+//! The job's input is one [`Target`]; a config's targets, the slices of a CI
+//! matrix and a registry's servers become targets in [`crate::targets`]. Each
+//! tool of a registry's server that elicits is found here, by calling it once
+//! (`eliciting_tools`: a run of the server, with the case runner's calls).
+//!
+//! What the job hands back ([`CheckReport`], [`eras::ErasReport`]) is written
+//! out by [`crate::report::check`]: the table, JSON, JUnit, SARIF and Markdown,
+//! a baseline's known failures, a config's targets and the merge of a CI
+//! matrix's reports. Nothing here imports it: the command line
+//! ([`crate::cli`]) runs the job, then writes its report.
 
 mod assemble;
-pub mod baseline;
 mod case_run;
-pub mod case_slices;
-pub mod config;
 mod cross_session;
 pub mod eliciting_tools;
 pub mod eras;
@@ -69,27 +71,19 @@ pub mod flaw;
 pub mod health;
 pub mod hooks;
 mod judge;
-pub mod merge;
 mod outcome;
 mod plan;
 mod probe;
 pub mod progress;
-pub mod registry;
 pub mod remedy;
-pub mod report;
 mod reproduction;
 mod retry;
 pub mod runner;
-pub mod sarif;
 pub mod sdk;
-pub mod server_json;
 mod session;
-pub mod shard;
 mod shrink;
-pub mod summary;
 pub mod tally;
 mod target;
-pub mod targets;
 
 use std::sync::Arc;
 

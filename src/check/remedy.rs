@@ -416,8 +416,8 @@ mod tests {
 
     #[test]
     fn apply_names_the_best_sdk_of_the_eras_and_fills_every_failure() {
-        use crate::check::baseline::tests::{P2_FAILS, report};
         use crate::check::outcome::PropertyFailure;
+        use crate::report::check::baseline::tests::{P2_FAILS, report};
         let mut eras = report(&[("2025-11-25", P2_FAILS), ("2026-07-28", P2_FAILS)]);
         let named = SdkGuess {
             sdk: Some(Sdk::TypescriptV2),

@@ -101,7 +101,7 @@ pub struct Target {
     /// for want of the probe's calls); the sessions declaring other
     /// capabilities, the planted reply and the 2026-07-28 retries run in slice
     /// 1 only. `None`: every case.
-    pub shard: Option<super::shard::Shard>,
+    pub shard: Option<crate::targets::shard::Shard>,
 }
 
 impl Target {

@@ -81,7 +81,7 @@ pub struct CheckArgs {
     /// a CI matrix of N jobs; `elicit-check merge` joins the slices' --json
     /// reports (docs/src/ci.md).
     #[arg(long, value_name = "K/N", requires = "config", conflicts_with = "tool")]
-    pub(crate) shard: Option<crate::check::shard::Shard>,
+    pub(crate) shard: Option<crate::targets::shard::Shard>,
     /// The tool's arguments, a JSON object.
     #[arg(long, value_name = "JSON")]
     pub(crate) arguments: Option<String>,

@@ -13,11 +13,11 @@ use serde_json::json;
 use super::args::CheckArgs;
 use super::program::{check_program, output_is_a_folder, report_file_can_be_written};
 use super::signals::StopSignals;
-use crate::check::baseline::{Applied, Baseline};
-use crate::check::config::{ConfigFile, TargetConfig};
 use crate::check::eras::ErasReport;
-use crate::check::shard::Shard;
 use crate::format::counted;
+use crate::report::check::baseline::{Applied, Baseline};
+use crate::targets::config::{ConfigFile, TargetConfig};
+use crate::targets::shard::Shard;
 
 /// A check that was stopped by SIGINT or SIGTERM: the message says where the
 /// sessions that finished are.
@@ -336,7 +336,7 @@ pub(super) async fn check_single(
             write!(
                 stdout,
                 "{}",
-                crate::check::report::eras_table(&report, applied.as_ref(), args.verbose)
+                crate::report::check::eras_table(&report, applied.as_ref(), args.verbose)
             )?;
         }
     }
@@ -344,7 +344,7 @@ pub(super) async fn check_single(
         write_check_json(dir, &json)?;
     }
     if let Some(path) = &args.junit {
-        let xml = crate::check::report::eras_junit(&report, applied.as_ref())?;
+        let xml = crate::report::check::eras_junit(&report, applied.as_ref())?;
         std::fs::write(path, xml).with_context(|| format!("cannot write {}", path.display()))?;
     }
     if let Some(path) = &args.sarif {
@@ -356,13 +356,13 @@ pub(super) async fn check_single(
             .output
             .as_ref()
             .map(|dir| dir.join("cases.jsonl").display().to_string());
-        let context = crate::check::sarif::Context {
+        let context = crate::report::check::sarif::Context {
             config: config.as_deref(),
             evidence: evidence.as_deref(),
             baseline: applied.as_ref(),
             target: None,
         };
-        let sarif = crate::check::sarif::document(&report, &context);
+        let sarif = crate::report::check::sarif::document(&report, &context);
         let text = serde_json::to_string_pretty(&sarif)?;
         std::fs::write(path, text + "\n")
             .with_context(|| format!("cannot write {}", path.display()))?;
@@ -370,7 +370,7 @@ pub(super) async fn check_single(
     if let Some(path) = &args.summary {
         append_summary(
             path,
-            &crate::check::summary::markdown(&report, applied.as_ref(), &report.tool),
+            &crate::report::check::summary::markdown(&report, applied.as_ref(), &report.tool),
         )?;
     }
     // Every report is written first: an incomplete or inconclusive check
@@ -413,14 +413,15 @@ fn not_checked_reports(
     }
     if let Some(path) = &args.junit {
         let mut junit = quick_junit::Report::new("elicit-check");
-        junit.add_test_suite(crate::check::report::not_checked_suite(&tool, error));
+        junit.add_test_suite(crate::report::check::not_checked_suite(&tool, error));
         std::fs::write(path, junit.to_string()?)
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     if let Some(path) = &args.sarif {
-        let sarif = crate::check::sarif::wrap(vec![crate::check::sarif::not_checked_run(
-            &tool, &tool, error,
-        )]);
+        let sarif =
+            crate::report::check::sarif::wrap(vec![crate::report::check::sarif::not_checked_run(
+                &tool, &tool, error,
+            )]);
         std::fs::write(path, serde_json::to_string_pretty(&sarif)? + "\n")
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
@@ -429,7 +430,7 @@ fn not_checked_reports(
             path,
             &format!(
                 "## elicit-check check `{tool}`: NOT CHECKED\n\n{}\n\n",
-                crate::check::summary::cell(error)
+                crate::report::check::summary::cell(error)
             ),
         )?;
     }
@@ -610,7 +611,7 @@ pub(super) async fn check_one(
             .apply(&report, file)
     });
     let json = match &applied {
-        None => crate::check::report::eras_json(&report)?,
+        None => crate::report::check::eras_json(&report)?,
         Some(applied) => {
             let mut document = serde_json::to_value(&report)?;
             document["baseline"] = serde_json::to_value(applied)?;

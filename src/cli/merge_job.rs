@@ -1,5 +1,5 @@
 //! The `merge` job: the shards' reports read, joined
-//! ([`crate::check::merge::merge`]), printed as the overview table or JSON,
+//! ([`crate::report::check::merge::merge`]), printed as the overview table or JSON,
 //! the overview appended to `--summary`; the exit code as `check --config`'s.
 
 use std::io::Write;
@@ -7,7 +7,7 @@ use std::io::Write;
 use anyhow::Context;
 
 use super::args::MergeArgs;
-use crate::check::targets::{TargetOutcome, TargetsReport};
+use crate::report::check::targets::{TargetOutcome, TargetsReport};
 
 /// `elicit-check merge`: `Ok(true)` when every target passed, `Ok(false)`
 /// when one failed.
@@ -26,7 +26,7 @@ pub fn merge(args: &MergeArgs) -> anyhow::Result<bool> {
         })?;
         shards.push((file, report));
     }
-    let merged = crate::check::merge::merge(&shards).map_err(anyhow::Error::msg)?;
+    let merged = crate::report::check::merge::merge(&shards).map_err(anyhow::Error::msg)?;
     print(&merged, args.json)?;
     if let Some(path) = &args.summary {
         super::check_job::append_summary(path, &merged.markdown())?;

@@ -35,7 +35,7 @@ pub use run_job::run;
 pub async fn check(mut args: CheckArgs) -> anyhow::Result<bool> {
     let config = match (&args.config, args.server_json.clone()) {
         (Some(path), _) => {
-            Some(crate::check::config::ConfigFile::load(path).map_err(anyhow::Error::msg)?)
+            Some(crate::targets::config::ConfigFile::load(path).map_err(anyhow::Error::msg)?)
         }
         (None, Some(path)) => Some(registry_targets(&mut args, &path).await?),
         (None, None) => None,
@@ -51,7 +51,7 @@ pub async fn check(mut args: CheckArgs) -> anyhow::Result<bool> {
     }
 }
 
-/// The targets of `--server-json` (`crate::check::registry`), each server and
+/// The targets of `--server-json` (`crate::targets::registry`), each server and
 /// tool left out said on stderr; a warning when no acted option is given, as
 /// the registry gives no acted rule. The acted options and `--cwd` apply to
 /// every target: they move from `args` into each.
@@ -61,7 +61,7 @@ pub async fn check(mut args: CheckArgs) -> anyhow::Result<bool> {
 async fn registry_targets(
     args: &mut CheckArgs,
     path: &std::path::Path,
-) -> anyhow::Result<crate::check::config::ConfigFile> {
+) -> anyhow::Result<crate::targets::config::ConfigFile> {
     let mut vars = Vec::new();
     for pair in &args.env {
         let Some((key, value)) = pair.split_once('=').filter(|(key, _)| !key.is_empty()) else {
@@ -73,7 +73,7 @@ async fn registry_targets(
         vars,
         cwd: args.cwd.clone(),
     };
-    let mut config = crate::check::registry::registry_targets(
+    let mut config = crate::targets::registry::registry_targets(
         path,
         &environment,
         args.limits.limits(),

@@ -21,8 +21,8 @@ use super::check_job::{
 };
 use super::merge_job::{print, verdict};
 use super::signals::StopSignals;
-use crate::check::config::{ConfigFile, TargetConfig};
-use crate::check::targets::{TargetEntry, TargetsReport};
+use crate::report::check::targets::{TargetEntry, TargetsReport};
+use crate::targets::config::{ConfigFile, TargetConfig};
 
 /// The options that describe one target: refused when several run, as each
 /// `[[target]]` gives its own.
@@ -53,7 +53,7 @@ fn one_target_options(args: &CheckArgs) -> Vec<&'static str> {
 fn slicing_cases_can_be_done(
     args: &CheckArgs,
     target: &crate::check::Target,
-    shard: crate::check::shard::Shard,
+    shard: crate::targets::shard::Shard,
 ) -> anyhow::Result<()> {
     if target.seed.is_none() {
         anyhow::bail!(
@@ -184,10 +184,10 @@ pub(super) async fn check_targets(args: &CheckArgs, config: &ConfigFile) -> anyh
                     write!(
                         stdout,
                         "{}",
-                        crate::check::report::eras_table(&checked.report, applied, args.verbose)
+                        crate::report::check::eras_table(&checked.report, applied, args.verbose)
                     )?;
                 }
-                suites.extend(crate::check::report::eras_suites(
+                suites.extend(crate::report::check::eras_suites(
                     &checked.report,
                     applied,
                     name,
@@ -195,16 +195,16 @@ pub(super) async fn check_targets(args: &CheckArgs, config: &ConfigFile) -> anyh
                 let evidence = dir
                     .as_ref()
                     .map(|dir| dir.join("cases.jsonl").display().to_string());
-                runs.extend(crate::check::sarif::runs(
+                runs.extend(crate::report::check::sarif::runs(
                     &checked.report,
-                    &crate::check::sarif::Context {
+                    &crate::report::check::sarif::Context {
                         config: Some(&file),
                         evidence: evidence.as_deref(),
                         baseline: applied,
                         target: Some(name),
                     },
                 ));
-                markdowns.push(crate::check::summary::markdown(
+                markdowns.push(crate::report::check::summary::markdown(
                     &checked.report,
                     applied,
                     name,
@@ -234,8 +234,8 @@ pub(super) async fn check_targets(args: &CheckArgs, config: &ConfigFile) -> anyh
                         target.tool
                     )?;
                 }
-                suites.push(crate::check::report::not_checked_suite(name, &text));
-                runs.push(crate::check::sarif::not_checked_run(
+                suites.push(crate::report::check::not_checked_suite(name, &text));
+                runs.push(crate::report::check::sarif::not_checked_run(
                     name,
                     &target.tool,
                     &text,
@@ -270,7 +270,7 @@ pub(super) async fn check_targets(args: &CheckArgs, config: &ConfigFile) -> anyh
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     if let Some(path) = &args.sarif {
-        let text = serde_json::to_string_pretty(&crate::check::sarif::wrap(runs))?;
+        let text = serde_json::to_string_pretty(&crate::report::check::sarif::wrap(runs))?;
         std::fs::write(path, text + "\n")
             .with_context(|| format!("cannot write {}", path.display()))?;
     }

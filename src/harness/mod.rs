@@ -44,8 +44,13 @@ use crate::evidence::{Handshake, HarnessFailure};
 pub use in_flight::{IN_FLIGHT, InFlight};
 pub use limits::Limits;
 use proxy::{Frame, ProxyState, ServerTap};
-pub use session_end::STOP_GRACE;
 pub use transport::Transport;
+
+/// How long a server [`Session::stop`] ends over stdio has after SIGTERM
+/// before its process group is killed: 1 s, enough to flush and remove what
+/// it must, and short, since such a server has shown that it does not end
+/// when its stdin closes.
+pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The tool every session calls.
 pub const TOOL_NAME: &str = "calculate";

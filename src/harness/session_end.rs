@@ -4,7 +4,7 @@
 
 use std::sync::atomic::Ordering;
 
-use super::{Session, child};
+use super::{STOP_GRACE, Session, child};
 use crate::evidence::{self, Finished};
 
 impl Session {
@@ -123,12 +123,6 @@ impl Session {
         (finished, signal)
     }
 }
-
-/// How long a server [`Session::stop`] ends over stdio has after SIGTERM
-/// before its process group is killed: 1 s, enough to flush and remove what
-/// it must, and short, since such a server has shown that it does not end
-/// when its stdin closes.
-pub const STOP_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl Finished {
     /// Whether the process ended as the contract wants: exit code 0 after its

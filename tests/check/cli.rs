@@ -8,6 +8,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use elicit_check::check::{self, CheckReport, PropertyVerdict, Target};
+use elicit_check::report;
 use serde_json::{Value, json};
 
 use crate::support::{Scratch, reference_server};
@@ -247,7 +248,7 @@ fn careful_form_servers_pass_every_property() {
         assert!(
             report.passed,
             "{form}: {}",
-            elicit_check::check::report::table(&report)
+            elicit_check::report::check::table(&report)
         );
         let mut expected = vec![PropertyVerdict::Holds; 7];
         // requestState exists in 2026-07-28 only; the library's Target runs 2025-11-25.
@@ -330,7 +331,7 @@ fn a_shrink_stopped_at_its_budget_says_so_and_a_finished_one_does_not() {
         stopped.coverage_cases, 0,
         "--case-index runs no coverage case"
     );
-    let table = elicit_check::check::report::table(&stopped);
+    let table = elicit_check::report::check::table(&stopped);
     let failures: Vec<&check::PropertyFailure> = stopped
         .properties
         .iter()
@@ -348,7 +349,7 @@ fn a_shrink_stopped_at_its_budget_says_so_and_a_finished_one_does_not() {
     );
 
     let finished = check::check(target(200, failing_index)).expect("the check runs");
-    let table = elicit_check::check::report::table(&finished);
+    let table = elicit_check::report::check::table(&finished);
     assert!(!table.contains("shrinking stopped"), "{table}");
     for property in finished.properties.iter().filter(|p| p.failure.is_some()) {
         let failure = property.failure.as_ref().expect("failure");
@@ -391,7 +392,7 @@ fn a_naive_boolean_server_acts_on_yes_and_1_where_the_careful_one_does_not() {
         assert!(
             report.passed,
             "{}",
-            elicit_check::check::report::table(&report)
+            elicit_check::report::check::table(&report)
         );
     }
 }
@@ -900,7 +901,7 @@ fn an_empty_form_accepts_no_content_but_not_null_content() {
             .seed(11)
     };
     let careful = check::check(target(false)).expect("the check runs");
-    assert!(careful.passed, "{}", check::report::table(&careful));
+    assert!(careful.passed, "{}", report::check::table(&careful));
     assert_eq!(
         careful.property(2).expect("property 2").verdict,
         PropertyVerdict::Holds
@@ -913,7 +914,7 @@ fn an_empty_form_accepts_no_content_but_not_null_content() {
         .filter(|p| p.verdict == PropertyVerdict::Fails)
         .map(|p| p.property)
         .collect();
-    assert_eq!(failing, vec![2], "{}", check::report::table(&naive));
+    assert_eq!(failing, vec![2], "{}", report::check::table(&naive));
     let failure = naive
         .property(2)
         .and_then(|p| p.failure.as_ref())

@@ -63,7 +63,7 @@ fn formats_a_date_time_read_by_date_parse_fails_property_2_with_every_seed() {
     .collect();
     for seed in 1..=3 {
         let report = gate(arrival(Some("date-parse")), seed);
-        let table = elicit_check::check::report::table(&report);
+        let table = elicit_check::report::check::table(&report);
         assert_eq!(failing(&report), vec![2], "seed {seed}:\n{table}");
         let invalid = report.property(2).expect("property 2");
         let acted_on: BTreeSet<String> = invalid
@@ -115,7 +115,7 @@ fn formats_a_date_time_checked_by_rfc_3339_passes_with_every_seed() {
 fn formats_a_date_time_that_must_end_in_z_fails_property_3_on_the_valid_offset_it_refuses() {
     let fails_on_the_offset = |seed: u64| {
         let report = gate(arrival(Some("utc-only")), seed);
-        let table = elicit_check::check::report::table(&report);
+        let table = elicit_check::report::check::table(&report);
         assert!(!report.passed, "seed {seed}: {table}");
         let acts = report.property(3).expect("property 3");
         assert_eq!(acts.verdict, PropertyVerdict::Fails, "seed {seed}: {table}");

@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use elicit_check::check::{self, CheckReport, PropertyVerdict, Target};
 use elicit_check::evidence::HarnessFailure;
+use elicit_check::report;
 use serde_json::json;
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -80,20 +81,20 @@ fn each_variant_fails(
             crate::support::failing(&report),
             vec![property],
             "{bug}:\n{}",
-            check::report::table(&report)
+            report::check::table(&report)
         );
     }
 }
 
 /// Every property holds, and no property-3 warning says a valid accept was refused.
 pub(super) fn passes_with_no_refusal_warning(report: &CheckReport, what: &str) {
-    assert!(report.passed, "{what}: {}", check::report::table(report));
+    assert!(report.passed, "{what}: {}", report::check::table(report));
     let acts = report.property(3).expect("property 3");
     assert!(
         acts.warnings.is_empty(),
         "{what}: {:?}\n{}",
         acts.warnings,
-        check::report::table(report)
+        report::check::table(report)
     );
 }
 
@@ -142,7 +143,7 @@ fn acting_without_asking_fails_property_7_unless_declared_fail_open() {
     let mut allowed = target;
     allowed.allow_unasked = true;
     let report = gate(allowed, 3);
-    assert!(report.passed, "{}", check::report::table(&report));
+    assert!(report.passed, "{}", report::check::table(&report));
     let seven = report.property(7).expect("property 7");
     assert_eq!(seven.cases, 2, "the two capability sessions");
     assert_eq!(
@@ -254,7 +255,7 @@ fn a_declared_consent_field_fails_property_7_when_the_tool_acts_on_another_value
         };
 
         let undeclared = gate(target(Some("acts-on-false")), 1);
-        assert!(undeclared.passed, "{}", check::report::table(&undeclared));
+        assert!(undeclared.passed, "{}", report::check::table(&undeclared));
         assert!(
             undeclared.consent_fields.is_empty(),
             "{:?}",
@@ -273,7 +274,7 @@ fn a_declared_consent_field_fails_property_7_when_the_tool_acts_on_another_value
             crate::support::failing(&lax),
             vec![7],
             "{declared}:\n{}",
-            check::report::table(&lax)
+            report::check::table(&lax)
         );
         let reason = &lax
             .property(7)
@@ -312,7 +313,7 @@ fn a_replay_of_a_non_consenting_accept_never_fails_property_3() {
     target.replay =
         vec![json!({"action": "accept", "content": {"confirm": false, "reason": "tidy up"}})];
     let report = gate(target, 1);
-    assert!(report.passed, "{}", check::report::table(&report));
+    assert!(report.passed, "{}", report::check::table(&report));
     assert_ne!(
         report.property(3).expect("3").verdict,
         PropertyVerdict::Fails
@@ -341,7 +342,7 @@ fn acting_reported_as_dry_run_false_as_an_error_text_or_as_a_file_deleted_is_rea
             .acted_text(regex::Regex::new("confirmed, now deleting").expect("regex"))
     };
     let report = gate(text(None), 1);
-    assert!(report.passed, "{}", check::report::table(&report));
+    assert!(report.passed, "{}", report::check::table(&report));
     assert!(report.property(3).expect("3").cases > 0);
     assert_eq!(
         crate::support::failing(&gate(text(Some("acts-on-decline-content")), 3)),
@@ -359,7 +360,7 @@ fn acting_reported_as_dry_run_false_as_an_error_text_or_as_a_file_deleted_is_rea
             .acted_command("test ! -e victim.txt")
     };
     let report = gate(file(None), 1);
-    assert!(report.passed, "{}", check::report::table(&report));
+    assert!(report.passed, "{}", report::check::table(&report));
     assert!(
         report.consent_fields.len() == 1,
         "{:?}",
@@ -552,7 +553,7 @@ fn in_2026_07_28_each_planted_defect_fails_its_property_and_the_era_is_in_the_re
     // (-32602); the server ends a call at its decline, so that form has no
     // opening, and the report says so.
     let state = correct.property(8).expect("property 8");
-    assert_eq!(state.cases, 3, "{}", check::report::table(&correct));
+    assert_eq!(state.cases, 3, "{}", report::check::table(&correct));
     assert_eq!(
         state.warnings,
         vec![
@@ -577,7 +578,7 @@ fn in_2026_07_28_each_planted_defect_fails_its_property_and_the_era_is_in_the_re
             crate::support::failing(&report),
             vec![property],
             "{bug}:\n{}",
-            check::report::table(&report)
+            report::check::table(&report)
         );
         let failure = report
             .property(property)
@@ -629,7 +630,7 @@ fn in_2026_07_28_each_planted_defect_fails_its_property_and_the_era_is_in_the_re
         crate::support::failing(&continues),
         vec![1, 8],
         "{}",
-        check::report::table(&continues)
+        report::check::table(&continues)
     );
     assert_eq!(
         continues
@@ -646,7 +647,7 @@ fn in_2026_07_28_each_planted_defect_fails_its_property_and_the_era_is_in_the_re
         crate::support::failing(&unbound),
         vec![8],
         "{}",
-        check::report::table(&unbound)
+        report::check::table(&unbound)
     );
     let state = unbound.property(8).expect("property 8");
     let accepted: Vec<&str> = state
@@ -675,7 +676,7 @@ fn in_2026_07_28_each_planted_defect_fails_its_property_and_the_era_is_in_the_re
         (state.verdict, state.cases),
         (PropertyVerdict::Untested, 0),
         "{}",
-        check::report::table(&stateless)
+        report::check::table(&stateless)
     );
     assert_eq!(
         state.warnings,
@@ -694,7 +695,7 @@ fn in_2026_07_28_each_planted_defect_fails_its_property_and_the_era_is_in_the_re
     assert!(
         asks_in_2025.passed,
         "{}",
-        check::report::table(&asks_in_2025)
+        report::check::table(&asks_in_2025)
     );
     assert_eq!(asks_in_2025.protocol, "2025-11-25");
 }
@@ -708,14 +709,14 @@ fn the_reference_server_passes_every_property_in_2026_07_28() {
             .protocol(elicit_check::harness::era::Protocol::V2026_07_28),
         3,
     );
-    assert!(report.passed, "{}", check::report::table(&report));
+    assert!(report.passed, "{}", report::check::table(&report));
     assert!(
         report
             .properties
             .iter()
             .all(|property| property.verdict == PropertyVerdict::Holds),
         "{}",
-        check::report::table(&report)
+        report::check::table(&report)
     );
 }
 
@@ -933,14 +934,14 @@ fn the_sdk_v2_peers_are_judged_in_2026_07_28() {
             correct.property(8).expect("property 8").cases,
             state_forms,
             "{peer}: {}",
-            check::report::table(&correct)
+            report::check::table(&correct)
         );
         let naive = gate(target("naive"), 2 + index as u64);
         assert_eq!(
             crate::support::failing(&naive),
             naive_fails,
             "{peer}: {}",
-            check::report::table(&naive)
+            report::check::table(&naive)
         );
     }
 }

@@ -13,10 +13,10 @@ use std::path::PathBuf;
 
 use elicit_check::check::Target;
 use elicit_check::check::eliciting_tools::{Found, eliciting_tools};
-use elicit_check::check::registry::registry_targets;
-use elicit_check::check::server_json::{self, StartCommand};
 use elicit_check::harness::Limits;
 use elicit_check::harness::child::Environment;
+use elicit_check::targets::registry::registry_targets;
+use elicit_check::targets::server_json::{self, StartCommand};
 use serde_json::json;
 
 use super::cli::cli;

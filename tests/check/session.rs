@@ -7,6 +7,7 @@ use std::path::Path;
 
 use elicit_check::check::{self, CaseRecord, CheckReport, Target};
 use elicit_check::peers::PEERS;
+use elicit_check::report;
 use serde_json::{Value, json};
 
 use crate::support;
@@ -83,7 +84,7 @@ fn check_session_gives_the_fresh_report_on_the_reference_server_in_one_process()
         .cases(24)
         .seed(7);
     let [(fresh, fresh_records), (session, session_records)] = both_modes(&target);
-    assert!(fresh.passed, "{}", check::report::table(&fresh));
+    assert!(fresh.passed, "{}", report::check::table(&fresh));
     assert_eq!(support::failing(&session), Vec::<u8>::new());
     assert_eq!(judged(&session), judged(&fresh));
     // Fresh: every case is a new process, so every tools/call has the same id.
@@ -125,7 +126,7 @@ fn check_session_gives_the_fresh_report_on_broken_servers_from_fresh_reruns() {
         assert!(
             support::failing(&fresh).contains(&property),
             "{bug}: {}",
-            check::report::table(&fresh)
+            report::check::table(&fresh)
         );
         let failure = session
             .property(property)
@@ -165,7 +166,7 @@ fn check_session_gives_the_fresh_report_on_the_python_sdk_peer() {
             shutdown: std::time::Duration::from_secs(10),
         });
     let [(fresh, _), (session, session_records)] = both_modes(&target);
-    assert!(fresh.passed, "{}", check::report::table(&fresh));
+    assert!(fresh.passed, "{}", report::check::table(&fresh));
     assert_eq!(judged(&session), judged(&fresh));
     let mut ids = call_ids(&session_records);
     ids.dedup();
@@ -187,7 +188,7 @@ fn jobs_run_fresh_processes_at_once_and_change_nothing_but_the_time() {
     {
         let [(one, one_records), (three, three_records)] =
             [1, 3].map(|jobs| logged(&target.clone().jobs(jobs)));
-        assert!(one.passed, "{}", check::report::table(&one));
+        assert!(one.passed, "{}", report::check::table(&one));
         assert_eq!(judged(&one), judged(&three));
         let labels = |records: &[CaseRecord]| -> Vec<(String, Value)> {
             records

@@ -20,8 +20,9 @@
 //! Both peers speak both eras (2026-07-28 natively, 2025-11-25 through the
 //! SDK's legacy shim), and every verdict is asserted in each.
 
-use elicit_check::check::{self, PropertyVerdict, Target};
+use elicit_check::check::{PropertyVerdict, Target};
 use elicit_check::harness::era::Protocol;
+use elicit_check::report;
 
 use super::gate::{environments, gate, passes_with_no_refusal_warning};
 
@@ -61,7 +62,7 @@ fn a_url_sign_in_before_the_form_is_completed_and_the_correct_tool_passes() {
         let report = gate(deploy("correct", protocol), 1);
         let what = format!("steps.mjs correct, {}", protocol.as_str());
         passes_with_no_refusal_warning(&report, &what);
-        let table = check::report::table(&report);
+        let table = report::check::table(&report);
         // The URL request is no step: the one form is.
         assert_eq!(report.requested_schemas.len(), 1, "{what}: {table}");
         assert_eq!(
@@ -92,7 +93,7 @@ fn a_url_sign_in_before_the_form_is_completed_and_the_correct_tool_passes() {
 fn a_two_step_tool_that_reads_the_form_content_whatever_the_action_fails_property_1_only() {
     for protocol in Protocol::ALL {
         let report = gate(deploy("ignores-decline", protocol), 2);
-        let table = check::report::table(&report);
+        let table = report::check::table(&report);
         assert_eq!(
             crate::support::failing(&report),
             vec![1],
@@ -118,7 +119,7 @@ fn a_two_step_tool_that_reads_the_form_content_whatever_the_action_fails_propert
 #[test]
 fn a_two_step_tool_that_deploys_on_a_form_retry_without_its_answer_fails_property_7() {
     let report = gate(deploy("deploys-unanswered", Protocol::V2026_07_28), 1);
-    let table = check::report::table(&report);
+    let table = report::check::table(&report);
     assert_eq!(crate::support::failing(&report), vec![7], "{table}");
     let failure = report
         .property(7)
@@ -137,7 +138,7 @@ fn a_form_asked_again_after_an_unusable_accept_is_judged_on_the_last_answer() {
         let report = gate(book_stay("correct", protocol), 3);
         let what = format!("reask.mjs correct, {}", protocol.as_str());
         passes_with_no_refusal_warning(&report, &what);
-        let table = check::report::table(&report);
+        let table = report::check::table(&report);
         assert_eq!(
             report.property(2).expect("property 2").verdict,
             PropertyVerdict::Holds,
@@ -170,7 +171,7 @@ fn a_tool_that_asks_again_only_for_a_missing_field_and_coerces_the_rest_fails_pr
             vec![2],
             "{}: {}",
             protocol.as_str(),
-            check::report::table(&report)
+            report::check::table(&report)
         );
     }
 }

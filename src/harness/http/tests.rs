@@ -11,8 +11,14 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::net::{TcpListener, TcpStream};
 
+use super::events::*;
+use super::exchange::*;
 use super::*;
+use crate::evidence::http::{CLOSED_BY_HARNESS, HttpStep, RECORDED_HEADERS};
 use crate::evidence::wire::Recording;
+use crate::harness::cross_session::{CrossSessionAnswer, PlantedSession};
+use crate::harness::proxy::MAX_LINE_BYTES;
+use std::sync::atomic::Ordering;
 
 /// One request as the scripted server received it.
 #[derive(Debug, Clone)]

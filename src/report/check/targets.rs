@@ -13,10 +13,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::baseline::Applied;
-use super::eras::{EraStatus, Outcome};
-use super::outcome::PropertyVerdict;
-use super::shard::Shard;
 use super::summary::cell;
+use crate::check::PropertyVerdict;
+use crate::check::eras::{EraStatus, Outcome};
+use crate::targets::shard::Shard;
 
 /// How one target ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -557,8 +557,8 @@ mod tests {
 
     #[test]
     fn a_checked_target_reads_its_failures_per_era_and_through_the_baseline() {
-        use crate::check::baseline::Baseline;
-        use crate::check::baseline::tests::{ALL_HOLD, P2_FAILS, report};
+        use crate::report::check::baseline::Baseline;
+        use crate::report::check::baseline::tests::{ALL_HOLD, P2_FAILS, report};
         let mut holds = report(&[("2025-11-25", ALL_HOLD), ("2026-07-28", ALL_HOLD)]);
         holds.passed = true;
         assert_eq!(
@@ -648,7 +648,7 @@ mod tests {
     }
 
     fn fails_both() -> ErasReport {
-        use crate::check::baseline::tests::{P2_FAILS, report};
+        use crate::report::check::baseline::tests::{P2_FAILS, report};
         report(&[("2025-11-25", P2_FAILS), ("2026-07-28", P2_FAILS)])
     }
 

@@ -1,7 +1,7 @@
 //! A registry's servers as a config's targets (`check --server-json FILE`,
 //! docs/src/registry.md): each server of the file started from its
 //! `server.json` ([`super::server_json`]), its tools called once
-//! ([`super::eliciting_tools`]), and one target per tool that elicits. The
+//! ([`crate::check::eliciting_tools`]), and one target per tool that elicits. The
 //! registry gives no acted rule: a target reads acting as a reply that is not
 //! an error (`--acted-not-error`) unless the caller gives one.
 
@@ -10,9 +10,9 @@ use std::path::Path;
 use serde_json::json;
 
 use super::config::{ConfigFile, TargetConfig};
-use super::eliciting_tools::{Found, eliciting_tools};
 use super::server_json::{self, ServerJsonError};
-use super::target::Target;
+use crate::check::Target;
+use crate::check::eliciting_tools::{Found, eliciting_tools};
 use crate::harness::Limits;
 use crate::harness::child::Environment;
 
@@ -145,7 +145,7 @@ fn unique_name(name: &str, targets: &[TargetConfig]) -> String {
 #[cfg(test)]
 mod tests {
     use super::unique_name;
-    use crate::check::config::ConfigFile;
+    use crate::targets::config::ConfigFile;
 
     #[test]
     fn a_taken_name_gets_the_next_free_number() {

@@ -7,7 +7,7 @@
 use std::fmt::Write as _;
 
 use super::baseline::Applied;
-use super::eras::{EraStatus, ErasReport, Outcome};
+use crate::check::eras::{EraStatus, ErasReport, Outcome};
 
 /// The Markdown summary of `report`: `## elicit-check check `TITLE`: PASSED`
 /// (or `FAILED`, `INCONCLUSIVE`, `NOT COMPLETED`), the server, then per era its table and failures. `title`

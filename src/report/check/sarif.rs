@@ -15,10 +15,10 @@
 use serde_json::{Value, json};
 
 use super::baseline::Applied;
-use super::eras::{EraCheck, EraStatus, ErasReport};
-use super::flaw::Flaw;
-use super::outcome::CheckReport;
-use super::remedy;
+use crate::check::CheckReport;
+use crate::check::eras::{EraCheck, EraStatus, ErasReport};
+use crate::check::flaw::Flaw;
+use crate::check::remedy;
 use crate::oracle::property::Property;
 
 /// The SARIF version written.

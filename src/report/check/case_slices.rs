@@ -8,7 +8,7 @@
 //!
 //! Each slice judged the probe's calls (so each knows the tool acts), which
 //! the joined counts hold once per slice; slice 1 alone ran the capability
-//! sessions, the planted reply and the retries ([`super::Target::shard`]).
+//! sessions, the planted reply and the retries ([`crate::check::Target::shard`]).
 //! The reports are the JSON `check --json` prints
 //! (schemas/check-report.schema.json).
 
@@ -57,7 +57,7 @@ fn join_into(joined: &mut Value, other: &Value) -> Result<(), String> {
     Ok(())
 }
 
-/// The outcome of the joined `eras`, as [`super::eras::ErasReport::outcome_of`]
+/// The outcome of the joined `eras`, as [`crate::check::eras::ErasReport::outcome_of`]
 /// gives it: `incomplete`, `inconclusive`, `failed` or `passed`, the worst.
 fn outcome(eras: &[Value]) -> &'static str {
     let worst = eras

@@ -1,17 +1,43 @@
-//! The outputs of `elicit-check check`: a human table, one JSON document
-//! (`--json`), JUnit XML with one testcase per property (`--junit`), each
-//! showing what a baseline (`--baseline`) made of the check when one is given.
+//! The outputs of `elicit-check check`. In: the job's report
+//! ([`CheckReport`], [`ErasReport`], from [`mod@crate::check`]) and what the
+//! command line read beside it (a baseline, a config's path, the reports of a
+//! CI matrix's shards). Out: text, JSON, XML and Markdown; nothing here runs a
+//! server.
+//!
+//! Check's report sits beside the `run` job's (the root of [`crate::report`]),
+//! so the tree reads in the order of the data: a case or a drawn answer, the
+//! harness and the server, the oracle, the verdict, then the report, whichever
+//! job ran. It depends on [`mod@crate::check`]'s report types; the job never
+//! depends on it.
+//!
+//! This file: the human table, one JSON document (`--json`), JUnit XML with
+//! one testcase per property (`--junit`), each showing what a baseline
+//! (`--baseline`) made of the check when one is given. One concept per file
+//! under it:
+//! - `baseline`: `--baseline FILE`, the known failures of a target;
+//! - `sarif`: `--sarif`, SARIF 2.1.0 for code scanning;
+//! - `summary`: `--summary`, Markdown for a CI job's summary page;
+//! - `targets`: `check --config` over several targets, their overview;
+//! - `merge`: `elicit-check merge`, a CI matrix's shards joined (one target's
+//!   case slices: `case_slices`).
+
+pub mod baseline;
+pub mod case_slices;
+pub mod merge;
+pub mod sarif;
+pub mod summary;
+pub mod targets;
 
 use std::fmt::Write as _;
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::check::baseline::Applied;
 use crate::check::eras::{EraStatus, ErasReport, Outcome};
 use crate::check::health::Health;
-use crate::check::outcome::{CheckReport, PropertyFailure, PropertyVerdict};
+use crate::check::{CheckReport, PropertyFailure, PropertyVerdict};
 use crate::format::counted;
 use crate::transcript;
+use baseline::Applied;
 
 /// The human report: a header (the cases run, what the coverage phase built
 /// on each field, the consent fields), one line per property (number,

@@ -17,8 +17,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::eras::ErasReport;
-use super::outcome::PropertyVerdict;
+use crate::check::PropertyVerdict;
+use crate::check::eras::ErasReport;
 
 /// The verdict of a failed property the baseline lists, in the table, the
 /// summary and the JUnit message.
@@ -252,7 +252,7 @@ fn property_number(id: &str) -> Option<u8> {
 pub(crate) mod tests {
     use super::*;
     use crate::check::eras::EraCheck;
-    use crate::check::outcome::{CheckReport, PropertyReport};
+    use crate::check::{CheckReport, PropertyReport};
 
     /// A report of tool `book` with these verdicts per era (`passed` false).
     pub(crate) fn report(verdicts: &[(&'static str, [PropertyVerdict; 8])]) -> ErasReport {

@@ -11,8 +11,8 @@
 //! configs, a shard given twice or missing, or targets that do not add up to
 //! those the config selected.
 
-use super::shard::Shard;
 use super::targets::{TargetEntry, TargetOutcome, TargetsReport};
+use crate::targets::shard::Shard;
 
 /// Joins `shards` (each with the file it was read from, for messages) into
 /// one report: no shard, the targets of all in position order, `passed`

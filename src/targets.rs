@@ -1,0 +1,19 @@
+//! What `elicit-check check` is asked to check, before anything runs. In: the
+//! command line's files and options (`--config FILE`, `--target NAME`,
+//! `--shard K/N`, `--server-json FILE`). Out: the targets, as a config's
+//! [`config::TargetConfig`]s, each of which the command line turns into a
+//! [`crate::check::Target`] for the job.
+//!
+//! One concept per file:
+//! - `config`: `elicit-check.toml`, one `[[target]]` per tool;
+//! - `shard`: `--shard K/N`, the K-th of N slices of a config's targets (and,
+//!   with one target, of its planned cases: [`crate::check::Target::shard`]);
+//! - `server_json`: the MCP registry's `server.json` read as the command that
+//!   starts each server;
+//! - `registry`: a registry's servers as a config's targets, one per tool that
+//!   elicits (found by the job's [`crate::check::eliciting_tools`]).
+
+pub mod config;
+pub mod registry;
+pub mod server_json;
+pub mod shard;
