@@ -264,6 +264,10 @@ fn a_transport_closed_without_result_is_crashed_even_with_exit_code_0() {
             "exit code 0 before replying to tools/call"
         )
     );
+    // An outcome in content[0].text alone is a result too: not a crash.
+    evidence.text_outcome = Some(json!({"status": "calculated", "computed": true, "value": 21}));
+    assert_ne!(failing(&evidence, CALCULATED()).verdict, Primary::Crashed);
+    evidence.text_outcome = None;
     // A JSON-RPC error reply is an answer, not a crash.
     evidence.rpc_error = Some(json!({"code": -32021}));
     assert_ne!(failing(&evidence, CALCULATED()).verdict, Primary::Crashed);
