@@ -911,6 +911,14 @@ fn reword_corpus() -> Vec<Bent> {
             within: Duration::from_secs(10),
         });
     };
+    // A session whose handshake ended in `failure`: nothing after it.
+    let unstarted = |evidence: &mut Evidence, failure: HarnessFailure| {
+        evidence.wire.clear();
+        evidence.outcome = None;
+        evidence.started = false;
+        evidence.protocol_version = None;
+        evidence.error = Some(failure);
+    };
     vec![
         bent(|_| {}, Vec::new(), Primary::ContractFailure),
         bent(
@@ -946,30 +954,28 @@ fn reword_corpus() -> Vec<Bent> {
         ),
         bent(
             |evidence| {
-                evidence.wire.clear();
-                evidence.outcome = None;
-                evidence.started = false;
-                evidence.protocol_version = None;
-                evidence.error = Some(HarnessFailure::HandshakeFailed {
-                    request: Handshake::Initialize,
-                    error: "connection closed".into(),
-                    http: String::new(),
-                });
+                unstarted(
+                    evidence,
+                    HarnessFailure::HandshakeFailed {
+                        request: Handshake::Initialize,
+                        error: "connection closed".into(),
+                        http: String::new(),
+                    },
+                )
             },
             Vec::new(),
             Primary::DidNotStart,
         ),
         bent(
             |evidence| {
-                evidence.wire.clear();
-                evidence.outcome = None;
-                evidence.started = false;
-                evidence.protocol_version = None;
-                evidence.error = Some(HarnessFailure::HandshakeTimedOut {
-                    request: Handshake::Discover,
-                    within: Duration::from_secs(10),
-                    http: String::new(),
-                });
+                unstarted(
+                    evidence,
+                    HarnessFailure::HandshakeTimedOut {
+                        request: Handshake::Discover,
+                        within: Duration::from_secs(10),
+                        http: String::new(),
+                    },
+                )
             },
             Vec::new(),
             Primary::NoInitializeReply,
