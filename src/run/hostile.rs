@@ -434,6 +434,11 @@ mod tests {
         assert_eq!(verdict.evidence.input.answer, None);
     }
 
+    /// The harness failure a verdict's evidence holds, as `results.json` writes it.
+    fn said(verdict: &Verdict) -> Option<String> {
+        verdict.evidence.error.as_ref().map(ToString::to_string)
+    }
+
     #[test]
     fn a_server_that_never_answers_initialize_did_not_start_and_says_why() {
         let mut silent = played(1, json!({}));
@@ -450,12 +455,7 @@ mod tests {
         assert_eq!(verdict.verdict, Primary::DidNotStart);
         assert!(!verdict.evidence.started);
         assert_eq!(
-            verdict
-                .evidence
-                .error
-                .as_ref()
-                .map(ToString::to_string)
-                .as_deref(),
+            said(&verdict).as_deref(),
             Some(
                 "initialize did not finish: stdout closed before the awaited frame (after 1 frame)"
             )
@@ -482,12 +482,7 @@ mod tests {
         );
         assert_eq!(verdict.evidence.rpc_error, Some(json!({"code":-32603})));
         assert_eq!(
-            verdict
-                .evidence
-                .error
-                .as_ref()
-                .map(ToString::to_string)
-                .as_deref(),
+            said(&verdict).as_deref(),
             Some("no reply: no awaited frame within 1s (after 2 frames)")
         );
     }
