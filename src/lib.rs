@@ -22,6 +22,8 @@
 //!   `elicit-check check`, anyone's tool judged from the `requestedSchema` it sends
 //!   (docs/src/check.md): what to check (a config file, a CI matrix's shard, a
 //!   registry's servers), the job, and its outputs.
+//! - [`fix`]: what a failed property says about the server's code (its flaw),
+//!   which SDK the wire shows, and the fix in that SDK's own API.
 //! - [`cli`]: the command line's jobs and options (`src/main.rs` only parses and
 //!   dispatches). From a downstream crate's own test:
 //!
@@ -49,6 +51,7 @@ pub mod cli;
 pub mod compare;
 pub mod error;
 pub mod evidence;
+pub mod fix;
 pub mod format;
 pub mod harness;
 pub mod oracle;

@@ -87,7 +87,7 @@ fn the_matrix_runs_every_shard_of_the_count_the_script_is_given() {
 #[test]
 fn the_join_sums_the_shards_and_fails_on_a_missed_mutant_or_a_timeout() {
     let scratch = Scratch::new("mutants-join");
-    let missed = "src/check/flaw.rs:170:49: replace || with && in drifts";
+    let missed = "src/fix/flaw.rs:170:49: replace || with && in drifts";
     let timed_out = "src/harness/rounds.rs:40:9: replace last_reply -> Option<&Value> with None";
     let first = shard(
         &scratch,

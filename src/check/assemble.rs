@@ -6,13 +6,13 @@
 use serde_json::{Map, Value};
 
 use super::case_run::{Step, last_lines};
-use super::flaw::Flaw;
 use super::health::{Aimed, Health};
 use super::outcome::{CheckReport, PropertyFailure, PropertyReport, PropertyVerdict};
 use super::reproduction::{base_command, join_command};
-use super::sdk::SdkGuess;
 use super::tally::{self, Tally};
 use super::target::Target;
+use crate::fix::flaw::Flaw;
+use crate::fix::sdk::SdkGuess;
 use crate::format::counted;
 use crate::harness::client::declares_form;
 use crate::oracle::consent::{self, ConsentField};

@@ -21,8 +21,9 @@ use super::case_run::CaseRecord;
 use super::check_era;
 use super::error::CheckError;
 use super::outcome::CheckReport;
-use super::sdk::SdkGuess;
 use super::target::Target;
+use crate::fix::remedy;
+use crate::fix::sdk::SdkGuess;
 use crate::harness::era::Protocol;
 
 /// What `--protocol` asks for.
@@ -153,7 +154,7 @@ pub struct ErasReport {
     /// `incomplete` (the worst of its eras, in that order).
     pub outcome: Outcome,
     /// The server's SDK, as the wire told it over the eras checked
-    /// (`super::sdk`): its remedies speak its API.
+    /// (`crate::fix::sdk`): its remedies speak its API.
     pub sdk: SdkGuess,
     /// Each era tried, in order.
     pub eras: Vec<EraCheck>,
@@ -384,8 +385,30 @@ pub async fn check_eras(
         sdk: SdkGuess::unknown("no era was checked"),
         eras: checked,
     };
-    report.sdk = super::remedy::apply(report.eras.iter_mut().filter_map(|era| era.report.as_mut()));
+    report.sdk = apply_remedies(report.eras.iter_mut().filter_map(|era| era.report.as_mut()));
     Ok(report)
+}
+
+/// Names the SDK of the server of every era's report (the best guess over
+/// them, [`SdkGuess::better`]) and gives each failed property its `fix` and
+/// `fix_url` ([`remedy::fix`], [`remedy::url`]); returns that guess.
+fn apply_remedies<'a>(reports: impl IntoIterator<Item = &'a mut CheckReport>) -> SdkGuess {
+    let mut reports: Vec<&mut CheckReport> = reports.into_iter().collect();
+    let guess = reports
+        .iter()
+        .map(|report| report.sdk.clone())
+        .reduce(SdkGuess::better)
+        .unwrap_or_else(|| SdkGuess::unknown("no era was checked"));
+    for report in &mut reports {
+        report.sdk = guess.clone();
+        for property in &mut report.properties {
+            if let Some(failure) = &mut property.failure {
+                failure.fix = remedy::fix(failure.flaw, guess.sdk);
+                failure.fix_url = remedy::url(failure.flaw);
+            }
+        }
+    }
+    guess
 }
 
 #[cfg(test)]
@@ -621,5 +644,68 @@ mod tests {
         assert!(failed.era_fails());
         let warned = report(vec![era(EraStatus::CannotConfirm, false, None)]);
         assert!(!warned.era_fails());
+    }
+
+    #[test]
+    fn apply_names_the_best_sdk_of_the_eras_and_fills_every_failure() {
+        use crate::check::outcome::PropertyFailure;
+        use crate::fix::flaw::Flaw;
+        use crate::fix::sdk::Sdk;
+        use crate::report::check::baseline::tests::{P2_FAILS, report};
+        let mut eras = report(&[("2025-11-25", P2_FAILS), ("2026-07-28", P2_FAILS)]);
+        let named = SdkGuess {
+            sdk: Some(Sdk::TypescriptV2),
+            version: None,
+            told_by: "it answers server/discover".to_owned(),
+        };
+        eras.eras[1].report.as_mut().unwrap().sdk = named.clone();
+        for era in eras.eras.iter_mut().filter_map(|era| era.report.as_mut()) {
+            era.properties[1].failure = Some(PropertyFailure {
+                reason: "acted on an accept whose content is invalid: accept has no content"
+                    .to_owned(),
+                flaw: Flaw::ContentlessAccept,
+                fix: String::new(),
+                fix_url: String::new(),
+                case_index: None,
+                answers: Vec::new(),
+                built_as: Vec::new(),
+                shrink_runs: 0,
+                shrink_stopped_early: false,
+                wire: Vec::new(),
+                stray_stdout: Vec::new(),
+                reproduce: String::new(),
+                reproduce_seed: None,
+                reply: serde_json::Value::Null,
+                stderr: String::new(),
+            });
+        }
+        let guess = apply_remedies(eras.eras.iter_mut().filter_map(|era| era.report.as_mut()));
+        assert_eq!(guess, named);
+        // Eras that tell nothing keep what the first saw.
+        let mut unknown = report(&[("2025-11-25", P2_FAILS), ("2026-07-28", P2_FAILS)]);
+        let seen = SdkGuess::unknown("no SDK's marks; serverInfo {\"name\":\"x\"}");
+        unknown.eras[0].report.as_mut().unwrap().sdk = seen.clone();
+        assert_eq!(
+            apply_remedies(
+                unknown
+                    .eras
+                    .iter_mut()
+                    .filter_map(|era| era.report.as_mut())
+            ),
+            seen
+        );
+        assert_eq!(
+            apply_remedies(Vec::new()),
+            SdkGuess::unknown("no era was checked")
+        );
+        for era in eras.eras.iter().filter_map(|era| era.report.as_ref()) {
+            assert_eq!(era.sdk, named);
+            let failure = era.properties[1].failure.as_ref().unwrap();
+            assert_eq!(
+                failure.fix,
+                remedy::fix(Flaw::ContentlessAccept, Some(Sdk::TypescriptV2))
+            );
+            assert_eq!(failure.fix_url, remedy::url(Flaw::ContentlessAccept));
+        }
     }
 }

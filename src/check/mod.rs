@@ -67,7 +67,6 @@ mod cross_session;
 pub mod eliciting_tools;
 pub mod eras;
 mod error;
-pub mod flaw;
 pub mod health;
 pub mod hooks;
 mod judge;
@@ -75,11 +74,9 @@ mod outcome;
 mod plan;
 mod probe;
 pub mod progress;
-pub mod remedy;
 mod reproduction;
 mod retry;
 pub mod runner;
-pub mod sdk;
 mod session;
 mod shrink;
 pub mod tally;
@@ -359,7 +356,7 @@ async fn check_in(
     );
     // The probe's first session carries the handshake and tools/list.
     if let Some((_, first)) = probed.runs.first() {
-        report.sdk = sdk::identify(&first.wire);
+        report.sdk = crate::fix::sdk::identify(&first.wire);
     }
     Ok(report)
 }

@@ -6,11 +6,11 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::flaw::Flaw;
 use super::health::{Health, PlannedCases};
-use super::sdk::SdkGuess;
 use super::tally::ClassFinding;
 use crate::evidence::wire::{Frame, StrayLine};
+use crate::fix::flaw::Flaw;
+use crate::fix::sdk::SdkGuess;
 
 /// A property's verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -46,7 +46,7 @@ pub struct PropertyFailure {
     pub reason: String,
     /// The flaw it shows in the server's code, e.g. `lax-coercion`.
     pub flaw: Flaw,
-    /// How to fix it in the server's SDK, one line (`super::remedy::fix`);
+    /// How to fix it in the server's SDK, one line (`crate::fix::remedy::fix`);
     /// empty until the check's SDK is known.
     pub fix: String,
     /// The guide page with a before/after pair per SDK (`docs/src/fixes/`).

@@ -10,13 +10,13 @@ use serde_json::Value;
 
 use super::case_run::{CaseRecord, CaseRun, Step, form_capabilities, last_lines, record, run_case};
 use super::error::CheckError;
-use super::flaw::Flaw;
 use super::outcome::PropertyFailure;
 use super::plan::focus;
 use super::progress::Phase;
 use super::reproduction::{base_command, join_command};
 use super::runner::Runner;
 use super::target::Target;
+use crate::fix::flaw::Flaw;
 use crate::oracle::property::{Class, Property};
 use crate::schema::answer::GeneratedAnswer;
 
@@ -84,7 +84,7 @@ pub(super) async fn shrink(
 }
 
 /// A failure of `property` for `reason` from a run, with the flaw it shows
-/// (its fix is given once the check's SDK is known: `super::remedy::apply`).
+/// (its fix is given once the check's SDK is known: `super::eras`, with `crate::fix::remedy::fix`).
 pub(super) fn failure_of(
     target: &Target,
     (property, reason): (Property, String),

@@ -278,7 +278,7 @@ pub(crate) mod tests {
                     mode: "session",
                     protocol,
                     strict: false,
-                    sdk: crate::check::sdk::SdkGuess::unknown("a report made by hand"),
+                    sdk: crate::fix::sdk::SdkGuess::unknown("a report made by hand"),
                     passed: false,
                     requested_schemas: Vec::new(),
                     schema_warnings: Vec::new(),
@@ -309,7 +309,7 @@ pub(crate) mod tests {
             protocol: "both".into(),
             passed: false,
             outcome: crate::check::eras::Outcome::Failed,
-            sdk: crate::check::sdk::SdkGuess::unknown("a report made by hand"),
+            sdk: crate::fix::sdk::SdkGuess::unknown("a report made by hand"),
             eras,
         }
     }

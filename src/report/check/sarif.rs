@@ -17,8 +17,8 @@ use serde_json::{Value, json};
 use super::baseline::Applied;
 use crate::check::CheckReport;
 use crate::check::eras::{EraCheck, EraStatus, ErasReport};
-use crate::check::flaw::Flaw;
-use crate::check::remedy;
+use crate::fix::flaw::Flaw;
+use crate::fix::remedy;
 use crate::oracle::property::Property;
 
 /// The SARIF version written.

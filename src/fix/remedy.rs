@@ -6,8 +6,7 @@
 //! (`fixtures/fixes/`, `tests/fixes.rs`).
 
 use super::flaw::Flaw;
-use super::outcome::CheckReport;
-use super::sdk::{Sdk, SdkGuess};
+use super::sdk::Sdk;
 
 /// Where the guide's pages live, for `fix_url` and SARIF's `helpUri`.
 pub const FIXES_DOC: &str = "https://github.com/elicit-check/elicit-check/blob/main/docs/src/fixes";
@@ -120,28 +119,6 @@ pub fn fix(flaw: Flaw, sdk: Option<Sdk>) -> String {
         }
     };
     text.to_owned()
-}
-
-/// Names the SDK of the server of every era's report (the best guess over
-/// them, [`SdkGuess::better`]) and gives each failed property its `fix` and
-/// `fix_url`; returns that guess.
-pub fn apply<'a>(reports: impl IntoIterator<Item = &'a mut CheckReport>) -> SdkGuess {
-    let mut reports: Vec<&mut CheckReport> = reports.into_iter().collect();
-    let guess = reports
-        .iter()
-        .map(|report| report.sdk.clone())
-        .reduce(SdkGuess::better)
-        .unwrap_or_else(|| SdkGuess::unknown("no era was checked"));
-    for report in &mut reports {
-        report.sdk = guess.clone();
-        for property in &mut report.properties {
-            if let Some(failure) = &mut property.failure {
-                failure.fix = fix(failure.flaw, guess.sdk);
-                failure.fix_url = url(failure.flaw);
-            }
-        }
-    }
-    guess
 }
 
 #[cfg(test)]
@@ -411,64 +388,6 @@ mod tests {
                     );
                 }
             }
-        }
-    }
-
-    #[test]
-    fn apply_names_the_best_sdk_of_the_eras_and_fills_every_failure() {
-        use crate::check::outcome::PropertyFailure;
-        use crate::report::check::baseline::tests::{P2_FAILS, report};
-        let mut eras = report(&[("2025-11-25", P2_FAILS), ("2026-07-28", P2_FAILS)]);
-        let named = SdkGuess {
-            sdk: Some(Sdk::TypescriptV2),
-            version: None,
-            told_by: "it answers server/discover".to_owned(),
-        };
-        eras.eras[1].report.as_mut().unwrap().sdk = named.clone();
-        for era in eras.eras.iter_mut().filter_map(|era| era.report.as_mut()) {
-            era.properties[1].failure = Some(PropertyFailure {
-                reason: "acted on an accept whose content is invalid: accept has no content"
-                    .to_owned(),
-                flaw: Flaw::ContentlessAccept,
-                fix: String::new(),
-                fix_url: String::new(),
-                case_index: None,
-                answers: Vec::new(),
-                built_as: Vec::new(),
-                shrink_runs: 0,
-                shrink_stopped_early: false,
-                wire: Vec::new(),
-                stray_stdout: Vec::new(),
-                reproduce: String::new(),
-                reproduce_seed: None,
-                reply: serde_json::Value::Null,
-                stderr: String::new(),
-            });
-        }
-        let guess = apply(eras.eras.iter_mut().filter_map(|era| era.report.as_mut()));
-        assert_eq!(guess, named);
-        // Eras that tell nothing keep what the first saw.
-        let mut unknown = report(&[("2025-11-25", P2_FAILS), ("2026-07-28", P2_FAILS)]);
-        let seen = SdkGuess::unknown("no SDK's marks; serverInfo {\"name\":\"x\"}");
-        unknown.eras[0].report.as_mut().unwrap().sdk = seen.clone();
-        assert_eq!(
-            apply(
-                unknown
-                    .eras
-                    .iter_mut()
-                    .filter_map(|era| era.report.as_mut())
-            ),
-            seen
-        );
-        assert_eq!(apply(Vec::new()), SdkGuess::unknown("no era was checked"));
-        for era in eras.eras.iter().filter_map(|era| era.report.as_ref()) {
-            assert_eq!(era.sdk, named);
-            let failure = era.properties[1].failure.as_ref().unwrap();
-            assert_eq!(
-                failure.fix,
-                fix(Flaw::ContentlessAccept, Some(Sdk::TypescriptV2))
-            );
-            assert_eq!(failure.fix_url, url(Flaw::ContentlessAccept));
         }
     }
 }
