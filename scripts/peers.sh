@@ -19,6 +19,13 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 peers="$root/fixtures/peers"
 dest="${ELICIT_CHECK_PEERS_DIR:-$root/target/peers}"
 mkdir -p "$dest"
+# One set-up at a time: `cargo nextest run` starts a process per test, and
+# several of them may find an environment missing at once (two `python -m venv`
+# in one folder break each other). The later ones wait, then find it up to date.
+if command -v flock >/dev/null 2>&1; then
+  exec 9>"$dest/.lock"
+  flock 9
+fi
 
 need() {
   if ! command -v "$1" >/dev/null 2>&1; then

@@ -17,6 +17,16 @@ if [ -f "$PACKAGE/package.json" ] && grep -q "\"version\": \"$VERSION\"" "$PACKA
     exit 0
 fi
 mkdir -p "$DIR"
+# One install at a time (`cargo nextest run` starts a process per test): the
+# later ones wait, then find the pinned version there.
+if command -v flock >/dev/null 2>&1; then
+    exec 9>"$DIR/.lock"
+    flock 9
+    if [ -f "$PACKAGE/package.json" ] && grep -q "\"version\": \"$VERSION\"" "$PACKAGE/package.json"; then
+        echo "$PACKAGE/dist/index.js"
+        exit 0
+    fi
+fi
 cd "$DIR"
 [ -f package.json ] || echo '{"name":"elicit-check-server-everything","private":true}' > package.json
 npm install --no-audit --no-fund --loglevel=error --save-exact "@modelcontextprotocol/server-everything@$VERSION" >&2
