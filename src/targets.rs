@@ -10,10 +10,13 @@
 //!   with one target, of its planned cases: [`crate::check::Target::shard`]);
 //! - `server_json`: the MCP registry's `server.json` read as the command that
 //!   starts each server;
+//! - `eliciting_tools`: the tools of one server that send a form, each called
+//!   once with the job's case runner ([`crate::check::runner`]);
 //! - `registry`: a registry's servers as a config's targets, one per tool that
-//!   elicits (found by the job's [`crate::check::eliciting_tools`]).
+//!   elicits (`eliciting_tools`).
 
 pub mod config;
+pub mod eliciting_tools;
 pub mod registry;
 pub mod server_json;
 pub mod shard;

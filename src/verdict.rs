@@ -10,6 +10,8 @@
 //!
 //! Written from the evidence alone (frames, exit, stderr) and the expected
 //! outcome; it shares no code with the server core.
+//!
+//! A `check`'s verdicts, one per property and era, are made in [`check`].
 
 use std::time::Duration;
 
@@ -24,6 +26,7 @@ use crate::oracle::failure::{
 };
 use crate::oracle::http::HttpFailure;
 
+pub mod check;
 pub mod primary;
 
 pub use primary::{Finding, Primary};

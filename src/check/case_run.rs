@@ -14,7 +14,6 @@ use super::error::CheckError;
 use super::hooks;
 use super::progress::Phase;
 use super::runner::{CaseId, Runner};
-use super::tally::CallSummary;
 use super::target::Target;
 use crate::case::Answer;
 use crate::evidence::http::HttpRecord;
@@ -28,19 +27,20 @@ use crate::schema::Form;
 use crate::schema::answer::GeneratedAnswer;
 use crate::schema::coverage::{self, accept};
 use crate::schema::judge::Judge;
+use crate::verdict::check::tally::CallSummary;
 
 /// One step of the tool's form: the schema as probed, read and compiled.
-pub(super) struct Step {
+pub(crate) struct Step {
     /// The `requestedSchema` as the server sent it.
-    pub(super) schema: Value,
+    pub(crate) schema: Value,
     /// The form it describes (fields, types, the subset's warnings).
-    pub(super) form: Form,
+    pub(crate) form: Form,
     /// Its compiled JSON Schema, judging answers.
-    pub(super) judge: Judge,
+    pub(crate) judge: Judge,
     /// The probe's consenting answer to it (the base the tool acted on), once
     /// the probe has found it: the answer a request gets when the form is
     /// asked again, or when the plan has no answer for it.
-    pub(super) consenting: std::sync::OnceLock<Value>,
+    pub(crate) consenting: std::sync::OnceLock<Value>,
 }
 
 /// The consenting candidates of `form` ([`coverage::base_candidates`]), each
@@ -151,7 +151,7 @@ impl CaseRun {
 /// `{"elicitation":{"form":{},"url":{}}}`: form elicitation, and URL
 /// elicitation so that a tool with a URL step (a sign-in, a payment page)
 /// before or after its form reaches the form and completes.
-pub(super) fn form_capabilities() -> Value {
+pub(crate) fn form_capabilities() -> Value {
     json!({"elicitation": {"form": {}, "url": {}}})
 }
 
@@ -206,7 +206,7 @@ pub(super) fn record(case: String, run: &CaseRun, violations: &[(Property, Strin
 /// # Errors
 /// [`CheckError::Spawn`] when the server cannot start; [`CheckError::Hook`]
 /// when `--setup` fails.
-pub(super) async fn open(
+pub(crate) async fn open(
     runner: &Runner<'_>,
     capabilities: &Value,
     label: Option<&str>,
@@ -500,7 +500,7 @@ pub(super) fn responder(
 /// Calls the target's tool in `session`, every form request answered by
 /// `responder`: on 2025-11-25 each `elicitation/create` inside the call, on
 /// 2026-07-28 each input request of each round.
-pub(super) async fn call_tool(
+pub(crate) async fn call_tool(
     target: &Target,
     session: &mut Session,
     responder: Responder,
@@ -523,7 +523,7 @@ pub(super) async fn call_tool(
 }
 
 /// The tool's reply as the evidence keeps it: `{"result": ..}`, `{"error": ..}` or `{}`.
-pub(super) fn reply_of(call: &ToolCall) -> Value {
+pub(crate) fn reply_of(call: &ToolCall) -> Value {
     match (&call.result, &call.error) {
         (Some(result), _) => json!({"result": result}),
         (None, Some(error)) => json!({"error": error}),
@@ -612,14 +612,14 @@ fn url_error() -> Answer {
 }
 
 /// Locks a mutex, keeping the data after a panic elsewhere.
-pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 /// The last `count` lines of `text`.
-pub(super) fn last_lines(text: &str, count: usize) -> String {
+pub(crate) fn last_lines(text: &str, count: usize) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(count)..].join("\n")
 }

@@ -20,11 +20,11 @@ use serde::{Deserialize, Serialize};
 use super::case_run::CaseRecord;
 use super::check_era;
 use super::error::CheckError;
-use super::outcome::CheckReport;
 use super::target::Target;
 use crate::fix::remedy;
 use crate::fix::sdk::SdkGuess;
 use crate::harness::era::Protocol;
+use crate::verdict::check::outcome::CheckReport;
 
 /// What `--protocol` asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -648,10 +648,10 @@ mod tests {
 
     #[test]
     fn apply_names_the_best_sdk_of_the_eras_and_fills_every_failure() {
-        use crate::check::outcome::PropertyFailure;
         use crate::fix::flaw::Flaw;
         use crate::fix::sdk::Sdk;
         use crate::report::check::baseline::tests::{P2_FAILS, report};
+        use crate::verdict::check::outcome::PropertyFailure;
         let mut eras = report(&[("2025-11-25", P2_FAILS), ("2026-07-28", P2_FAILS)]);
         let named = SdkGuess {
             sdk: Some(Sdk::TypescriptV2),

@@ -11,17 +11,17 @@ use serde_json::Value;
 
 use super::case_run::{CaseRecord, CaseRun, record};
 use super::cross_session;
-use super::health::{Aimed, Seen};
-use super::outcome::PropertyFailure;
 use super::plan::Planned;
-use super::reproduction::{base_command, join_command};
 use super::retry;
 use super::shrink::failure_of;
-use super::tally::Tally;
 use super::target::Target;
 use crate::harness::cross_session::PlantedSession;
 use crate::oracle::property::Property;
 use crate::schema::answer::GeneratedAnswer;
+use crate::verdict::check::health::{Aimed, Seen};
+use crate::verdict::check::outcome::PropertyFailure;
+use crate::verdict::check::reproduction::{base_command, join_command};
+use crate::verdict::check::tally::Tally;
 
 /// The random case to shrink a property's failure from: the smallest seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

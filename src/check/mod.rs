@@ -36,24 +36,26 @@
 //! Each phase runs its calls, then hands them, in order, to the judge
 //! (`judge`: violations, tally, the failure of each property, what to shrink);
 //! only session mode asks the judge which properties are already shown.
-//! Before the report, the era's health (`health`) says what its calls could
-//! learn: an era whose planned cases mostly tested nothing is inconclusive.
+//! Before the report, the era's health ([`crate::verdict::check::health`])
+//! says what its calls could learn: an era whose planned cases mostly tested
+//! nothing is inconclusive.
 //! Every call of the era goes through its `runner` (`runner`): the session
 //! numbers and variables servers and hooks see, how many cases may overlap,
 //! the ignored stdin close counted until shown, the era's progress
 //! (`progress`).
 //!
 //! One concept per file: [`Target`] (`target`), [`CheckError`] (`error`), the
-//! report's types (`outcome`), the era's runner (`runner`), running one case
-//! (`case_run`), the hooks (`hooks`), the probe (`probe`), planning the cases
-//! (`plan`), session mode (`session`), judging the calls (`judge`), the era's
-//! health (`health`), shrinking (`shrink`), reproduction lines
-//! (`reproduction`) and assembling the report (`assemble`); the eras one
-//! check runs in (`eras`); this file is the job that runs them in order.
+//! era's runner (`runner`), running one case (`case_run`), the hooks
+//! (`hooks`), the probe (`probe`), planning the cases (`plan`), session mode
+//! (`session`), judging the calls (`judge`), shrinking (`shrink`); the eras
+//! one check runs in (`eras`); this file is the job that runs them in order.
+//! The era's report is made in [`crate::verdict::check`] (the tally, the
+//! health, each property's verdict, the reproduction lines), and a failure's
+//! fix in the server's SDK in [`crate::fix`].
 //! The job's input is one [`Target`]; a config's targets, the slices of a CI
-//! matrix and a registry's servers become targets in [`crate::targets`]. Each
-//! tool of a registry's server that elicits is found here, by calling it once
-//! (`eliciting_tools`: a run of the server, with the case runner's calls).
+//! matrix and a registry's servers become targets in [`crate::targets`] (each
+//! tool of a registry's server that elicits is found there, by calling it once
+//! with this job's case runner).
 //!
 //! What the job hands back ([`CheckReport`], [`eras::ErasReport`]) is written
 //! out by [`crate::report::check`]: the table, JSON, JUnit, SARIF and Markdown,
@@ -61,26 +63,20 @@
 //! matrix's reports. Nothing here imports it: the command line
 //! ([`crate::cli`]) runs the job, then writes its report.
 
-mod assemble;
-mod case_run;
+pub(crate) mod case_run;
 mod cross_session;
-pub mod eliciting_tools;
 pub mod eras;
-mod error;
-pub mod health;
+pub(crate) mod error;
 pub mod hooks;
 mod judge;
-mod outcome;
 mod plan;
 mod probe;
 pub mod progress;
-mod reproduction;
 mod retry;
 pub mod runner;
 mod session;
 mod shrink;
-pub mod tally;
-mod target;
+pub(crate) mod target;
 
 use std::sync::Arc;
 
@@ -91,9 +87,9 @@ use crate::harness::era::Protocol;
 use crate::oracle::property::Property;
 use crate::schema::answer::{GeneratedAnswer, answer_strategy};
 use crate::strategy::clock_seed;
-use assemble::{Assembly, assemble};
+use crate::verdict::check::assemble::{Assembly, assemble};
+use crate::verdict::check::health::{Health, Observed};
 use case_run::{form_capabilities, run_case};
-use health::{Health, Observed};
 use judge::Judge;
 use plan::new_tree;
 use probe::probe;
@@ -102,10 +98,12 @@ use runner::Runner;
 use session::{fresh_runs, session_runs};
 use shrink::shrink;
 
-pub use assemble::MAX_REFUSED_LISTED;
+pub use crate::verdict::check::assemble::MAX_REFUSED_LISTED;
+pub use crate::verdict::check::outcome::{
+    CheckReport, PropertyFailure, PropertyReport, PropertyVerdict,
+};
 pub use case_run::{CaseRecord, CaseRun};
 pub use error::CheckError;
-pub use outcome::{CheckReport, PropertyFailure, PropertyReport, PropertyVerdict};
 pub use target::{DEFAULT_CASES, MAX_SHRINK_RUNS, Target};
 
 /// Runs the check, blocking on a runtime of its own (for a downstream `#[test]`).

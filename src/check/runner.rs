@@ -34,12 +34,12 @@ pub(super) const IGNORED_CLOSES_SHOWN: usize = 2;
 
 /// How an era's server processes ended, as far as the check paid for it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(super) struct Endings {
+pub(crate) struct Endings {
     /// Sessions whose server did not exit after its stdin closed (killed
     /// after the grace).
-    pub(super) ignored_stdin_close: usize,
+    pub(crate) ignored_stdin_close: usize,
     /// Later sessions `check` stopped itself, once that was shown.
-    pub(super) stopped_by_check: usize,
+    pub(crate) stopped_by_check: usize,
 }
 
 /// Which call a hook runs around: its label and its session's number.
@@ -52,7 +52,7 @@ pub(super) struct CaseId<'a> {
 }
 
 /// One era's check while it runs (see the module docs).
-pub(super) struct Runner<'t> {
+pub(crate) struct Runner<'t> {
     /// What is checked, in this era.
     pub(super) target: &'t Target,
     /// The number of the last session started.
@@ -79,7 +79,7 @@ impl<'t> Runner<'t> {
     /// Nothing run yet of `target`'s check in its era; `shown_before`:
     /// whether an era checked before showed that the server ignores stdin
     /// close.
-    pub(super) fn new(target: &'t Target, shown_before: bool) -> Runner<'t> {
+    pub(crate) fn new(target: &'t Target, shown_before: bool) -> Runner<'t> {
         Runner {
             target,
             shown_before,

@@ -5,7 +5,7 @@
 //! that does not end cleanly) is re-run in a fresh process. Nothing of one
 //! session overlaps another's: a session ends before any fresh run starts.
 //! Planned cases stop early when too many in a row never reach the form
-//! ([`super::health::Unreached`]).
+//! ([`crate::verdict::check::health::Unreached`]).
 
 use std::sync::Arc;
 
@@ -14,12 +14,12 @@ use super::case_run::{
     responder, run_case, run_setup,
 };
 use super::error::CheckError;
-use super::health::Unreached;
 use super::plan::Planned;
 use super::runner::{CaseId, Runner, ignored_close};
 use crate::evidence::wire::{Mark, Recording, Side};
 use crate::harness::Session;
 use crate::oracle::property::{self, Property};
+use crate::verdict::check::health::Unreached;
 
 /// A server process running cases one after another (session mode).
 struct OpenSession {

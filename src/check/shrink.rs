@@ -10,15 +10,15 @@ use serde_json::Value;
 
 use super::case_run::{CaseRecord, CaseRun, Step, form_capabilities, last_lines, record, run_case};
 use super::error::CheckError;
-use super::outcome::PropertyFailure;
 use super::plan::focus;
 use super::progress::Phase;
-use super::reproduction::{base_command, join_command};
 use super::runner::Runner;
 use super::target::Target;
 use crate::fix::flaw::Flaw;
 use crate::oracle::property::{Class, Property};
 use crate::schema::answer::GeneratedAnswer;
+use crate::verdict::check::outcome::PropertyFailure;
+use crate::verdict::check::reproduction::{base_command, join_command};
 
 /// proptest's shrinking loop over stdio, keeping the case failing `property`.
 pub(super) async fn shrink(

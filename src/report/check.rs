@@ -33,10 +33,10 @@ use std::fmt::Write as _;
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
 use crate::check::eras::{EraStatus, ErasReport, Outcome};
-use crate::check::health::Health;
 use crate::check::{CheckReport, PropertyFailure, PropertyVerdict};
 use crate::format::counted;
 use crate::transcript;
+use crate::verdict::check::health::Health;
 use baseline::Applied;
 
 /// The human report: a header (the cases run, what the coverage phase built

@@ -1,7 +1,7 @@
 //! A registry's servers as a config's targets (`check --server-json FILE`,
 //! docs/src/registry.md): each server of the file started from its
 //! `server.json` ([`super::server_json`]), its tools called once
-//! ([`crate::check::eliciting_tools`]), and one target per tool that elicits. The
+//! ([`crate::targets::eliciting_tools`]), and one target per tool that elicits. The
 //! registry gives no acted rule: a target reads acting as a reply that is not
 //! an error (`--acted-not-error`) unless the caller gives one.
 
@@ -12,9 +12,9 @@ use serde_json::json;
 use super::config::{ConfigFile, TargetConfig};
 use super::server_json::{self, ServerJsonError};
 use crate::check::Target;
-use crate::check::eliciting_tools::{Found, eliciting_tools};
 use crate::harness::Limits;
 use crate::harness::child::Environment;
+use crate::targets::eliciting_tools::{Found, eliciting_tools};
 
 /// Why a `server.json` gave no target.
 #[derive(Debug, thiserror::Error)]

@@ -12,9 +12,9 @@
 use std::path::PathBuf;
 
 use elicit_check::check::Target;
-use elicit_check::check::eliciting_tools::{Found, eliciting_tools};
 use elicit_check::harness::Limits;
 use elicit_check::harness::child::Environment;
+use elicit_check::targets::eliciting_tools::{Found, eliciting_tools};
 use elicit_check::targets::registry::registry_targets;
 use elicit_check::targets::server_json::{self, StartCommand};
 use serde_json::json;

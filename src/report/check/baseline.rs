@@ -283,7 +283,7 @@ pub(crate) mod tests {
                     requested_schemas: Vec::new(),
                     schema_warnings: Vec::new(),
                     reclassified: 0,
-                    health: crate::check::health::Health::default(),
+                    health: crate::verdict::check::health::Health::default(),
                     properties: verdicts
                         .iter()
                         .enumerate()

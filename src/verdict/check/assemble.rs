@@ -5,12 +5,12 @@
 
 use serde_json::{Map, Value};
 
-use super::case_run::{Step, last_lines};
 use super::health::{Aimed, Health};
 use super::outcome::{CheckReport, PropertyFailure, PropertyReport, PropertyVerdict};
 use super::reproduction::{base_command, join_command};
 use super::tally::{self, Tally};
-use super::target::Target;
+use crate::check::case_run::{Step, last_lines};
+use crate::check::target::Target;
 use crate::fix::flaw::Flaw;
 use crate::fix::sdk::SdkGuess;
 use crate::format::counted;
@@ -27,28 +27,28 @@ use crate::schema::coverage::{self, accept};
 pub const MAX_REFUSED_LISTED: usize = 5;
 
 /// What [`assemble`] needs beside the tally and the failures.
-pub(super) struct Assembly<'a> {
+pub(crate) struct Assembly<'a> {
     /// The seed of the random cases.
-    pub(super) seed: u64,
+    pub(crate) seed: u64,
     /// The form's steps, as probed.
-    pub(super) steps: &'a [Step],
+    pub(crate) steps: &'a [Step],
     /// Each request's base: the consenting valid content the tool acted on.
-    pub(super) bases: &'a [Map<String, Value>],
+    pub(crate) bases: &'a [Map<String, Value>],
     /// Coverage cases run.
-    pub(super) coverage_cases: usize,
+    pub(crate) coverage_cases: usize,
     /// Random cases run.
-    pub(super) random_cases: usize,
+    pub(crate) random_cases: usize,
     /// `--answer` or `--case-index`: property 3 is judged only on what they show.
-    pub(super) replaying: bool,
+    pub(crate) replaying: bool,
     /// What the era's calls could learn: when inconclusive, no property is
     /// called "holds".
-    pub(super) health: Health,
+    pub(crate) health: Health,
     /// Per property, the planned cases aimed at it and reaching the form.
-    pub(super) aimed: Aimed,
+    pub(crate) aimed: Aimed,
 }
 
 /// The report from the tally and the failures.
-pub(super) fn assemble(
+pub(crate) fn assemble(
     target: &Target,
     run: Assembly<'_>,
     tally: Tally,
@@ -673,7 +673,7 @@ mod tests {
         assert_eq!(verdicts[5], PropertyVerdict::Untested);
         assert_eq!(
             judged.property(1).and_then(|p| p.planned),
-            Some(crate::check::health::PlannedCases {
+            Some(crate::verdict::check::health::PlannedCases {
                 cases: 2,
                 judged: 1
             })

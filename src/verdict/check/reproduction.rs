@@ -5,12 +5,12 @@
 
 use serde_json::Value;
 
-use super::target::Target;
+use crate::check::target::Target;
 
 /// `elicit-check check --tool T [--arguments JSON] ACTED [--strict]
 /// [--allow-unasked] [--consent POINTER=JSON]... --protocol ERA [--setup CMD] [--env K=V]... [--cwd DIR]`,
 /// the program named as the user invoked it.
-pub(super) fn base_command(target: &Target) -> Vec<String> {
+pub(crate) fn base_command(target: &Target) -> Vec<String> {
     let mut command = vec![
         target.invoked_as.clone(),
         "check".to_owned(),
@@ -56,7 +56,7 @@ pub(super) fn base_command(target: &Target) -> Vec<String> {
 
 /// `ARGS -- SERVER`, shell-quoted (`--` itself needs no quotes); `ARGS`
 /// alone when there is no server command (a running HTTP server).
-pub(super) fn join_command(args: &[String], server: &[String]) -> String {
+pub(crate) fn join_command(args: &[String], server: &[String]) -> String {
     if server.is_empty() {
         return crate::error::shell_words(args);
     }

@@ -8,11 +8,11 @@
 
 use serde_json::{Map, Value, json};
 
-use super::case_run::{call_tool, form_capabilities, last_lines, lock, open, reply_of};
-use super::error::CheckError;
-use super::runner::Runner;
-use super::target::Target;
 use crate::case::Answer;
+use crate::check::case_run::{call_tool, form_capabilities, last_lines, lock, open, reply_of};
+use crate::check::error::CheckError;
+use crate::check::runner::Runner;
+use crate::check::target::Target;
 use crate::harness::proxy::Responder;
 use crate::schema::coverage::consenting_value;
 use crate::schema::judge::Judge;

@@ -14,8 +14,8 @@
 use serde::Serialize;
 use serde_json::Value;
 
-use super::case_run::CaseRun;
-use super::runner::Endings;
+use crate::check::case_run::CaseRun;
+use crate::check::runner::Endings;
 use crate::oracle::property::{Property, text_of};
 
 /// Planned cases in a row that may end without reaching the form before the
@@ -29,14 +29,14 @@ const QUOTED_REPLY_CHARS: usize = 160;
 
 /// Counts planned cases in a row that never reached the form.
 #[derive(Debug, Default)]
-pub(super) struct Unreached {
+pub(crate) struct Unreached {
     in_a_row: usize,
 }
 
 impl Unreached {
     /// Counts `run`: one more in a row when it never reached the form (or
     /// `--acted-cmd` already said acted before it), none when it did.
-    pub(super) fn push(&mut self, run: &CaseRun) {
+    pub(crate) fn push(&mut self, run: &CaseRun) {
         self.in_a_row = if run.reached_form() && !run.acted_before {
             0
         } else {
@@ -46,7 +46,7 @@ impl Unreached {
 
     /// Whether [`UNREACHED_IN_A_ROW`] planned cases in a row never reached
     /// the form: the era's remaining planned cases are not run.
-    pub(super) fn stops(&self) -> bool {
+    pub(crate) fn stops(&self) -> bool {
         self.in_a_row >= UNREACHED_IN_A_ROW
     }
 }
@@ -111,29 +111,29 @@ pub struct Health {
 
 /// One call made declaring form elicitation, as health reads it.
 #[derive(Debug, Clone)]
-pub(super) struct Seen {
+pub(crate) struct Seen {
     /// Its label.
-    pub(super) label: String,
+    pub(crate) label: String,
     /// Whether it is a planned (coverage or random) case.
-    pub(super) planned: bool,
+    pub(crate) planned: bool,
     /// Whether it sent the probe's base: the consenting answer the tool
     /// acted on in the probe.
-    pub(super) base: bool,
+    pub(crate) base: bool,
     /// Whether it reached the form.
-    pub(super) reached_form: bool,
+    pub(crate) reached_form: bool,
     /// Whether its acted reading can be trusted (`--acted-cmd` did not say
     /// acted before the call).
-    pub(super) read: bool,
+    pub(crate) read: bool,
     /// Whether it acted.
-    pub(super) acted: bool,
+    pub(crate) acted: bool,
     /// Its reply in brief.
-    pub(super) reply: String,
+    pub(crate) reply: String,
 }
 
 impl Seen {
     /// `run`, labelled `label`, as health reads it: a planned case or not,
     /// the probe's base or not.
-    pub(super) fn of(label: &str, (planned, base): (bool, bool), run: &CaseRun) -> Seen {
+    pub(crate) fn of(label: &str, (planned, base): (bool, bool), run: &CaseRun) -> Seen {
         Seen {
             label: label.to_owned(),
             planned,
@@ -153,24 +153,24 @@ impl Seen {
 }
 
 /// What an era's health is read from.
-pub(super) struct Observed<'a> {
+pub(crate) struct Observed<'a> {
     /// The calls declaring form elicitation, in order (the probe's, then the
     /// planned cases').
-    pub(super) seen: &'a [Seen],
+    pub(crate) seen: &'a [Seen],
     /// The coverage and random cases planned.
-    pub(super) planned: usize,
+    pub(crate) planned: usize,
     /// Calls whose server never reached the tool, `LABEL: WHY`.
-    pub(super) never_reached_tool: Vec<String>,
+    pub(crate) never_reached_tool: Vec<String>,
     /// Calls before which `--acted-cmd` already said acted, by label.
-    pub(super) acted_before_call: Vec<String>,
+    pub(crate) acted_before_call: Vec<String>,
     /// How the era's sessions ended, and the notes kept.
-    pub(super) endings: (Endings, Vec<String>),
+    pub(crate) endings: (Endings, Vec<String>),
     /// Whether `--setup` was given (the advice of the line).
-    pub(super) setup: bool,
+    pub(crate) setup: bool,
 }
 
 /// A reply in brief (see [`RepeatedReply::reply`]).
-pub(super) fn in_brief(reply: &Value, failure: Option<&str>) -> String {
+pub(crate) fn in_brief(reply: &Value, failure: Option<&str>) -> String {
     let text = if let Some(message) = reply.pointer("/error/message").and_then(Value::as_str) {
         message.to_owned()
     } else if let Some(result) = reply.get("result") {
@@ -200,7 +200,7 @@ impl Health {
     /// (the probe's, then the planned cases'), with `planned` cases planned
     /// and `never_reached_tool` calls that never reached the tool; `setup`:
     /// whether `--setup` was given (the line's advice).
-    pub(super) fn assess(observed: Observed<'_>) -> Health {
+    pub(crate) fn assess(observed: Observed<'_>) -> Health {
         let Observed {
             seen,
             planned,
@@ -337,14 +337,14 @@ pub struct PlannedCases {
 
 /// Counts, per property, the planned cases aimed at it and reaching the form.
 #[derive(Debug, Default)]
-pub(super) struct Aimed {
+pub(crate) struct Aimed {
     counts: Vec<(Property, PlannedCases)>,
 }
 
 impl Aimed {
     /// Counts one planned call aimed at `property` (none: at no property);
     /// `judged`: whether it could be judged (false for a case not run).
-    pub(super) fn add(&mut self, property: Option<Property>, judged: bool) {
+    pub(crate) fn add(&mut self, property: Option<Property>, judged: bool) {
         let Some(property) = property else {
             return;
         };
@@ -367,7 +367,7 @@ impl Aimed {
     }
 
     /// The planned cases aimed at `property`, when any was.
-    pub(super) fn of(&self, property: Property) -> Option<PlannedCases> {
+    pub(crate) fn of(&self, property: Property) -> Option<PlannedCases> {
         self.counts
             .iter()
             .find(|(known, _)| *known == property)
