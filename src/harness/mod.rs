@@ -288,19 +288,7 @@ impl Session {
             }
         }
         call.frames = self.state.frames_since(first_frame);
-        let request_id = call.frames.iter().find_map(|frame| {
-            (frame.from == proxy::Side::Client
-                && frame.message.get("method").and_then(Value::as_str) == Some("tools/call"))
-            .then(|| frame.message.get("id").cloned())
-            .flatten()
-        });
-        let reply = call.frames.iter().find(|frame| {
-            frame.from == proxy::Side::Server
-                && frame.message.get("method").is_none()
-                && request_id.is_some()
-                && frame.message.get("id") == request_id.as_ref()
-        });
-        if let Some(reply) = reply {
+        if let Some(reply) = reply_to_call(&call.frames) {
             call.result = reply.message.get("result").cloned();
             call.error = reply.message.get("error").cloned();
         } else if call.failure.is_none() {
@@ -529,4 +517,88 @@ pub async fn run_case_over(
         Ok(evidence)
     })
     .await
+}
+
+/// The server's reply to the client's `tools/call` among one call's frames:
+/// the first server frame with no `method` whose `id` is the request's.
+/// JSON-RPC ids are per direction (both sides count from 0), so a client's
+/// answer to a server request (an `elicitation/create`, a `ping`) may carry the
+/// same id as the call and is never the call's request or its reply; a call
+/// with no `tools/call` request among its frames has no reply.
+fn reply_to_call(frames: &[Frame]) -> Option<&Frame> {
+    let request_id = frames.iter().find_map(|frame| {
+        (frame.from == proxy::Side::Client
+            && frame.message.get("method").and_then(Value::as_str) == Some("tools/call"))
+        .then(|| frame.message.get("id").cloned())
+        .flatten()
+    })?;
+    frames.iter().find(|frame| {
+        frame.from == proxy::Side::Server
+            && frame.message.get("method").is_none()
+            && frame.message.get("id") == Some(&request_id)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::reply_to_call;
+    use crate::evidence::wire::{Side, frame};
+
+    /// A call whose client first answers a server `ping` (id 5) and whose
+    /// server asks for a form with the call's own id (1): only the server's
+    /// result with id 1 is the reply.
+    #[test]
+    fn the_reply_is_the_servers_frame_with_the_calls_id_in_its_direction() {
+        let frames = vec![
+            frame(
+                0,
+                Side::Client,
+                json!({"jsonrpc": "2.0", "id": 5, "result": {}}),
+            ),
+            frame(
+                1,
+                Side::Client,
+                json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "book"}}),
+            ),
+            frame(
+                2,
+                Side::Server,
+                json!({"jsonrpc": "2.0", "id": 1, "method": "elicitation/create", "params": {}}),
+            ),
+            frame(
+                3,
+                Side::Client,
+                json!({"jsonrpc": "2.0", "id": 1, "result": {"action": "decline"}}),
+            ),
+            frame(
+                4,
+                Side::Server,
+                json!({"jsonrpc": "2.0", "id": 5, "result": {"stale": true}}),
+            ),
+            frame(
+                5,
+                Side::Server,
+                json!({"jsonrpc": "2.0", "id": 1, "result": {"content": []}}),
+            ),
+        ];
+        assert_eq!(reply_to_call(&frames).map(|reply| reply.seq), Some(5));
+    }
+
+    /// No `tools/call` request (the call never reached the wire): a server
+    /// frame with neither `id` nor `method` is not its reply.
+    #[test]
+    fn a_call_with_no_request_has_no_reply() {
+        let frames = vec![
+            frame(
+                0,
+                Side::Client,
+                json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            ),
+            frame(1, Side::Server, json!({"jsonrpc": "2.0", "result": {}})),
+            frame(2, Side::Client, json!({"jsonrpc": "2.0", "result": {}})),
+        ];
+        assert_eq!(reply_to_call(&frames).map(|reply| reply.seq), None);
+    }
 }
