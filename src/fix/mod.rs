@@ -1,7 +1,7 @@
 //! The fix per SDK: what a failed property says about the server's code, in
 //! that server's own API.
 //!
-//! In: a failed call's evidence from [`crate::check`] (the property broken,
+//! In: a failed call's evidence from [`mod@crate::check`] (the property broken,
 //! the class the judge gave each answer, the `requestedSchema`, the client's
 //! capabilities) and the frames every session carries. Out: the failure's
 //! [`flaw::Flaw`] (lax coercion, a decline acted on, ...), the SDK that

@@ -8,7 +8,7 @@
 //! **inconclusive**: no property of it is called "holds", and the check
 //! exits 2.
 //!
-//! [`Unreached`] stops an era's planned cases early when
+//! `Unreached` stops an era's planned cases early when
 //! [`UNREACHED_IN_A_ROW`] of them in a row never reached the form.
 
 use serde::Serialize;

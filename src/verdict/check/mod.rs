@@ -1,7 +1,7 @@
 //! A check's verdict: from the judged calls of one era to its
 //! [`outcome::CheckReport`], one line per property (P1 to P8).
 //!
-//! In: what the job ([`crate::check`]) ran and judged, call by call (each
+//! In: what the job ([`mod@crate::check`]) ran and judged, call by call (each
 //! call's violations and answer classes from [`crate::oracle::property`], the
 //! planned cases, how each session ended). Out: the era's report, which
 //! [`crate::report::check`] writes as a table, JSON, JUnit, SARIF or Markdown.
