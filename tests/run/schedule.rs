@@ -839,6 +839,29 @@ fn a_session_counts_the_stray_lines_its_cases_printed() {
     });
 }
 
+/// A call that prints more stray lines than a recording keeps
+/// (`MAX_STRAY_LINES`, 100): its evidence keeps the first 100 and counts the
+/// other 50, as a fresh process's recording would (the handshake printed none).
+#[test]
+fn a_case_in_a_session_counts_the_stray_lines_it_did_not_keep() {
+    let runtime = support::runtime();
+    let mut server = support::calculator(Some("stdout-noise"));
+    server.extend(["--noise-lines".to_owned(), "150".to_owned()]);
+    let (case, _) = support::contract_case("accept_valid");
+    runtime.block_on(async {
+        let mut session = Session::start(&server, &case.capabilities, Limits::default(), None)
+            .await
+            .expect("calculator.py starts");
+        let evidence = session.run_case_in_session(&server, &case).await;
+        assert_eq!(evidence.stray_stdout.len(), 100);
+        assert_eq!(evidence.stray_stdout_not_kept, 50);
+        assert_eq!(session.stray_line_count(), 150);
+        let finished = session.finish().await;
+        assert!(finished.ended_cleanly(150));
+        assert!(!finished.ended_cleanly(149));
+    });
+}
+
 #[test]
 fn run_defaults_to_one_job_per_core_and_says_fresh_process_for_2026_07_28_alone() {
     let server = support::reference_server();
