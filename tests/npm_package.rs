@@ -35,7 +35,8 @@ pub(crate) const TARGETS: [(&str, &str); 4] = [
 /// A release's archives as `scripts/release-archive.sh` makes them, one per
 /// target, each from a wheel-shaped zip (the release takes each platform's
 /// binary out of its maturin wheel): this platform's holds this test's
-/// binary, the others a small script standing in for theirs.
+/// binary without its debug info, the others a small script standing in for
+/// theirs.
 pub(crate) fn archives(scratch: &Scratch) -> PathBuf {
     let out = scratch.join("archives");
     for (platform, target) in TARGETS {
@@ -44,6 +45,11 @@ pub(crate) fn archives(scratch: &Scratch) -> PathBuf {
         let binary = data.join("scripts/elicit-check");
         if platform == this_platform() {
             std::fs::copy(env!("CARGO_BIN_EXE_elicit-check"), &binary).expect("the binary");
+            // Its debug info stripped (`strip -S`, GNU and macOS alike): the
+            // dev build is 278 MB with it, and zipping, archiving and packing
+            // it three times took most of a packaging test's time.
+            let stripped = run(Command::new("strip").arg("-S").arg(&binary));
+            assert!(stripped.status.success(), "strip: {}", printed(&stripped));
         } else {
             std::fs::write(&binary, format!("#!/bin/sh\necho {target}\n")).expect("a stand-in");
         }

@@ -4,8 +4,8 @@
 //! `check` run, as `pip install elicit-check` (or `uvx`, `pipx run`) gives it;
 //! the release archive taken out of it (`scripts/release-archive.sh`) holds
 //! the same binary and its SHA-256 sum checks.
-//! The wheel is built with the dev profile, in `target/maturin` (the release
-//! workflow builds it with `--release`).
+//! The wheel is built with the dev profile, without debug info and stripped,
+//! in `target/maturin` (the release workflow builds it with `--release`).
 
 use std::path::Path;
 use std::process::Command;
@@ -26,6 +26,11 @@ fn the_wheel_maturin_builds_puts_elicit_check_on_a_fresh_venvs_path() {
         // and rebuilding in `target/debug` would replace the binary the
         // other tests are running.
         .env("CARGO_TARGET_DIR", Path::new(ROOT).join("target/maturin"))
+        // Without debug info, stripped: the dev profile's binary is 278 MB
+        // with it, and zipping, installing and archiving it took most of
+        // this test's time; the binary's behaviour is the same.
+        .env("CARGO_PROFILE_DEV_DEBUG", "false")
+        .env("CARGO_PROFILE_DEV_STRIP", "true")
         .current_dir(ROOT));
     assert!(built.status.success(), "maturin build: {}", printed(&built));
     let wheel: Vec<_> = std::fs::read_dir(&wheels)
