@@ -11,7 +11,8 @@
 # `-- -E 'kind(lib)'` for the tests after `--`), which go to cargo-mutants as
 # they are. The proptest seed is pinned (PROPTEST_RNG_SEED=1), and the SDK peers
 # are set up once under target/peers (or ELICIT_CHECK_PEERS_DIR) and reused by
-# the copy of the tree cargo-mutants builds in.
+# the copy of the tree cargo-mutants builds in. cargo-mutants and cargo-nextest
+# are installed with `cargo install --locked` when missing.
 #
 # Output: mutants-shard-K-of-N/mutants.out/ (caught.txt, missed.txt,
 # unviable.txt, timeout.txt, outcomes.json, the logs), in the current folder.
@@ -36,6 +37,17 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 output="$PWD/mutants-shard-$shard-of-$shards"
 export PROPTEST_RNG_SEED=1
 export ELICIT_CHECK_PEERS_DIR="${ELICIT_CHECK_PEERS_DIR:-$root/target/peers}"
+
+# The tools a shard needs, installed as .ci/run installs them (mutants.toml
+# runs the tests with nextest).
+if ! cargo mutants --version >/dev/null 2>&1; then
+  echo "mutants-shard: installing cargo-mutants (cargo install --locked cargo-mutants)"
+  cargo install --locked cargo-mutants
+fi
+if ! cargo nextest --version >/dev/null 2>&1; then
+  echo "mutants-shard: installing cargo-nextest (cargo install --locked cargo-nextest)"
+  cargo install --locked cargo-nextest
+fi
 
 echo "mutants-shard: shard $shard of $shards (cargo-mutants --shard $((shard - 1))/$shards), output in $output/mutants.out"
 status=0
