@@ -92,13 +92,13 @@ pub(crate) fn confirm_check(bug: Option<&str>) -> Vec<String> {
 }
 
 /// One `elicit-check run` of a server.
-struct Run {
-    code: Option<i32>,
-    stdout: String,
+pub(crate) struct Run {
+    pub(crate) code: Option<i32>,
+    pub(crate) stdout: String,
     /// `results.json`: every verdict.
-    verdicts: Vec<Value>,
+    pub(crate) verdicts: Vec<Value>,
     /// `run.json`: counts and the minimal failure.
-    summary: Value,
+    pub(crate) summary: Value,
 }
 
 /// Runs `elicit-check run --cases N --seed 1 -- command` in a fresh output folder.
@@ -122,6 +122,23 @@ fn peer_run(peer: &Peer, command: &[String]) -> Run {
         args.extend(["--session", "-j", "1"]);
     }
     run_with(&peer.name(), &args, command)
+}
+
+/// The run of a naive peer over stdio ([`peer_run`]: a fresh process per
+/// case), made once per test binary and read by every test that compares
+/// against it (this file's table, `tests/run/http.rs`'s verdicts over HTTP):
+/// 19 to 23 starts of an SDK server each, the same every time.
+pub(crate) fn naive_stdio_run(peer: &Peer) -> &'static Run {
+    static RUNS: [OnceLock<Run>; PEERS.len()] = [const { OnceLock::new() }; PEERS.len()];
+    assert_eq!(peer.variant, Variant::Naive, "{}", peer.name());
+    let index = PEERS
+        .iter()
+        .position(|listed| listed == peer)
+        .expect("a listed peer");
+    RUNS[index].get_or_init(|| {
+        let command = peer.command(Path::new(ROOT), &environments());
+        peer_run(peer, &command)
+    })
 }
 
 /// Runs `elicit-check run ARGS -- command` in a fresh output folder.
@@ -235,12 +252,19 @@ fn contract_count() -> usize {
 #[test]
 fn sdk_peers_pass_run_when_correct_and_fail_it_when_naive_and_the_table_holds() {
     let environments = environments();
-    let runs: Vec<(Peer, Run)> = std::thread::scope(|scope| {
+    // The correct peers' runs are this test's own; the naive ones are shared.
+    let owned: Vec<(Peer, Option<Run>)> = std::thread::scope(|scope| {
         let handles: Vec<_> = PEERS
             .iter()
             .map(|peer| {
                 let command = peer.command(Path::new(ROOT), &environments);
-                scope.spawn(move || (*peer, peer_run(peer, &command)))
+                scope.spawn(move || match peer.variant {
+                    Variant::Correct => (*peer, Some(peer_run(peer, &command))),
+                    Variant::Naive => {
+                        naive_stdio_run(peer);
+                        (*peer, None)
+                    }
+                })
             })
             .collect();
         handles
@@ -248,6 +272,10 @@ fn sdk_peers_pass_run_when_correct_and_fail_it_when_naive_and_the_table_holds() 
             .map(|handle| handle.join().expect("a peer run thread"))
             .collect()
     });
+    let runs: Vec<(Peer, &Run)> = owned
+        .iter()
+        .map(|(peer, run)| (*peer, run.as_ref().unwrap_or_else(|| naive_stdio_run(peer))))
+        .collect();
     for (peer, run) in &runs {
         let name = peer.name();
         let cases = contract_count() + generated_cases(peer);
@@ -296,8 +324,9 @@ fn sdk_peers_pass_run_when_correct_and_fail_it_when_naive_and_the_table_holds() 
         .map(|(peer, run)| {
             let contract = run
                 .verdicts
-                .into_iter()
-                .filter(|v| v.get("reason").is_none());
+                .iter()
+                .filter(|v| v.get("reason").is_none())
+                .cloned();
             (peer, contract.collect())
         })
         .collect();
