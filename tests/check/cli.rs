@@ -25,26 +25,11 @@ pub(super) fn fixture(path: &str) -> String {
     format!("{}/{path}", env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The `python3` interpreter itself, resolved once: a version-manager shim
-/// (pyenv) in front of it costs about 0.3 s per server process. The fixtures
-/// use the standard library only, so they run with `-S` (no `site` import).
-fn python() -> String {
-    static PYTHON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    PYTHON
-        .get_or_init(|| {
-            let output = Command::new("python3")
-                .args(["-c", "import sys; print(sys.executable)"])
-                .output()
-                .expect("python3 runs");
-            String::from_utf8_lossy(&output.stdout).trim().to_owned()
-        })
-        .clone()
-}
-
 /// `python3 fixtures/servers/forms.py --form FORM [--naive]`.
 fn forms_server(form: &str, naive: bool) -> Vec<String> {
+    // The fixtures use the standard library only: `-S`, no `site` import.
     let mut command = vec![
-        python(),
+        crate::support::python3().to_owned(),
         "-S".to_owned(),
         fixture("fixtures/servers/forms.py"),
         "--form".to_owned(),
@@ -400,7 +385,7 @@ fn a_naive_boolean_server_acts_on_yes_and_1_where_the_careful_one_does_not() {
 #[test]
 fn acting_on_a_whole_float_is_a_warning_and_a_failure_under_strict() {
     let calculator = vec![
-        python(),
+        crate::support::python3().to_owned(),
         "-S".to_owned(),
         fixture("fixtures/servers/calculator.py"),
         "--bug".to_owned(),
@@ -445,7 +430,7 @@ fn bool_int_drift_and_stdout_noise_fail_properties_6_and_5_over_stdio() {
         ),
     ] {
         let mut target = Target::stdio([
-            python(),
+            crate::support::python3().to_owned(),
             "-S".to_owned(),
             fixture("fixtures/servers/calculator.py"),
             "--bug".to_owned(),

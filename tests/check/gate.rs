@@ -515,9 +515,8 @@ fn the_hooks_and_the_environment_from_the_command_line() {
 
 /// `fixtures/servers/mrtr_booking.py` (plain Python) on protocol 2026-07-28.
 fn mrtr_booking(bug: Option<&str>) -> Vec<String> {
-    crate::support::require_program("python3", "the 2026-07-28 booking server needs python3");
     let mut command = vec![
-        "python3".to_owned(),
+        crate::support::python3().to_owned(),
         Path::new(ROOT)
             .join("fixtures/servers/mrtr_booking.py")
             .display()

@@ -30,7 +30,7 @@ fn check_calculator(bug: Option<&str>, extra: &[&str]) -> std::process::Output {
         "1",
     ];
     args.extend(extra);
-    args.extend(["--", "python3", script.as_str()]);
+    args.extend(["--", crate::support::python3(), script.as_str()]);
     if let Some(bug) = bug {
         args.extend(["--bug", bug]);
     }

@@ -353,7 +353,8 @@ fn run_hostile_names_the_verdict_of_each_failed_case_of_a_server_with_the_faults
     }
     let script = shlex::try_quote(&server[1]).expect("quotable").into_owned();
     let reproduce = format!(
-        "    reply_id_mistyped: reproduce: elicit-check run --hostile --case reply_id_mistyped -- python3 {script}"
+        "    reply_id_mistyped: reproduce: elicit-check run --hostile --case reply_id_mistyped -- {} {script}",
+        crate::support::python3_quoted()
     );
     assert!(stdout.lines().any(|got| got == reproduce), "{stdout}");
     assert!(

@@ -579,7 +579,8 @@ fn run_json_prints_one_document_with_the_verdict_name_of_every_case() {
             "verdict": "computed_on_refusal",
             "primary": "computed on a decline (value 21); expected status \"declined\"",
             "reproduce": format!(
-                "elicit-check run --case decline_with_spurious_data -- python3 {script} --bug computes-on-decline"
+                "elicit-check run --case decline_with_spurious_data -- {} {script} --bug computes-on-decline",
+                crate::support::python3_quoted()
             ),
         })
     );

@@ -78,7 +78,8 @@ fn assert_verdict(fault: &str, case: &str, bounds: &[&str], name: &str, evidence
     let reproduce = shown.detail.last().expect("a reproduction line");
     assert!(
         reproduce.starts_with(&format!(
-            "reproduce: elicit-check run --case {case} -- python3 "
+            "reproduce: elicit-check run --case {case} -- {} ",
+            crate::support::python3_quoted()
         )) && reproduce.ends_with(&format!("/fixtures/servers/misbehaving.py --fault {fault}")),
         "{reproduce}"
     );
@@ -873,7 +874,8 @@ fn a_generated_failure_reproduces_exactly_from_its_command() {
     assert_eq!(generated["case"], "generated_0001");
     assert_eq!(generated["verdict"], "computed_on_refusal");
     let expected_command = format!(
-        "elicit-check run --case generated_0001 --seed 81 -- python3 {}/fixtures/servers/calculator.py --bug computes-on-decline",
+        "elicit-check run --case generated_0001 --seed 81 -- {} {}/fixtures/servers/calculator.py --bug computes-on-decline",
+        crate::support::python3_quoted(),
         env!("CARGO_MANIFEST_DIR")
     );
     assert_eq!(generated["reproduce"], expected_command.as_str());
@@ -1065,7 +1067,8 @@ fn failed_generated_cases_are_shown_before_the_summary_at_most_ten() {
             "    {name}: hung: no reply to tools/call within 0.5 s"
         ));
         expected.push(format!(
-            "    {name}: reproduce: elicit-check run --case {name} --seed 1 -- python3 {} --fault hang-on-call",
+            "    {name}: reproduce: elicit-check run --case {name} --seed 1 -- {} {} --fault hang-on-call",
+            crate::support::python3_quoted(),
             crate::support::MISBEHAVING
         ));
     }

@@ -105,12 +105,11 @@ pub fn reference_server() -> Vec<String> {
 /// The Python peer server (`fixtures/servers/calculator.py`), with one planted
 /// `--bug` when given.
 pub fn calculator(bug: Option<&str>) -> Vec<String> {
-    require_program("python3", "the plain Python peer server needs python3");
     let script = concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/fixtures/servers/calculator.py"
     );
-    let mut command = vec!["python3".to_owned(), script.to_owned()];
+    let mut command = vec![python3().to_owned(), script.to_owned()];
     if let Some(bug) = bug {
         command.extend(["--bug".to_owned(), bug.to_owned()]);
     }
@@ -220,6 +219,37 @@ pub fn require_program(program: &str, need: &str) {
     }
 }
 
+/// The interpreter `python3` on PATH runs, resolved once per test binary
+/// (`sys.executable`), for the plain Python servers the tests start (about
+/// 1,700 starts in a `cargo test`): where `python3` is a version manager's shim
+/// (pyenv's is a bash script that runs several more), a start through it costs
+/// about 70 ms more CPU and 110 ms more wall time than the interpreter itself.
+/// Panics as [`require_program`] does when there is no `python3`.
+pub fn python3() -> &'static str {
+    static PYTHON3: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PYTHON3.get_or_init(|| {
+        require_program("python3", "the plain Python peer servers need python3");
+        let output = std::process::Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .expect("python3 runs");
+        let executable = String::from_utf8_lossy(&output.stdout).trim().to_owned();
+        assert!(
+            output.status.success() && !executable.is_empty(),
+            "python3 does not say where its interpreter is: {}",
+            printed(&output)
+        );
+        executable
+    })
+}
+
+/// [`python3`] as a reproduction line writes it (shell-quoted when it must be).
+pub fn python3_quoted() -> String {
+    shlex::try_quote(python3())
+        .expect("a path without NUL")
+        .into_owned()
+}
+
 /// Runs `elicit-check run` with `args` (the built binary), scrubbing the
 /// variables that could change it (`RUST_LOG`, `PROPTEST_CASES`).
 pub fn run_elicit_check<S: AsRef<std::ffi::OsStr>>(args: &[S]) -> std::process::Output {
@@ -248,8 +278,7 @@ pub const MISBEHAVING: &str = concat!(
 
 /// `python3 fixtures/servers/misbehaving.py --fault FAULT`.
 pub fn misbehaving(fault: &str) -> Vec<String> {
-    require_program("python3", "the misbehaving server needs python3");
-    ["python3", MISBEHAVING, "--fault", fault]
+    [python3(), MISBEHAVING, "--fault", fault]
         .map(str::to_owned)
         .to_vec()
 }
@@ -257,12 +286,11 @@ pub fn misbehaving(fault: &str) -> Vec<String> {
 /// `python3 fixtures/servers/misbehaving_http.py --port {port} --fault FAULT`:
 /// the Streamable HTTP one, for `run --url` (elicit-check writes the port).
 pub fn misbehaving_http(fault: &str) -> Vec<String> {
-    require_program("python3", "the misbehaving HTTP server needs python3");
     let script = format!(
         "{}/fixtures/servers/misbehaving_http.py",
         env!("CARGO_MANIFEST_DIR")
     );
-    ["python3", &script, "--port", "{port}", "--fault", fault]
+    [python3(), &script, "--port", "{port}", "--fault", fault]
         .map(str::to_owned)
         .to_vec()
 }
