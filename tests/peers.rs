@@ -101,6 +101,16 @@ pub(crate) struct Run {
     pub(crate) summary: Value,
 }
 
+impl Run {
+    /// The verdicts of the contract cases, in order (a generated case's
+    /// verdict carries the `reason` it was generated for).
+    pub(crate) fn contract_verdicts(&self) -> impl Iterator<Item = &Value> {
+        self.verdicts
+            .iter()
+            .filter(|verdict| verdict.get("reason").is_none())
+    }
+}
+
 /// Runs `elicit-check run --cases N --seed 1 -- command` in a fresh output folder.
 fn run(name: &str, command: &[String], cases: usize) -> Run {
     run_with(
@@ -321,14 +331,7 @@ fn sdk_peers_pass_run_when_correct_and_fail_it_when_naive_and_the_table_holds() 
 
     let rows: Vec<(Peer, Vec<Value>)> = runs
         .into_iter()
-        .map(|(peer, run)| {
-            let contract = run
-                .verdicts
-                .iter()
-                .filter(|v| v.get("reason").is_none())
-                .cloned();
-            (peer, contract.collect())
-        })
+        .map(|(peer, run)| (peer, run.contract_verdicts().cloned().collect()))
         .collect();
     let table = peers::table(&rows);
     let mut settings = insta::Settings::clone_current();

@@ -263,9 +263,7 @@ fn peers_over_http_give_their_stdio_verdicts(
     // Over stdio: the naive peer's run of tests/peers.rs, shared; its contract
     // cases (a TypeScript peer's run adds generated ones).
     let over_stdio: Vec<Value> = naive_stdio_run(&naive)
-        .verdicts
-        .iter()
-        .filter(|verdict| verdict.get("reason").is_none())
+        .contract_verdicts()
         .cloned()
         .collect();
     // Case by case, the same verdict over both transports.
