@@ -270,6 +270,89 @@ fn cannot_confirm(
     ))
 }
 
+/// What became of each era tried, from its check's `results` (in order):
+/// checked (its report), not checked (under `auto`, the server does not
+/// speak or ask in it), cannot be confirmed (see [`EraStatus::CannotConfirm`];
+/// a failure under `both` or one era, with `strict`, or when no era could be
+/// checked), or incomplete.
+///
+/// # Errors
+/// When no era was checked and none is a finding: the first era's error
+/// (under `both`, wrapped in [`CheckError::Era`] naming that era).
+fn judge_eras(
+    eras: Eras,
+    strict: bool,
+    results: Vec<(Protocol, Result<CheckReport, CheckError>)>,
+) -> Result<Vec<EraCheck>, CheckError> {
+    let asked_in: Vec<&'static str> = results
+        .iter()
+        .filter(|(_, result)| {
+            result
+                .as_ref()
+                .is_ok_and(|report| !report.requested_schemas.is_empty())
+        })
+        .map(|(protocol, _)| protocol.as_str())
+        .collect();
+    let mut checked = Vec::new();
+    let mut first_error = None;
+    for (protocol, result) in results {
+        let elsewhere = asked_in
+            .iter()
+            .copied()
+            .find(|other| *other != protocol.as_str());
+        let era = |status: EraStatus, why: String, report: Option<CheckReport>| EraCheck {
+            protocol: protocol.as_str(),
+            checked: status == EraStatus::Checked,
+            status,
+            why,
+            fails: false,
+            report,
+        };
+        match result {
+            Ok(report) => checked.push(era(
+                EraStatus::Checked,
+                match eras {
+                    Eras::Auto => "the server answers in this era".to_owned(),
+                    other => format!("--protocol {other}"),
+                },
+                Some(report),
+            )),
+            Err(error) => {
+                if let Some(finding) = cannot_confirm(protocol, &error, elsewhere) {
+                    let mut finding = era(EraStatus::CannotConfirm, finding, None);
+                    finding.fails = eras != Eras::Auto || strict;
+                    checked.push(finding);
+                } else if eras == Eras::Auto && era_not_spoken(&error) {
+                    checked.push(era(EraStatus::NotChecked, not_spoken_why(&error), None));
+                } else {
+                    checked.push(era(EraStatus::Incomplete, error.to_string(), None));
+                }
+                first_error.get_or_insert((protocol, error));
+            }
+        }
+    }
+    // A tool confirmed in no era fails where it cannot be, even under auto.
+    let judged = checked.iter().any(|era| era.checked);
+    for era in &mut checked {
+        if era.status == EraStatus::CannotConfirm && !judged {
+            era.fails = true;
+        }
+    }
+    let found = checked
+        .iter()
+        .any(|era| era.checked || era.status == EraStatus::CannotConfirm);
+    if !found && let Some((protocol, error)) = first_error {
+        return Err(match eras {
+            Eras::Both => CheckError::Era {
+                protocol: protocol.as_str(),
+                source: Box::new(error),
+            },
+            _ => error,
+        });
+    }
+    Ok(checked)
+}
+
 /// Runs the check of `target` in each era `eras` names, handing every
 /// session's record to `log` (its `case` prefixed with the era when more than
 /// one is tried).
@@ -307,72 +390,7 @@ pub async fn check_eras(
         }
         results.push((protocol, result));
     }
-    let asked_in: Vec<&'static str> = results
-        .iter()
-        .filter(|(_, result)| {
-            result
-                .as_ref()
-                .is_ok_and(|report| !report.requested_schemas.is_empty())
-        })
-        .map(|(protocol, _)| protocol.as_str())
-        .collect();
-    let mut checked = Vec::new();
-    let mut first_error = None;
-    for (protocol, result) in results {
-        let elsewhere = asked_in
-            .iter()
-            .copied()
-            .find(|other| *other != protocol.as_str());
-        let era = |status: EraStatus, why: String, report: Option<CheckReport>| EraCheck {
-            protocol: protocol.as_str(),
-            checked: status == EraStatus::Checked,
-            status,
-            why,
-            fails: false,
-            report,
-        };
-        match result {
-            Ok(report) => checked.push(era(
-                EraStatus::Checked,
-                match eras {
-                    Eras::Auto => "the server answers in this era".to_owned(),
-                    other => format!("--protocol {other}"),
-                },
-                Some(report),
-            )),
-            Err(error) => {
-                if let Some(finding) = cannot_confirm(protocol, &error, elsewhere) {
-                    let mut finding = era(EraStatus::CannotConfirm, finding, None);
-                    finding.fails = eras != Eras::Auto || target.strict;
-                    checked.push(finding);
-                } else if eras == Eras::Auto && era_not_spoken(&error) {
-                    checked.push(era(EraStatus::NotChecked, not_spoken_why(&error), None));
-                } else {
-                    checked.push(era(EraStatus::Incomplete, error.to_string(), None));
-                }
-                first_error.get_or_insert((protocol, error));
-            }
-        }
-    }
-    // A tool confirmed in no era fails where it cannot be, even under auto.
-    let judged = checked.iter().any(|era| era.checked);
-    for era in &mut checked {
-        if era.status == EraStatus::CannotConfirm && !judged {
-            era.fails = true;
-        }
-    }
-    let found = checked
-        .iter()
-        .any(|era| era.checked || era.status == EraStatus::CannotConfirm);
-    if !found && let Some((protocol, error)) = first_error {
-        return Err(match eras {
-            Eras::Both => CheckError::Era {
-                protocol: protocol.as_str(),
-                source: Box::new(error),
-            },
-            _ => error,
-        });
-    }
+    let checked = judge_eras(eras, target.strict, results)?;
     let outcome = ErasReport::outcome_of(&checked);
     let mut report = ErasReport {
         elicit_check_version: env!("CARGO_PKG_VERSION"),
@@ -707,5 +725,159 @@ mod tests {
             );
             assert_eq!(failure.fix_url, remedy::url(Flaw::ContentlessAccept));
         }
+    }
+
+    /// One era's report by hand: every property holds; `asked` forms.
+    fn era_report(protocol: &'static str, asked: &[serde_json::Value]) -> CheckReport {
+        use crate::report::check::baseline::tests::{ALL_HOLD, report};
+        let mut report = report(&[(protocol, ALL_HOLD)])
+            .eras
+            .remove(0)
+            .report
+            .unwrap();
+        report.requested_schemas = asked.to_vec();
+        report
+    }
+
+    fn tool_not_found() -> CheckError {
+        CheckError::ToolNotFound {
+            tool: "purge".into(),
+            tools: vec!["other".into()],
+        }
+    }
+
+    /// (protocol, status, fails, why) of each era.
+    fn shown(eras: &[EraCheck]) -> Vec<(&'static str, EraStatus, bool, String)> {
+        eras.iter()
+            .map(|era| (era.protocol, era.status, era.fails, era.why.clone()))
+            .collect()
+    }
+
+    #[test]
+    fn an_era_without_a_form_where_the_other_asks_cannot_be_confirmed_and_one_that_asks_for_nothing_is_not_checked()
+     {
+        let plain = r#"{"result":{"content":[{"type":"text","text":"queued"}]}}"#;
+        let form = serde_json::json!({"type": "object", "properties": {}});
+        let asked_in_2025 = judge_eras(
+            Eras::Auto,
+            false,
+            vec![
+                (Protocol::V2025_11_25, Ok(era_report("2025-11-25", &[form]))),
+                (Protocol::V2026_07_28, Err(no_form(plain))),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            shown(&asked_in_2025),
+            vec![
+                (
+                    "2025-11-25",
+                    EraStatus::Checked,
+                    false,
+                    "the server answers in this era".to_owned()
+                ),
+                (
+                    "2026-07-28",
+                    EraStatus::CannotConfirm,
+                    false,
+                    format!(
+                        "the tool cannot be confirmed in 2026-07-28: tools/call \"purge\" returned no InputRequiredResult asking for a form to a client declaring form elicitation, and acted on nothing (in 2025-11-25 it asks for a form); its reply: {plain}"
+                    )
+                ),
+            ]
+        );
+        // An era judged without a form (it acted without asking) asked for
+        // nothing: the era with no form is simply not checked.
+        let acted_unasked = judge_eras(
+            Eras::Auto,
+            false,
+            vec![
+                (Protocol::V2025_11_25, Ok(era_report("2025-11-25", &[]))),
+                (Protocol::V2026_07_28, Err(no_form(plain))),
+            ],
+        )
+        .unwrap();
+        assert_eq!(acted_unasked[1].status, EraStatus::NotChecked);
+        assert!(!acted_unasked[1].fails);
+        // Asked for by name, or under --strict, the finding fails.
+        for (eras, strict) in [(Eras::Both, false), (Eras::Auto, true)] {
+            let failing = judge_eras(
+                eras,
+                strict,
+                vec![
+                    (
+                        Protocol::V2025_11_25,
+                        Ok(era_report("2025-11-25", &[serde_json::json!({})])),
+                    ),
+                    (Protocol::V2026_07_28, Err(no_form(plain))),
+                ],
+            )
+            .unwrap();
+            assert_eq!(
+                (failing[1].status, failing[1].fails),
+                (EraStatus::CannotConfirm, true),
+                "{eras} strict {strict}"
+            );
+            assert_eq!(failing[1].why, asked_in_2025[1].why);
+        }
+    }
+
+    #[test]
+    fn a_tool_confirmed_in_no_era_fails_where_it_cannot_be_even_under_auto() {
+        let named = r#"{"error":{"code":-32021,"message":"missing capability"}}"#;
+        let eras = judge_eras(
+            Eras::Auto,
+            false,
+            vec![
+                (Protocol::V2025_11_25, Err(no_form(named))),
+                (Protocol::V2026_07_28, Err(tool_not_found())),
+            ],
+        )
+        .unwrap();
+        assert_eq!(
+            shown(&eras)
+                .into_iter()
+                .map(|(protocol, status, fails, _)| (protocol, status, fails))
+                .collect::<Vec<_>>(),
+            vec![
+                ("2025-11-25", EraStatus::CannotConfirm, true),
+                ("2026-07-28", EraStatus::NotChecked, false),
+            ]
+        );
+        assert_eq!(
+            eras[1].why,
+            "the server offers no tool named \"purge\"; it offers: other"
+        );
+        assert_eq!(ErasReport::outcome_of(&eras), Outcome::Failed);
+    }
+
+    #[test]
+    fn when_no_era_is_checked_or_a_finding_the_first_eras_error_is_the_answer_named_by_its_era_under_both()
+     {
+        let neither = || {
+            vec![
+                (Protocol::V2025_11_25, Err(tool_not_found())),
+                (
+                    Protocol::V2026_07_28,
+                    Err(no_form(r#"{"result":{"content":[]}}"#)),
+                ),
+            ]
+        };
+        let Err(CheckError::Era { protocol, source }) = judge_eras(Eras::Both, false, neither())
+        else {
+            panic!("under both, the error names its era");
+        };
+        assert_eq!(protocol, "2025-11-25");
+        assert!(matches!(*source, CheckError::ToolNotFound { .. }));
+        assert!(matches!(
+            judge_eras(Eras::Auto, false, neither()),
+            Err(CheckError::ToolNotFound { .. })
+        ));
+        let one = judge_eras(
+            Eras::One(Protocol::V2026_07_28),
+            false,
+            vec![(Protocol::V2026_07_28, Err(tool_not_found()))],
+        );
+        assert!(matches!(one, Err(CheckError::ToolNotFound { .. })));
     }
 }

@@ -210,3 +210,40 @@ fn jobs_run_fresh_processes_at_once_and_change_nothing_but_the_time() {
         );
     }
 }
+
+/// Session mode judges each case as `--fresh` does, as the first call of a
+/// new server process: a server whose earlier calls change how it answers
+/// (`remembers-consent`: once it has computed, it reads the fields after a
+/// decline too) breaks property 1 only in a session, after the session's own
+/// accepts. No fresh run shows that break, so each such session run is
+/// re-run in a fresh process and that run is kept: the report is the fresh
+/// one, and the decline cases ran in processes of their own.
+#[test]
+fn a_break_that_only_an_earlier_call_of_the_session_causes_is_judged_on_the_fresh_rerun() {
+    support::require_program("python3", "the plain Python peer server needs python3");
+    let target = Target::stdio(support::calculator(Some("remembers-consent")))
+        .tool("calculate")
+        .acted_pointer("/computed")
+        .cases(12)
+        .seed(3);
+    let [(fresh, fresh_records), (session, session_records)] = both_modes(&target);
+    assert!(fresh.passed, "{}", report::check::table(&fresh));
+    assert_eq!(
+        support::failing(&session),
+        Vec::<u8>::new(),
+        "{}",
+        report::check::table(&session)
+    );
+    assert_eq!(judged(&session), judged(&fresh));
+    // A fresh process's only tools/call carries the id every fresh run's
+    // does; a session's later calls carry later ids. Some cases (the
+    // declines after an accept) ran first in their process, the rest later.
+    let first = &call_ids(&fresh_records)[0];
+    let ids = call_ids(&session_records);
+    let fresh_runs = ids.iter().filter(|id| *id == first).count();
+    assert!(
+        fresh_runs > 1 && fresh_runs < ids.len(),
+        "{fresh_runs} of {} calls ran first in their process: {ids:?}",
+        ids.len()
+    );
+}
