@@ -247,3 +247,45 @@ fn a_break_that_only_an_earlier_call_of_the_session_causes_is_judged_on_the_fres
         ids.len()
     );
 }
+
+/// A tool that asks once per server process (a confirmation held per
+/// connection: `--once-per-process`, later calls answer `already_asked`
+/// without asking) reaches the form in the first case of a session only. The
+/// next case is short of the form, so it is re-run fresh, reaches the form
+/// there, and from then on every case runs in a fresh process of its own, as
+/// the era's note says: every planned case reaches the form and the check
+/// passes, never inconclusive.
+#[test]
+fn a_tool_that_asks_once_per_process_is_judged_with_a_fresh_process_per_case() {
+    support::require_program("python3", "the plain Python peer server needs python3");
+    let mut command = support::calculator(None);
+    command.push("--once-per-process".to_owned());
+    let target = Target::stdio(command)
+        .tool("calculate")
+        .acted_pointer("/computed")
+        .cases(8)
+        .seed(3);
+    let (report, records) = logged(&target);
+    assert!(report.passed, "{}", report::check::table(&report));
+    let health = &report.health;
+    assert_eq!(health.inconclusive, None);
+    assert!(health.planned > 8, "coverage and random: {health:?}");
+    assert_eq!(
+        (health.ran, health.reached_form),
+        (health.planned, health.planned),
+        "{health:?}"
+    );
+    let [note] = health.notes.as_slice() else {
+        panic!("one note: {:?}", health.notes);
+    };
+    assert!(
+        note.starts_with(
+            "the tool asked for a form only in a server process that had served no call before: from "
+        ) && note.ends_with(" on, each case ran in a fresh process"),
+        "{note}"
+    );
+    // After the session's first case, each case's call is the first of its
+    // process: the ids of the second case on are all the first case's.
+    let ids = call_ids(&records);
+    assert!(ids[1..].iter().all(|id| *id == ids[0]), "{ids:?}");
+}
