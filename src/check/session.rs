@@ -151,7 +151,7 @@ pub(super) async fn session_runs(
 /// Whether `run` tested what `case` planned: it reached the form, and, when
 /// the case sends the probe's base, the tool acted on it as in the probe.
 fn tested(case: &Planned, run: &CaseRun) -> bool {
-    run.reached_form() && !(case.base && !run.reading.acted && !run.acted_before)
+    run.reached_form() && (!case.base || run.reading.acted)
 }
 
 /// Adds to `confirmed` each property `fresh` breaks.

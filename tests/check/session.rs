@@ -55,9 +55,24 @@ fn judged(report: &CheckReport) -> Vec<Value> {
 
 /// The `id` of the `tools/call` request in each `case N` record, in order.
 fn call_ids(records: &[CaseRecord]) -> Vec<Value> {
+    call_ids_of(records, &["case "])
+}
+
+/// The same for every planned case: each `coverage N` and `case N` record.
+fn planned_call_ids(records: &[CaseRecord]) -> Vec<Value> {
+    call_ids_of(records, &["coverage ", "case "])
+}
+
+/// The `id` of the `tools/call` request in each record whose label starts
+/// with one of `prefixes`, in order.
+fn call_ids_of(records: &[CaseRecord], prefixes: &[&str]) -> Vec<Value> {
     records
         .iter()
-        .filter(|record| record.case.starts_with("case "))
+        .filter(|record| {
+            prefixes
+                .iter()
+                .any(|prefix| record.case.starts_with(prefix))
+        })
         .map(|record| {
             let calls: Vec<&Value> = record
                 .wire
@@ -99,6 +114,14 @@ fn check_session_gives_the_fresh_report_on_the_reference_server_in_one_process()
     assert_eq!(session_ids.len(), 24);
     session_ids.dedup();
     assert_eq!(session_ids.len(), 24, "{session_ids:?}");
+    // The coverage cases too, the probe's consenting answer (coverage 0)
+    // first: every planned case is a later call of the one session.
+    let planned = planned_call_ids(&session_records);
+    assert!(planned.len() > 24, "{planned:?}");
+    let mut distinct = planned.clone();
+    distinct.sort_by_key(Value::to_string);
+    distinct.dedup();
+    assert_eq!(distinct.len(), planned.len(), "{planned:?}");
 }
 
 #[test]
@@ -122,7 +145,7 @@ fn check_session_gives_the_fresh_report_on_broken_servers_from_fresh_reruns() {
             .cases(12)
             .seed(3)
             .max_shrink_runs(20);
-        let [(fresh, _), (session, session_records)] = both_modes(&target);
+        let [(fresh, fresh_records), (session, session_records)] = both_modes(&target);
         assert!(
             support::failing(&fresh).contains(&property),
             "{bug}: {}",
@@ -134,6 +157,18 @@ fn check_session_gives_the_fresh_report_on_broken_servers_from_fresh_reruns() {
             .expect("fails in session mode too");
         assert!(failure.reason.contains(reason), "{bug}: {}", failure.reason);
         assert_eq!(judged(&session), judged(&fresh), "{bug}");
+        // The first decline that breaks property 1 ends its session and is
+        // re-run fresh, confirming it; later declines that break it keep
+        // their session runs: the calls that were the first of a process are
+        // the first session's, that re-run's and the next session's.
+        let first = &call_ids(&fresh_records)[0];
+        let firsts = planned_call_ids(&session_records)
+            .iter()
+            .filter(|id| *id == first)
+            .count();
+        if bug == "computes-on-decline" {
+            assert_eq!(firsts, 3, "{bug}: {:?}", planned_call_ids(&session_records));
+        }
         if bug == "stdout-noise" {
             // Every case prints a stray line. Property 5 was shown broken by a
             // fresh run (the probe's), so the session goes on: later cases keep
