@@ -324,3 +324,32 @@ fn a_tool_that_asks_once_per_process_is_judged_with_a_fresh_process_per_case() {
     let ids = call_ids(&records);
     assert!(ids[1..].iter().all(|id| *id == ids[0]), "{ids:?}");
 }
+
+/// A session's stderr is kept, with its last case: the server's log of
+/// every answer it read (`--log-answers`) is in the last planned case's
+/// record, not lost with the session's process.
+#[test]
+fn a_sessions_stderr_is_kept_with_its_last_case() {
+    support::require_program("python3", "the plain Python peer server needs python3");
+    let mut command = support::calculator(None);
+    command.push("--log-answers".to_owned());
+    let target = Target::stdio(command)
+        .tool("calculate")
+        .acted_pointer("/computed")
+        .cases(4)
+        .seed(3);
+    let (report, records) = logged(&target);
+    assert!(report.passed, "{}", report::check::table(&report));
+    let planned: Vec<&CaseRecord> = records
+        .iter()
+        .filter(|record| record.case.starts_with("coverage ") || record.case.starts_with("case "))
+        .collect();
+    let last = planned.last().expect("planned cases ran");
+    let logged_answers = last.stderr.matches("answer: ").count();
+    assert_eq!(
+        logged_answers,
+        planned.len(),
+        "one logged answer per planned case of the one session: {}",
+        last.stderr
+    );
+}
