@@ -353,3 +353,27 @@ fn a_sessions_stderr_is_kept_with_its_last_case() {
         last.stderr
     );
 }
+
+/// A server frame after a session's last case (`--farewell`: a log
+/// notification as the server exits) may belong to any case of the session,
+/// so the session cannot vouch for them: its cases are re-run in fresh
+/// processes, each of whose calls is the first of its process, and the
+/// report is the fresh one.
+#[test]
+fn a_server_frame_after_the_last_case_has_the_sessions_cases_re_run_fresh() {
+    support::require_program("python3", "the plain Python peer server needs python3");
+    let mut command = support::calculator(None);
+    command.push("--farewell".to_owned());
+    let target = Target::stdio(command)
+        .tool("calculate")
+        .acted_pointer("/computed")
+        .cases(4)
+        .seed(3);
+    let [(fresh, fresh_records), (session, session_records)] = both_modes(&target);
+    assert!(fresh.passed, "{}", report::check::table(&fresh));
+    assert_eq!(judged(&session), judged(&fresh));
+    let first = &call_ids(&fresh_records)[0];
+    let ids = planned_call_ids(&session_records);
+    assert!(ids.len() > 4, "{ids:?}");
+    assert!(ids.iter().all(|id| id == first), "{ids:?}");
+}
