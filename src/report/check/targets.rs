@@ -641,6 +641,28 @@ mod tests {
         );
     }
 
+    #[test]
+    fn a_target_not_completed_in_an_era_is_an_error_naming_that_era() {
+        use crate::check::eras::{EraStatus, Outcome};
+        use crate::report::check::baseline::tests::{ALL_HOLD, P2_FAILS, report};
+        let mut incomplete = report(&[("2025-11-25", P2_FAILS), ("2026-07-28", ALL_HOLD)]);
+        incomplete.outcome = Outcome::Incomplete;
+        incomplete.eras[0].why = "the server answers in this era".to_owned();
+        let second = &mut incomplete.eras[1];
+        second.status = EraStatus::Incomplete;
+        second.checked = false;
+        second.report = None;
+        second.why = "--setup \"make fixture\" failed (exit 2)\nits stderr: no rule".to_owned();
+        assert_eq!(
+            verdict(&view(&incomplete), None),
+            (
+                TargetOutcome::Error,
+                "not completed in protocol 2026-07-28: --setup \"make fixture\" failed (exit 2)"
+                    .to_owned()
+            )
+        );
+    }
+
     /// What a verdict reads of `report`, through its JSON as `check --json`
     /// prints it.
     fn view(report: &ErasReport) -> ReportView {
