@@ -377,3 +377,61 @@ fn a_server_frame_after_the_last_case_has_the_sessions_cases_re_run_fresh() {
     assert!(ids.len() > 4, "{ids:?}");
     assert!(ids.iter().all(|id| id == first), "{ids:?}");
 }
+
+/// `calculator.py --linger-after-refusal` (it ignores stdin close once it has
+/// refused an answer: the probe's accept and the capability sessions never
+/// bring that out) with `extra` options, in session mode, the coverage cases
+/// only, a 1 s grace: the report and the `tools/call` id of each planned case.
+fn lingering(extra: &[&str]) -> (CheckReport, Vec<Value>) {
+    support::require_program("python3", "the plain Python peer server needs python3");
+    let mut command = support::calculator(None);
+    command.push("--linger-after-refusal".to_owned());
+    command.extend(extra.iter().map(|option| (*option).to_owned()));
+    let target = Target::stdio(command)
+        .tool("calculate")
+        .acted_pointer("/computed")
+        .cases(0)
+        .seed(3)
+        .limits(elicit_check::harness::Limits {
+            startup: std::time::Duration::from_secs(30),
+            call: std::time::Duration::from_secs(30),
+            shutdown: std::time::Duration::from_secs(1),
+        });
+    let (report, records) = logged(&target);
+    assert_eq!(
+        support::failing(&report),
+        vec![5],
+        "{}",
+        report::check::table(&report)
+    );
+    (report, planned_call_ids(&records))
+}
+
+/// A session whose only fault is an ignored stdin close, once a call's own
+/// process has shown that fault (the probe's decline: property 5 fails on
+/// it), is not re-run: its cases stand as its later calls.
+#[test]
+fn a_session_whose_only_fault_is_an_ignored_stdin_close_already_shown_stands() {
+    let (report, ids) = lingering(&[]);
+    let failure = report
+        .property(5)
+        .and_then(|property| property.failure.as_ref())
+        .expect("property 5 fails");
+    assert_eq!(
+        failure.reason,
+        "did not exit within 1 s after its stdin closed (killed)"
+    );
+    let first = ids[0].as_u64().expect("a numeric id");
+    let later: Vec<Value> = (first..first + ids.len() as u64).map(Value::from).collect();
+    assert_eq!(ids, later, "one session, every case a later call of it");
+}
+
+/// A session with another fault besides (`--farewell`: a server frame after
+/// its last case) cannot vouch for any of its cases: they are all re-run in
+/// fresh processes, though the ignored stdin close is already shown.
+#[test]
+fn a_session_with_an_ignored_stdin_close_and_another_fault_re_runs_every_case() {
+    let (_, ids) = lingering(&["--farewell"]);
+    assert!(ids.len() > 2, "{ids:?}");
+    assert!(ids.iter().all(|id| *id == ids[0]), "{ids:?}");
+}
