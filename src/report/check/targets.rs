@@ -663,6 +663,30 @@ mod tests {
         );
     }
 
+    #[test]
+    fn no_baseline_lists_an_era_the_tool_cannot_be_confirmed_in() {
+        use crate::check::eras::{EraStatus, Outcome};
+        use crate::report::check::baseline::Baseline;
+        use crate::report::check::baseline::tests::{ALL_HOLD, report};
+        let mut unconfirmed = report(&[("2025-11-25", ALL_HOLD), ("2026-07-28", ALL_HOLD)]);
+        unconfirmed.outcome = Outcome::Failed;
+        let era = &mut unconfirmed.eras[1];
+        era.status = EraStatus::CannotConfirm;
+        era.checked = false;
+        era.fails = true;
+        era.report = None;
+        era.why =
+            "the tool cannot be confirmed in 2026-07-28: its reply names elicitation".to_owned();
+        let applied = Baseline::default().apply(&unconfirmed, "b.toml");
+        assert_eq!(
+            verdict(&view(&unconfirmed), Some(&applied)),
+            (
+                TargetOutcome::Failed,
+                "FAILED: cannot be confirmed in 2026-07-28".to_owned()
+            )
+        );
+    }
+
     /// What a verdict reads of `report`, through its JSON as `check --json`
     /// prints it.
     fn view(report: &ErasReport) -> ReportView {
