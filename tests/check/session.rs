@@ -91,6 +91,20 @@ fn call_ids_of(records: &[CaseRecord], prefixes: &[&str]) -> Vec<Value> {
         .collect()
 }
 
+/// `calculator.py` with `options` (`--bug NAME` or its other options),
+/// checked on `calculate` with the acted pointer `/computed`, `cases` random
+/// cases and seed 3.
+fn calculator_target(options: &[&str], cases: usize) -> Target {
+    support::require_program("python3", "the plain Python peer server needs python3");
+    let mut command = support::calculator(None);
+    command.extend(options.iter().map(|option| (*option).to_owned()));
+    Target::stdio(command)
+        .tool("calculate")
+        .acted_pointer("/computed")
+        .cases(cases)
+        .seed(3)
+}
+
 #[test]
 fn check_session_gives_the_fresh_report_on_the_reference_server_in_one_process() {
     let target = Target::stdio(support::reference_server())
@@ -255,12 +269,7 @@ fn jobs_run_fresh_processes_at_once_and_change_nothing_but_the_time() {
 /// one, and the decline cases ran in processes of their own.
 #[test]
 fn a_break_that_only_an_earlier_call_of_the_session_causes_is_judged_on_the_fresh_rerun() {
-    support::require_program("python3", "the plain Python peer server needs python3");
-    let target = Target::stdio(support::calculator(Some("remembers-consent")))
-        .tool("calculate")
-        .acted_pointer("/computed")
-        .cases(12)
-        .seed(3);
+    let target = calculator_target(&["--bug", "remembers-consent"], 12);
     let [(fresh, fresh_records), (session, session_records)] = both_modes(&target);
     assert!(fresh.passed, "{}", report::check::table(&fresh));
     assert_eq!(
@@ -292,14 +301,7 @@ fn a_break_that_only_an_earlier_call_of_the_session_causes_is_judged_on_the_fres
 /// passes, never inconclusive.
 #[test]
 fn a_tool_that_asks_once_per_process_is_judged_with_a_fresh_process_per_case() {
-    support::require_program("python3", "the plain Python peer server needs python3");
-    let mut command = support::calculator(None);
-    command.push("--once-per-process".to_owned());
-    let target = Target::stdio(command)
-        .tool("calculate")
-        .acted_pointer("/computed")
-        .cases(8)
-        .seed(3);
+    let target = calculator_target(&["--once-per-process"], 8);
     let (report, records) = logged(&target);
     assert!(report.passed, "{}", report::check::table(&report));
     let health = &report.health;
@@ -330,14 +332,7 @@ fn a_tool_that_asks_once_per_process_is_judged_with_a_fresh_process_per_case() {
 /// record, not lost with the session's process.
 #[test]
 fn a_sessions_stderr_is_kept_with_its_last_case() {
-    support::require_program("python3", "the plain Python peer server needs python3");
-    let mut command = support::calculator(None);
-    command.push("--log-answers".to_owned());
-    let target = Target::stdio(command)
-        .tool("calculate")
-        .acted_pointer("/computed")
-        .cases(4)
-        .seed(3);
+    let target = calculator_target(&["--log-answers"], 4);
     let (report, records) = logged(&target);
     assert!(report.passed, "{}", report::check::table(&report));
     let planned: Vec<&CaseRecord> = records
@@ -361,14 +356,7 @@ fn a_sessions_stderr_is_kept_with_its_last_case() {
 /// report is the fresh one.
 #[test]
 fn a_server_frame_after_the_last_case_has_the_sessions_cases_re_run_fresh() {
-    support::require_program("python3", "the plain Python peer server needs python3");
-    let mut command = support::calculator(None);
-    command.push("--farewell".to_owned());
-    let target = Target::stdio(command)
-        .tool("calculate")
-        .acted_pointer("/computed")
-        .cases(4)
-        .seed(3);
+    let target = calculator_target(&["--farewell"], 4);
     let [(fresh, fresh_records), (session, session_records)] = both_modes(&target);
     assert!(fresh.passed, "{}", report::check::table(&fresh));
     assert_eq!(judged(&session), judged(&fresh));
@@ -383,20 +371,15 @@ fn a_server_frame_after_the_last_case_has_the_sessions_cases_re_run_fresh() {
 /// bring that out) with `extra` options, in session mode, the coverage cases
 /// only, a 1 s grace: the report and the `tools/call` id of each planned case.
 fn lingering(extra: &[&str]) -> (CheckReport, Vec<Value>) {
-    support::require_program("python3", "the plain Python peer server needs python3");
-    let mut command = support::calculator(None);
-    command.push("--linger-after-refusal".to_owned());
-    command.extend(extra.iter().map(|option| (*option).to_owned()));
-    let target = Target::stdio(command)
-        .tool("calculate")
-        .acted_pointer("/computed")
-        .cases(0)
-        .seed(3)
-        .limits(elicit_check::harness::Limits {
-            startup: std::time::Duration::from_secs(30),
-            call: std::time::Duration::from_secs(30),
-            shutdown: std::time::Duration::from_secs(1),
-        });
+    let options: Vec<&str> = ["--linger-after-refusal"]
+        .into_iter()
+        .chain(extra.iter().copied())
+        .collect();
+    let target = calculator_target(&options, 0).limits(elicit_check::harness::Limits {
+        startup: std::time::Duration::from_secs(30),
+        call: std::time::Duration::from_secs(30),
+        shutdown: std::time::Duration::from_secs(1),
+    });
     let (report, records) = logged(&target);
     assert_eq!(
         support::failing(&report),
