@@ -727,14 +727,9 @@ mod tests {
         }
     }
 
-    /// One era's report by hand: every property holds; `asked` forms.
-    fn era_report(protocol: &'static str, asked: &[serde_json::Value]) -> CheckReport {
-        use crate::report::check::baseline::tests::{ALL_HOLD, report};
-        let mut report = report(&[(protocol, ALL_HOLD)])
-            .eras
-            .remove(0)
-            .report
-            .unwrap();
+    /// A passing 2025-11-25 report ([`judged`]) whose probe got the forms `asked`.
+    fn era_report(asked: &[serde_json::Value]) -> CheckReport {
+        let mut report = judged(true, false).expect("a report");
         report.requested_schemas = asked.to_vec();
         report
     }
@@ -762,7 +757,7 @@ mod tests {
             Eras::Auto,
             false,
             vec![
-                (Protocol::V2025_11_25, Ok(era_report("2025-11-25", &[form]))),
+                (Protocol::V2025_11_25, Ok(era_report(&[form]))),
                 (Protocol::V2026_07_28, Err(no_form(plain))),
             ],
         )
@@ -792,7 +787,7 @@ mod tests {
             Eras::Auto,
             false,
             vec![
-                (Protocol::V2025_11_25, Ok(era_report("2025-11-25", &[]))),
+                (Protocol::V2025_11_25, Ok(era_report(&[]))),
                 (Protocol::V2026_07_28, Err(no_form(plain))),
             ],
         )
@@ -807,7 +802,7 @@ mod tests {
                 vec![
                     (
                         Protocol::V2025_11_25,
-                        Ok(era_report("2025-11-25", &[serde_json::json!({})])),
+                        Ok(era_report(&[serde_json::json!({})])),
                     ),
                     (Protocol::V2026_07_28, Err(no_form(plain))),
                 ],

@@ -58,9 +58,12 @@ fn call_ids(records: &[CaseRecord]) -> Vec<Value> {
     call_ids_of(records, &["case "])
 }
 
+/// The labels of the planned cases' records start with one of these.
+const PLANNED: [&str; 2] = ["coverage ", "case "];
+
 /// The same for every planned case: each `coverage N` and `case N` record.
 fn planned_call_ids(records: &[CaseRecord]) -> Vec<Value> {
-    call_ids_of(records, &["coverage ", "case "])
+    call_ids_of(records, &PLANNED)
 }
 
 /// The `id` of the `tools/call` request in each record whose label starts
@@ -337,7 +340,7 @@ fn a_sessions_stderr_is_kept_with_its_last_case() {
     assert!(report.passed, "{}", report::check::table(&report));
     let planned: Vec<&CaseRecord> = records
         .iter()
-        .filter(|record| record.case.starts_with("coverage ") || record.case.starts_with("case "))
+        .filter(|record| PLANNED.iter().any(|prefix| record.case.starts_with(prefix)))
         .collect();
     let last = planned.last().expect("planned cases ran");
     let logged_answers = last.stderr.matches("answer: ").count();
