@@ -386,3 +386,53 @@ fn the_ticket_check_finds_an_issue_number_in_code_and_docs() {
         ]
     );
 }
+
+/// The most lines a source file of `src/` has, its unit-test file (`tests.rs`)
+/// excepted: a file a newcomer reads in one sitting (docs/src/dev/design.md, "Layout").
+const MOST_LINES: usize = 800;
+
+/// The `.rs` files under `root` longer than [`MOST_LINES`], `tests.rs` files
+/// excepted, as `path: N lines`, sorted.
+fn long_files(root: &Path) -> Vec<String> {
+    let mut long: Vec<String> = text_files(root)
+        .into_iter()
+        .filter(|path| path.extension().is_some_and(|e| e == "rs"))
+        .filter(|path| path.file_name().is_none_or(|name| name != "tests.rs"))
+        .filter_map(|path| {
+            let lines = std::fs::read_to_string(&path)
+                .expect("a readable file")
+                .lines()
+                .count();
+            (lines > MOST_LINES).then(|| format!("{}: {lines} lines", path.display()))
+        })
+        .collect();
+    long.sort();
+    long
+}
+
+#[test]
+fn no_source_file_but_a_unit_test_file_is_over_800_lines() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    assert_eq!(long_files(&src), Vec::<String>::new());
+}
+
+/// The length check itself: a file one line over the bound is named, one at
+/// the bound and a long `tests.rs` are not.
+#[test]
+fn the_length_check_names_a_file_over_800_lines_and_spares_unit_test_files() {
+    let root = tempfile::tempdir().expect("a temporary folder");
+    let write = |path: &str, lines: usize| {
+        let path = root.path().join(path);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("a folder");
+        std::fs::write(&path, "// a line\n".repeat(lines)).expect("written");
+        path
+    };
+    let over = write("a/long.rs", 801);
+    write("a/at_bound.rs", 800);
+    write("a/long/tests.rs", 2000);
+    write("notes.md", 2000);
+    assert_eq!(
+        long_files(root.path()),
+        vec![format!("{}: 801 lines", over.display())]
+    );
+}
