@@ -1,11 +1,11 @@
 //! A run: every case through the harness, each judged by the contract oracle.
 //!
-//! The fixed contract cases first ([`run_contract`]), then, on request,
-//! generated cases ([`run_generated`]) whose first failure is shrunk over stdio
+//! The fixed contract cases first ([`run_contract_in`]), then, on request,
+//! generated cases ([`run_generated_in`]) whose first failure is shrunk over stdio
 //! to a minimal answer, as proptest would.
 //!
-//! Each case runs in one or both protocol eras (the `*_in` variants take the
-//! eras): 2025-11-25 is judged by `oracle::contract`, 2026-07-28 by
+//! Each case runs in one or both protocol eras (those of the run's
+//! [`Settings`]): 2025-11-25 is judged by `oracle::contract`, 2026-07-28 by
 //! `oracle::era`; with both, the 2026-07-28 verdict (named `NAME@2026-07-28`)
 //! also fails when its result differs from the 2025-11-25 one beyond the
 //! 2026-07-28 table (docs/src/eras.md).
@@ -27,8 +27,7 @@ use self::settings::{MAX_CONSECUTIVE_HUNG, MAX_CONSECUTIVE_IGNORED_STDIN_CLOSE};
 use crate::case::{self, Case};
 use crate::compare;
 use crate::error::Error;
-use crate::harness::{self, Limits};
-use crate::oracle::contract::Judging;
+use crate::harness;
 use crate::oracle::failure::{Failure, GeneratedFailure};
 use crate::oracle::model;
 use crate::report::{
@@ -229,27 +228,12 @@ pub fn select_cases(only: &[String]) -> Result<Selection, Error> {
 }
 
 /// The contract run: the cases of `fixtures/cases.json` named in `only` (all 19
-/// when `only` is empty) judged against `expected/results.json`.
+/// when `only` is empty) judged against `expected/results.json`, in the eras and
+/// with the limits of `settings`.
 ///
 /// # Errors
 /// [`Error::UnknownCase`] when `only` names a case that does not exist (before
 /// anything runs); otherwise as [`run_cases_in`].
-pub async fn run_contract(
-    command: &[String],
-    only: &[String],
-    limits: Limits,
-    judging: Judging,
-    log: &EvidenceLog,
-    on_verdict: &mut dyn FnMut(&Verdict),
-) -> Result<(), Error> {
-    let settings = Settings::legacy(limits, judging);
-    run_contract_in(command, only, &settings, log, on_verdict).await
-}
-
-/// [`run_contract`] with `settings`.
-///
-/// # Errors
-/// As [`run_contract`].
 pub async fn run_contract_in(
     command: &[String],
     only: &[String],
@@ -371,27 +355,10 @@ impl MinimalFailure {
 }
 
 /// Runs `count` generated cases (seeded by `seed`) against `command`, logs a
-/// verdict per case (named `generated_0001`, ...) with its reason, and shrinks
-/// the first failure over stdio. `progress` is called after each case with the
-/// number done.
-///
-/// # Errors
-/// As [`run_cases_in`].
-pub async fn run_generated(
-    command: &[String],
-    count: usize,
-    seed: u64,
-    limits: Limits,
-    judging: Judging,
-    log: &EvidenceLog,
-    progress: &mut dyn FnMut(usize),
-) -> Result<Option<MinimalFailure>, Error> {
-    let settings = Settings::legacy(limits, judging);
-    run_generated_in(command, count, seed, &settings, log, progress).await
-}
-
-/// [`run_generated`] with `settings` (one verdict per case and era; a
-/// case fails when any of its verdicts fails, and is shrunk in all the eras).
+/// verdict per case and era (named `generated_0001`, ...) with its reason, and
+/// shrinks the first failure over stdio. A case fails when any of its verdicts
+/// fails, and is shrunk in all the eras of `settings`. `progress` is called after
+/// each case with the number done.
 ///
 /// # Errors
 /// As [`run_cases_in`].
@@ -584,7 +551,7 @@ fn worst(mut verdicts: Vec<Verdict>) -> Verdict {
 
 /// proptest's shrinking loop, over stdio: simplify while the case still fails,
 /// complicate when a simplification passes, at most `max_runs` stdio runs after
-/// the one that judges `tree`'s current (failing) case ([`run_generated`] passes
+/// the one that judges `tree`'s current (failing) case ([`run_generated_in`] passes
 /// [`MAX_SHRINK_RUNS`]). The minimal failure is the last case that failed;
 /// [`MinimalFailure::shrink_stopped_early`] says whether the budget ran out
 /// before shrinking was done.
@@ -631,6 +598,8 @@ pub async fn shrink(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::Limits;
+    use crate::oracle::contract::Judging;
 
     #[test]
     fn a_tools_list_without_calculate_is_read_from_the_wire() {

@@ -89,12 +89,11 @@ fn the_minimal_failure_is_strictly_smaller_than_the_first_failing_case() {
     let log = EvidenceLog::create(&dir).expect("evidence folder");
     let server = calculator(Some("computed-as-int"));
     let minimal = runtime()
-        .block_on(run::run_generated(
+        .block_on(run::run_generated_in(
             &server,
             1,
             13,
-            Limits::default(),
-            Judging::EXACT,
+            &Settings::legacy(Limits::default(), Judging::EXACT),
             &log,
             &mut |_| {},
         ))
@@ -193,12 +192,11 @@ fn a_run_without_failures_has_no_minimal_failure() {
     let dir = std::env::temp_dir().join(format!("elicit-check-{}-clean", std::process::id()));
     let log = EvidenceLog::create(&dir).expect("evidence folder");
     let minimal = runtime()
-        .block_on(run::run_generated(
+        .block_on(run::run_generated_in(
             &crate::support::reference_server(),
             3,
             1,
-            Limits::default(),
-            Judging::EXACT,
+            &Settings::legacy(Limits::default(), Judging::EXACT),
             &log,
             &mut |_| {},
         ))
