@@ -654,6 +654,7 @@ mod tests {
         GeneratedAnswer {
             answer,
             built_as: built_as.to_owned(),
+            built: crate::schema::answer::Built::Given,
         }
     }
 

@@ -16,7 +16,7 @@ use super::progress::Phase;
 use super::runner::{CaseId, Runner};
 use crate::evidence::http::{HttpRecord, HttpStep};
 use crate::harness::cross_session::{CrossSessionAnswer, PlantedSession};
-use crate::schema::answer::GeneratedAnswer;
+use crate::schema::answer::{Built, GeneratedAnswer};
 use crate::schema::coverage::accept;
 
 /// Both ways to plant, in the order they run.
@@ -52,6 +52,7 @@ pub(super) async fn run(
     let decline = GeneratedAnswer {
         answer: json!({"action": "decline"}),
         built_as: "decline".to_owned(),
+        built: Built::Refusal,
     };
     let plan = vec![decline; steps.len()];
     let label = format!("cross-session: {}", describe(session));

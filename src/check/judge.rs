@@ -380,6 +380,7 @@ mod tests {
         vec![GeneratedAnswer {
             answer,
             built_as: String::new(),
+            built: crate::schema::answer::Built::Given,
         }]
     }
 

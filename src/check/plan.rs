@@ -11,7 +11,7 @@ use super::case_run::Step;
 use super::progress::Phase;
 use super::target::Target;
 use crate::oracle::property::{self, Class, Property};
-use crate::schema::answer::GeneratedAnswer;
+use crate::schema::answer::{Built, GeneratedAnswer};
 use crate::schema::coverage::{self, accept};
 
 /// One planned call of the coverage or random phase.
@@ -77,6 +77,7 @@ pub(super) fn coverage_plans(steps: &[Step], bases: &[Map<String, Value>]) -> Ve
     let base_answer = |index: usize| GeneratedAnswer {
         answer: accept(&bases[index]),
         built_as: coverage::VALID.to_owned(),
+        built: Built::Valid,
     };
     let mut planned = Vec::new();
     for (index, step) in steps.iter().enumerate() {
@@ -153,6 +154,7 @@ pub(super) fn focus(
             *answer = GeneratedAnswer {
                 answer: consenting.clone(),
                 built_as: coverage::VALID.to_owned(),
+                built: Built::Valid,
             };
         }
     }
@@ -167,6 +169,7 @@ pub(super) fn replay(target: &Target) -> Vec<GeneratedAnswer> {
         .map(|answer| GeneratedAnswer {
             answer: answer.clone(),
             built_as: "the answer given with --answer".to_owned(),
+            built: Built::Given,
         })
         .collect()
 }
@@ -200,6 +203,7 @@ pub(super) fn consenting_plan(contents: &[Map<String, Value>]) -> Vec<GeneratedA
         .map(|content| GeneratedAnswer {
             answer: accept(content),
             built_as: coverage::VALID.to_owned(),
+            built: Built::Valid,
         })
         .collect()
 }
@@ -227,6 +231,7 @@ mod tests {
         GeneratedAnswer {
             answer,
             built_as: built_as.to_owned(),
+            built: Built::Given,
         }
     }
 

@@ -21,7 +21,7 @@ use super::target::Target;
 use crate::harness::era::Protocol;
 use crate::oracle::property::ActedRule;
 use crate::schema::Form;
-use crate::schema::answer::GeneratedAnswer;
+use crate::schema::answer::{Built, GeneratedAnswer};
 use crate::schema::coverage;
 use crate::schema::judge::Judge;
 
@@ -207,6 +207,7 @@ pub(super) async fn probe(
     let decline = [GeneratedAnswer {
         answer: json!({"action": "decline"}),
         built_as: "decline".to_owned(),
+        built: Built::Refusal,
     }];
     let run = run_case(
         runner,

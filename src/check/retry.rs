@@ -29,7 +29,7 @@ use super::progress::Phase;
 use super::runner::{CaseId, Runner};
 use crate::harness::rounds::RetryFault;
 use crate::oracle::property::{Class, Property};
-use crate::schema::answer::GeneratedAnswer;
+use crate::schema::answer::{Built, GeneratedAnswer};
 
 /// One retry form of property 7 or 8.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -147,6 +147,7 @@ pub(super) async fn run_form(
             vec![GeneratedAnswer {
                 answer: json!({"action": "decline"}),
                 built_as: "decline".to_owned(),
+                built: Built::Refusal,
             }],
             None,
         ),

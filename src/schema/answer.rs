@@ -28,8 +28,37 @@ use crate::format::counted;
 pub struct GeneratedAnswer {
     /// The reply's `result` member as raw JSON, e.g. `{"action":"accept","content":{..}}`.
     pub answer: Value,
-    /// How it was built, in the field's terms, e.g. ``accept: required field `name` removed``.
+    /// How it was built, in the field's terms, e.g. ``accept: required field `name` removed``
+    /// (for the reports; code reads [`GeneratedAnswer::built`]).
     pub built_as: String,
+    /// What it was built to be.
+    pub built: Built,
+}
+
+/// What a generated answer was built to be, before the judge reads it. What it
+/// *is* is the judge's call (`crate::oracle::property::classify`): a
+/// [`Built::Mutated`] answer the judge finds valid is reclassified, never
+/// misjudged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Built {
+    /// An accept whose content is valid against the `requestedSchema`: the base
+    /// answer, one that withdraws consent, or one in another valid shape.
+    Valid,
+    /// An accept whose content is a valid one broken by **one** mutation: meant
+    /// to be invalid.
+    Mutated,
+    /// An accept whose content JSON Schema allows and a strict server refuses
+    /// (an extra key, a whole float for an integer).
+    Lenient,
+    /// An accept without content, with `content: null` or with `content: {}`.
+    ContentShape,
+    /// A decline or a cancel, with or without content.
+    Refusal,
+    /// A near-miss of the action name (`"Accept"`, `"reject"`, `""`) or no
+    /// action at all, with valid content.
+    NearMissAction,
+    /// The answer given with `check --answer`, sent as it is.
+    Given,
 }
 
 /// Longest plain string generated beyond `minLength` (characters).
@@ -55,23 +84,28 @@ pub fn answer_strategy(form: &Form) -> BoxedStrategy<GeneratedAnswer> {
         4 => valid.clone().prop_map(|content| GeneratedAnswer {
             answer: json!({"action": "accept", "content": content}),
             built_as: "accept: valid content".to_owned(),
+            built: Built::Valid,
         }),
         4 => invalid_content(&form).prop_map(|(mutation, content)| GeneratedAnswer {
             answer: json!({"action": "accept", "content": content}),
             built_as: format!("accept: {mutation}"),
+            built: Built::Mutated,
         }),
         1 => lenient_content(&form).prop_map(|(how, content)| GeneratedAnswer {
             answer: json!({"action": "accept", "content": content}),
             built_as: format!("accept: {how}"),
+            built: Built::Lenient,
         }),
         1 => prop_oneof![
             Just(GeneratedAnswer {
                 answer: json!({"action": "accept"}),
                 built_as: "accept without content".to_owned(),
+                built: Built::ContentShape,
             }),
             Just(GeneratedAnswer {
                 answer: json!({"action": "accept", "content": null}),
                 built_as: "accept with content null".to_owned(),
+                built: Built::ContentShape,
             }),
         ],
         3 => (select(vec!["decline", "cancel"]), refusal_content).prop_map(|(action, content)| {
@@ -84,7 +118,11 @@ pub fn answer_strategy(form: &Form) -> BoxedStrategy<GeneratedAnswer> {
                 }
                 None => action.to_owned(),
             };
-            GeneratedAnswer { answer: Value::Object(answer), built_as }
+            GeneratedAnswer {
+                answer: Value::Object(answer),
+                built_as,
+                built: Built::Refusal,
+            }
         }),
         1 => (select(vec![Some("Accept"), Some("ACCEPT"), Some("reject"), Some(""), None]), valid)
             .prop_map(|(action, content)| {
@@ -97,7 +135,11 @@ pub fn answer_strategy(form: &Form) -> BoxedStrategy<GeneratedAnswer> {
                     Some(action) => format!("near-miss action {action:?} with valid content"),
                     None => "no action, valid content".to_owned(),
                 };
-                GeneratedAnswer { answer: Value::Object(answer), built_as }
+                GeneratedAnswer {
+                    answer: Value::Object(answer),
+                    built_as,
+                    built: Built::NearMissAction,
+                }
             }),
     ]
     .boxed()

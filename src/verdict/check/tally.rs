@@ -8,8 +8,7 @@ use serde_json::{Value, json};
 
 use crate::oracle::consent::ValidCall;
 use crate::oracle::property::{Class, Property};
-use crate::schema::answer::GeneratedAnswer;
-use crate::schema::coverage::VALID;
+use crate::schema::answer::{Built, GeneratedAnswer};
 
 /// The class of a lenient accept's traits: their text without the numbers
 /// in it (`whole float 3.0 for integer `units`` is of class `whole float for
@@ -231,11 +230,7 @@ impl Tally {
             }
         }
         for (sent, planned) in call.sent.iter().zip(plan) {
-            let built_invalid = planned.built_as.starts_with("accept: ")
-                && !planned.built_as.starts_with(VALID)
-                && !planned.built_as.contains("extra key")
-                && !planned.built_as.contains("whole float");
-            if built_invalid && sent.class == Class::ValidAccept {
+            if planned.built == Built::Mutated && sent.class == Class::ValidAccept {
                 self.reclassified += 1;
             }
         }
@@ -309,6 +304,7 @@ impl Tally {
 mod tests {
     use super::*;
     use crate::oracle::property::SentAnswer;
+    use crate::schema::coverage::VALID;
     use serde_json::json;
 
     fn sent(answer: Value, class: Class, built_as: &str) -> SentAnswer {
@@ -534,10 +530,11 @@ mod tests {
     fn an_invalid_built_answer_the_judge_calls_valid_is_reclassified() {
         let mut tally = Tally::default();
         let answer = json!({"action": "accept", "content": {"a": 1}});
-        let plan = |built_as: &str| {
+        let plan = |built_as: &str, built: Built| {
             vec![GeneratedAnswer {
                 answer: answer.clone(),
                 built_as: built_as.to_owned(),
+                built,
             }]
         };
         let call = [sent(answer.clone(), Class::ValidAccept, "")];
@@ -549,18 +546,37 @@ mod tests {
             capabilities: &Value::Null,
             consent: &[],
         };
-        for built_as in [
-            VALID,
-            "accept: valid content, `confirm` false",
-            "accept: extra key `note`",
-            "accept: whole float 1.0 for integer `a`",
-            "decline",
+        for (built_as, built) in [
+            (VALID, Built::Valid),
+            ("accept: valid content, `confirm` false", Built::Valid),
+            ("accept: extra key `note`", Built::Lenient),
+            ("accept: whole float 1.0 for integer `a`", Built::Lenient),
+            ("decline", Built::Refusal),
+            (
+                "near-miss action \"Accept\" with valid content",
+                Built::NearMissAction,
+            ),
+            ("accept with empty content {}", Built::ContentShape),
+            ("the answer given with --answer", Built::Given),
         ] {
-            tally.add(summary, &plan(built_as));
+            tally.add(summary, &plan(built_as, built));
         }
         assert_eq!(tally.reclassified, 0);
-        tally.add(summary, &plan("accept: 15 above maximum 14 for `a`"));
+        tally.add(
+            summary,
+            &plan("accept: 15 above maximum 14 for `a`", Built::Mutated),
+        );
         assert_eq!(tally.reclassified, 1);
+        // The answer to a later step of a multi-step tool is named by its step;
+        // what it was built to be does not change.
+        tally.add(
+            summary,
+            &plan(
+                "step 2 of 2: accept: 15 above maximum 14 for `a`",
+                Built::Mutated,
+            ),
+        );
+        assert_eq!(tally.reclassified, 2);
         assert_eq!(tally.acted_readings, 0);
     }
 
