@@ -436,3 +436,56 @@ fn the_length_check_names_a_file_over_800_lines_and_spares_unit_test_files() {
         vec![format!("{}: 801 lines", over.display())]
     );
 }
+
+/// The most lines of code `src/check/` holds (the job: probe, plan, cases,
+/// judge, shrink, eras), its unit tests aside: its reports are in
+/// `src/report/check/` and its inputs in `src/targets/` (docs/src/dev/design.md,
+/// "Layout").
+const MOST_CHECK_LINES: usize = 4000;
+
+/// The lines of code of the `.rs` files under `root`: each file's lines before
+/// its first `#[cfg(test)]`, `tests.rs` files not counted.
+fn code_lines(root: &Path) -> usize {
+    text_files(root)
+        .into_iter()
+        .filter(|path| path.extension().is_some_and(|e| e == "rs"))
+        .filter(|path| path.file_name().is_none_or(|name| name != "tests.rs"))
+        .map(|path| {
+            std::fs::read_to_string(&path)
+                .expect("a readable file")
+                .lines()
+                .take_while(|line| line.trim() != "#[cfg(test)]")
+                .count()
+        })
+        .sum()
+}
+
+#[test]
+fn the_check_job_is_under_4000_lines_of_code() {
+    let check = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/check");
+    let lines = code_lines(&check);
+    assert!(
+        lines < MOST_CHECK_LINES,
+        "src/check/ holds {lines} lines of code, {MOST_CHECK_LINES} at most"
+    );
+}
+
+/// The count itself: a file's lines up to its unit tests, a whole file
+/// without tests, no `tests.rs`, no other file.
+#[test]
+fn the_code_count_stops_at_unit_tests_and_skips_unit_test_files() {
+    let root = tempfile::tempdir().expect("a temporary folder");
+    let write = |path: &str, text: &str| {
+        let path = root.path().join(path);
+        std::fs::create_dir_all(path.parent().expect("a parent")).expect("a folder");
+        std::fs::write(&path, text).expect("written");
+    };
+    write(
+        "job.rs",
+        "pub fn a() {}\npub fn b() {}\n\n#[cfg(test)]\nmod tests {\n    #[test]\n    fn t() {}\n}\n",
+    );
+    write("job/plan.rs", "pub fn c() {}\n");
+    write("job/tests.rs", "#[test]\nfn u() {}\n");
+    write("notes.md", "a\nb\nc\n");
+    assert_eq!(code_lines(root.path()), 4);
+}
