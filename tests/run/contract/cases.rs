@@ -154,3 +154,39 @@ fn the_readme_and_the_guide_count_the_contract_cases_the_fixtures_hold() {
     let expected: Vec<String> = (1..=19).map(|n| format!("C{n}")).collect();
     assert_eq!(rows, expected);
 }
+
+/// `run::run_contract_in`, the library's contract run, checks every name it is
+/// given before anything runs: an unknown one is [`Error::UnknownCase`] naming
+/// it and the 19 cases, with no server started (the command here does not
+/// exist) and no verdict given.
+#[test]
+fn the_library_contract_run_refuses_an_unknown_case_before_anything_runs() {
+    use elicit_check::error::Error;
+    use elicit_check::harness::Limits;
+    use elicit_check::oracle::contract::Judging;
+    use elicit_check::report::EvidenceLog;
+    use elicit_check::run::{self, Settings};
+
+    let dir = tempfile::tempdir().expect("a temporary folder");
+    let log = EvidenceLog::create(dir.path()).expect("evidence folder");
+    let settings = Settings::legacy(Limits::default(), Judging::EXACT);
+    let command = vec!["/nonexistent/elicit-check-server".to_owned()];
+    let mut verdicts = 0;
+    let outcome = support::runtime().block_on(run::run_contract_in(
+        &command,
+        &["decline".to_owned(), "declined".to_owned()],
+        &settings,
+        &log,
+        &mut |_| verdicts += 1,
+    ));
+    match outcome {
+        Err(Error::UnknownCase { name, known }) => {
+            assert_eq!(name, "declined");
+            assert_eq!(known.len(), 19);
+            assert_eq!(known[0], "accept_valid");
+            assert!(known.contains(&"decline".to_owned()), "{known:?}");
+        }
+        other => panic!("expected the unknown case \"declined\", got {other:?}"),
+    }
+    assert_eq!(verdicts, 0);
+}
