@@ -940,3 +940,80 @@ fn an_unwritable_junit_path_is_refused_before_the_check_runs() {
         assert!(output.stdout.is_empty(), "{path}");
     }
 }
+
+/// The probe calls the tool with the next consenting candidate while it does
+/// not act (one per enum value, then the required fields only), each its own
+/// session, and stops at the first it acts on: a tool that acts only when
+/// `size` is `"large"`, the enum's third value, is called with `"small"`,
+/// `"medium"` and `"large"`, then the probe's decline; nothing after.
+#[test]
+fn the_probe_tries_each_consenting_candidate_until_the_tool_acts() {
+    let dir = Scratch::new("probe-candidates");
+    let mut server = forms_server("enum", false);
+    server.extend(["--acts-on".to_owned(), "large".to_owned()]);
+    let output_dir = dir.arg("evidence");
+    let mut args = vec![
+        "--tool",
+        "choose_size",
+        "--acted",
+        "/acted",
+        "--cases",
+        "0",
+        "--output",
+        &output_dir,
+        "--",
+    ];
+    args.extend(server.iter().map(String::as_str));
+    let output = cli(&args);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let lines =
+        std::fs::read_to_string(dir.join("evidence").join("cases.jsonl")).expect("cases.jsonl");
+    let probe: Vec<(String, Value, bool)> = lines
+        .lines()
+        .map(|line| serde_json::from_str::<Value>(line).expect("a JSON line"))
+        .filter(|record| {
+            record["case"]
+                .as_str()
+                .is_some_and(|case| case.starts_with("2025-11-25: probe: "))
+        })
+        .map(|record| {
+            (
+                record["case"].as_str().unwrap_or_default().to_owned(),
+                record["sent"][0]["answer"].clone(),
+                record["reading"]["acted"] == true,
+            )
+        })
+        .collect();
+    let accept = |size: &str| json!({"action": "accept", "content": {"size": size}});
+    assert_eq!(
+        probe,
+        vec![
+            (
+                "2025-11-25: probe: a consenting valid accept".to_owned(),
+                accept("small"),
+                false
+            ),
+            (
+                "2025-11-25: probe: consenting valid accept 2".to_owned(),
+                accept("medium"),
+                false
+            ),
+            (
+                "2025-11-25: probe: consenting valid accept 3".to_owned(),
+                accept("large"),
+                true
+            ),
+            (
+                "2025-11-25: probe: a decline".to_owned(),
+                json!({"action": "decline"}),
+                false
+            ),
+        ]
+    );
+}
