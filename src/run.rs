@@ -601,6 +601,43 @@ mod tests {
     use crate::harness::Limits;
     use crate::oracle::contract::Judging;
 
+    /// A generated case's verdict over its eras is its first failing one, else
+    /// its first: shrinking reads it, so a case that fails in one era only
+    /// still fails (and is shrunk as failing).
+    #[test]
+    fn a_case_is_as_bad_as_its_first_failing_era() {
+        let verdict = |name: &str, fails: bool| {
+            let failures = if fails {
+                vec![Failure::Generated(GeneratedFailure::Reason(
+                    "accept with units \"3\"".to_owned(),
+                ))]
+            } else {
+                Vec::new()
+            };
+            let evidence = crate::report::tests::evidence(name, &["server"]);
+            Verdict::new(serde_json::json!({}), failures, evidence)
+        };
+        let case = |verdicts: Vec<Verdict>| {
+            let chosen = worst(verdicts);
+            (chosen.case, chosen.passed)
+        };
+        assert_eq!(
+            case(vec![
+                verdict("generated_0001", false),
+                verdict("generated_0001@2026-07-28", true)
+            ]),
+            ("generated_0001@2026-07-28".to_owned(), false)
+        );
+        assert_eq!(
+            case(vec![verdict("a", true), verdict("b", true)]),
+            ("a".to_owned(), false)
+        );
+        assert_eq!(
+            case(vec![verdict("a", false), verdict("b", false)]),
+            ("a".to_owned(), true)
+        );
+    }
+
     #[test]
     fn a_tools_list_without_calculate_is_read_from_the_wire() {
         use crate::harness::proxy::{Side, frame};
