@@ -705,5 +705,46 @@ mod tests {
                 prop_assert!(judge.is_valid(&Value::Object(lenient)), "{how} is valid JSON Schema");
             }
         }
+
+        /// What an answer says it was built to be is what its JSON is: the tally
+        /// reads [`Built`], never the description.
+        #[test]
+        fn every_answer_is_what_it_says_it_was_built_to_be(
+            generated in answer_strategy(&Form::read(&rich_schema()))
+        ) {
+            let judge = Judge::new(&rich_schema()).expect("compiles");
+            let answer = &generated.answer;
+            let action = answer.get("action").and_then(Value::as_str);
+            let content = answer.get("content");
+            let valid = content.is_some_and(|content| judge.is_valid(content));
+            let shown = format!("{}: {answer}", generated.built_as);
+            match generated.built {
+                Built::Valid | Built::Lenient => {
+                    prop_assert_eq!(action, Some("accept"), "{}", shown);
+                    prop_assert!(valid, "{}", shown);
+                }
+                Built::Mutated => {
+                    prop_assert_eq!(action, Some("accept"), "{}", shown);
+                    prop_assert!(content.is_some_and(Value::is_object), "{}", shown);
+                    prop_assert!(!valid, "{}", shown);
+                }
+                Built::ContentShape => {
+                    prop_assert_eq!(action, Some("accept"), "{}", shown);
+                    prop_assert!(content.is_none_or(Value::is_null), "{}", shown);
+                }
+                Built::Refusal => {
+                    prop_assert!(matches!(action, Some("decline" | "cancel")), "{}", shown);
+                }
+                Built::NearMissAction => {
+                    prop_assert!(
+                        !matches!(action, Some("accept" | "decline" | "cancel")),
+                        "{}",
+                        shown
+                    );
+                    prop_assert!(valid, "{}", shown);
+                }
+                Built::Given => prop_assert!(false, "the strategy gives no --answer: {}", shown),
+            }
+        }
     }
 }
