@@ -279,6 +279,17 @@ jobs = 3
         assert!(error.contains("unknown field `targets`"), "{error}");
     }
 
+    /// An empty file is a config without targets: nothing to choose, said so
+    /// (not "several targets").
+    #[test]
+    fn a_config_without_targets_says_it_has_none() {
+        let config = ConfigFile::parse("# no target yet\n").expect("valid");
+        assert_eq!(
+            config.select(None).expect_err("no target"),
+            "the config has no [[target]]"
+        );
+    }
+
     #[test]
     fn several_targets_need_a_tool_name() {
         let config = ConfigFile::parse("[[target]]\ntool = \"a\"\n[[target]]\ntool = \"b\"\n")
