@@ -5,7 +5,11 @@
 //! that does not end cleanly) is re-run in a fresh process. Nothing of one
 //! session overlaps another's: a session ends before any fresh run starts.
 //! Planned cases stop early when too many in a row never reach the form
-//! ([`crate::verdict::check::health::Unreached`]).
+//! ([`crate::verdict::check::health::Unreached`]). A session's state must
+//! not hide a property either way: a consenting valid accept the tool
+//! refuses after it acted earlier in the session is re-run fresh, and when it
+//! acts there, the tool's earlier calls changed its answers: every case that
+//! ran in a session after an act is re-run fresh, and so is every later case.
 
 use std::sync::Arc;
 
@@ -18,7 +22,7 @@ use super::plan::Planned;
 use super::runner::{CaseId, Runner, ignored_close};
 use crate::evidence::wire::{Mark, Recording, Side};
 use crate::harness::Session;
-use crate::oracle::property::{self, Property};
+use crate::oracle::property::{self, Class, Property};
 use crate::verdict::check::health::Unreached;
 
 /// A server process running cases one after another (session mode).
@@ -34,7 +38,16 @@ struct OpenSession {
     /// Whether a case saw a frame the server sent before that case's
     /// `tools/call` (a late frame of an earlier case): its cases are re-run.
     late_frame: bool,
+    /// Whether a call of this session acted: the server's state may have
+    /// changed, so a later refusal is not yet evidence.
+    acted: bool,
 }
+
+/// How many consenting valid accepts refused in a session after an act an
+/// era re-runs fresh to see whether the session's state changed the tool's
+/// answer, when each fresh run refuses too (a tool that refuses them on
+/// their own merits): a bound on what a stateless tool costs.
+const STATE_RECHECKS: usize = 3;
 
 /// The runs of `planned`, in order, in session mode (as `run --session`):
 /// the cases run one `tools/call` after another in one server process
@@ -59,6 +72,18 @@ struct OpenSession {
 /// its last case only, to show the fault once in a fresh process; when that
 /// run shows it too, or the fault is already shown, the session's runs stand.
 ///
+/// Earlier calls must not hide a property either: a case that sends only
+/// consenting valid accepts, that the tool refused after a call of the same
+/// session acted ([`refused_after_act`]), ends its session and is re-run
+/// fresh (at most [`STATE_RECHECKS`] times an era while the fresh runs refuse
+/// too). When the fresh run acts, the tool's state across calls changed its
+/// answers (a slot booked by the session's first call refuses every later
+/// booking): every case kept from a session after its first act is re-run
+/// fresh, the remaining cases run in a fresh process each, and the health
+/// says so in a note. A case whose session run breaks a property its fresh
+/// run keeps leaves a note too: the fresh run is the one judged, but a
+/// client that keeps one connection meets the break.
+///
 /// The runs stop early, short of `planned`, when [`Unreached`] says so.
 ///
 /// # Errors
@@ -76,6 +101,9 @@ pub(super) async fn session_runs(
     let mut open: Option<OpenSession> = None;
     let mut unreached = Unreached::default();
     let mut fresh_only = false;
+    // The cases kept from a session after a call of it acted.
+    let mut after_act: Vec<usize> = Vec::new();
+    let mut rechecks = 0;
     for (index, case) in planned.iter().enumerate() {
         if unreached.stops() {
             break;
@@ -103,6 +131,7 @@ pub(super) async fn session_runs(
                 handshake,
                 kept: Vec::new(),
                 late_frame: false,
+                acted: false,
             });
         }
         let Some(current) = open.as_mut() else {
@@ -115,7 +144,13 @@ pub(super) async fn session_runs(
             .into_iter()
             .any(|(property, _)| !confirmed.contains(&property));
         let short_of_form = !tested(case, &run);
-        if !late && run.call_failure.is_none() && !news && !short_of_form {
+        let recheck =
+            rechecks < STATE_RECHECKS && current.acted && refused_after_act(&run, &target.consent);
+        if !late && run.call_failure.is_none() && !news && !short_of_form && !recheck {
+            if current.acted {
+                after_act.push(index);
+            }
+            current.acted |= run.reading.acted;
             current.kept.push(index);
             unreached.push(&run);
             runs[index] = Some(run);
@@ -126,6 +161,46 @@ pub(super) async fn session_runs(
             close(runner, steps, planned, ended, &mut runs).await?;
         }
         let fresh = run_case(runner, steps, &case.plan, &capabilities, case.id()).await?;
+        if recheck && !short_of_form {
+            if fresh.reading.acted {
+                fresh_only = true;
+                runner.note(format!(
+                    "the tool refused the consenting valid accept of {} after an earlier call of its server process acted, and acted on it in a fresh process: its state across calls changes its answers, so each case that ran after an act in a session, and each case from {} on, ran in a fresh process",
+                    case.label, case.label
+                ));
+                let again: Vec<Planned> = after_act
+                    .iter()
+                    .map(|&earlier| planned[earlier].clone())
+                    .collect();
+                let reruns = self::fresh(runner, steps, &again, false).await?;
+                for (&earlier, rerun) in after_act.iter().zip(reruns) {
+                    confirm(&rerun, runner, confirmed);
+                    runs[earlier] = Some(rerun);
+                }
+                after_act.clear();
+            } else {
+                rechecks += 1;
+            }
+        }
+        let broken_in_session: Vec<Property> = run
+            .violations(target)
+            .into_iter()
+            .map(|(property, _)| property)
+            .filter(|property| !confirmed.contains(property))
+            .collect();
+        let kept_by_fresh = fresh.violations(target);
+        if let Some(property) = broken_in_session
+            .iter()
+            .find(|property| !kept_by_fresh.iter().any(|(kept, _)| kept == *property))
+            && run.call_failure.is_none()
+            && !late
+        {
+            runner.note(format!(
+                "{} broke property {} only after earlier calls of its server process (its fresh run keeps it): the fresh run is the one judged, but a client that keeps one connection meets the break",
+                case.label,
+                property.number()
+            ));
+        }
         if short_of_form && tested(case, &fresh) {
             fresh_only = true;
             let what = if run.reached_form() {
@@ -152,6 +227,18 @@ pub(super) async fn session_runs(
 /// the case sends the probe's base, the tool acted on it as in the probe.
 fn tested(case: &Planned, run: &CaseRun) -> bool {
     run.reached_form() && (!case.base || run.reading.acted)
+}
+
+/// Whether `run`, a call of a session in which an earlier call acted, sent
+/// only valid accepts that consent (none withholds a field declared with
+/// `--consent`), reached the form, and the tool did not act: a refusal the
+/// session's state may have caused.
+fn refused_after_act(run: &CaseRun, consent: &[crate::oracle::consent::DeclaredConsent]) -> bool {
+    let judged: Vec<&property::SentAnswer> = run.sent.iter().collect();
+    run.reached_form()
+        && !run.reading.acted
+        && run.sent.iter().all(|sent| sent.class == Class::ValidAccept)
+        && property::withheld_consent(&judged, consent).is_none()
 }
 
 /// Adds to `confirmed` each property `fresh` breaks.

@@ -293,6 +293,71 @@ fn a_break_that_only_an_earlier_call_of_the_session_causes_is_judged_on_the_fres
         "{fresh_runs} of {} calls ran first in their process: {ids:?}",
         ids.len()
     );
+    // The break is not judged, but it is not hidden: the health names it.
+    assert!(
+        session.health.notes.iter().any(|note| note.contains(
+            " broke property 1 only after earlier calls of its server process (its fresh run keeps it)"
+        )),
+        "{:?}",
+        session.health.notes
+    );
+    assert!(fresh.health.notes.is_empty(), "{:?}", fresh.health.notes);
+}
+
+/// `forms.py --form enum --once`: a tool that acts once per server process (a
+/// slot booked) and refuses every later call after asking; with `naive`, it
+/// acts after checking only `action == "accept"`. 8 random cases, seed 3.
+fn once_target(naive: bool) -> Target {
+    support::require_program("python3", "the plain Python peer server needs python3");
+    let mut command = vec![
+        support::python3().to_owned(),
+        "-S".to_owned(),
+        format!("{}/fixtures/servers/forms.py", env!("CARGO_MANIFEST_DIR")),
+        "--form".to_owned(),
+        "enum".to_owned(),
+        "--once".to_owned(),
+    ];
+    if naive {
+        command.push("--naive".to_owned());
+    }
+    Target::stdio(command)
+        .tool("choose_size")
+        .acted_pointer("/acted")
+        .cases(8)
+        .seed(3)
+}
+
+/// Earlier calls must not hide a break either. A tool that acts once per
+/// server process (`--once`) refuses every call after the session's first
+/// act, whatever the answer: in a session, the naive server's acting on
+/// invalid content never shows. The first consenting valid accept it refuses
+/// after that act is re-run fresh, where it acts: from then on every case
+/// runs fresh, and the session's cases after the act run again fresh. The
+/// report is the fresh one: the naive server fails property 2, the careful
+/// one passes, and the health says why the cases ran fresh.
+#[test]
+fn a_tool_whose_earlier_calls_refuse_later_ones_is_judged_on_fresh_runs() {
+    for naive in [true, false] {
+        let [(fresh, _), (session, _)] = both_modes(&once_target(naive));
+        let expected: Vec<u8> = if naive { vec![2] } else { vec![] };
+        assert_eq!(
+            support::failing(&session),
+            expected,
+            "naive {naive}: {}",
+            report::check::table(&session)
+        );
+        assert_eq!(judged(&session), judged(&fresh), "naive {naive}");
+        let [note] = session.health.notes.as_slice() else {
+            panic!("naive {naive}: one note: {:?}", session.health.notes);
+        };
+        assert!(
+            note.starts_with("the tool refused the consenting valid accept of coverage ")
+                && note.contains(
+                    " after an earlier call of its server process acted, and acted on it in a fresh process"
+                ),
+            "{note}"
+        );
+    }
 }
 
 /// A tool that asks once per server process (a confirmation held per
