@@ -19,6 +19,7 @@ use super::progress::Phase;
 use super::runner::{CaseId, Runner};
 use super::target::Target;
 use crate::harness::era::Protocol;
+use crate::oracle::consent;
 use crate::oracle::property::ActedRule;
 use crate::schema::Form;
 use crate::schema::answer::{Built, GeneratedAnswer};
@@ -166,6 +167,8 @@ pub(super) async fn probe(
             })
         })
         .collect::<Result<Vec<Step>, CheckError>>()?;
+    let forms: Vec<Form> = steps.iter().map(|step| step.form.clone()).collect();
+    consent::check_declared(&forms, &target.consent).map_err(CheckError::Usage)?;
     let candidates: Vec<Vec<Map<String, Value>>> = steps
         .iter()
         .map(|step| consenting_candidates(&step.form, &target.consent))

@@ -120,6 +120,65 @@ impl DeclaredConsent {
     }
 }
 
+/// Whether each field declared with `--consent` is one the tool's forms
+/// (`forms`, one per request) ask for, with a consenting value the field can
+/// take: `true` or `false` for a boolean, one of its values for an enum. A
+/// misspelt pointer would otherwise declare nothing and property 7 would
+/// hold without a word.
+///
+/// # Errors
+/// The first declaration that names no field of any form (`--consent
+/// /confrim=true: no form the tool asked for has a field "confrim"; its
+/// fields: name, confirm`), or whose value the field cannot take.
+pub fn check_declared(forms: &[Form], declared: &[DeclaredConsent]) -> Result<(), String> {
+    for consent in declared {
+        let fields: Vec<_> = forms.iter().flat_map(|form| &form.fields).collect();
+        let Some(field) = fields.iter().find(|field| field.name == consent.name) else {
+            let mut names: Vec<&str> = Vec::new();
+            for field in &fields {
+                if !names.contains(&field.name.as_str()) {
+                    names.push(&field.name);
+                }
+            }
+            let names = if names.is_empty() {
+                "none".to_owned()
+            } else {
+                names.join(", ")
+            };
+            return Err(format!(
+                "{consent}: no form the tool asked for has a field {:?}; its fields: {names}",
+                consent.name
+            ));
+        };
+        let takes = match &field.kind {
+            Kind::Boolean => consent.value.is_boolean(),
+            Kind::Enum { values } => consent
+                .value
+                .as_str()
+                .is_some_and(|value| values.iter().any(|known| known == value)),
+            _ => true,
+        };
+        if !takes {
+            let expected = match &field.kind {
+                Kind::Enum { values } => format!(
+                    "one of {}",
+                    values
+                        .iter()
+                        .map(|value| Value::from(value.as_str()).to_string())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                _ => "true or false".to_owned(),
+            };
+            return Err(format!(
+                "{consent}: the field {:?} takes {expected}, never {}",
+                consent.name, consent.value
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The declared consent fields, one per request whose form (`forms`, one per
 /// request in order) has the field.
 pub fn declared_fields(forms: &[Form], declared: &[DeclaredConsent]) -> Vec<ConsentField> {
@@ -407,6 +466,50 @@ mod tests {
         }
         let error = DeclaredConsent::parse("/choice=Yes").expect_err("not JSON");
         assert!(error.contains("after `=` is not JSON"), "{error}");
+    }
+
+    #[test]
+    fn a_declared_consent_must_name_a_field_of_a_form_and_a_value_it_takes() {
+        let second = Form::read(&json!({
+            "type": "object",
+            "properties": {"go": {"type": "boolean"}}
+        }));
+        let forms = [form(), second];
+        let declare = |text: &str| vec![DeclaredConsent::parse(text).expect("parses")];
+        for text in [
+            "/confirm=true",
+            "/confirm=false",
+            "/answer=\"No\"",
+            "/go=true",
+        ] {
+            assert_eq!(check_declared(&forms, &declare(text)), Ok(()), "{text}");
+        }
+        // A field of any kind but boolean and enum: any value (the judge says
+        // whether an answer carrying it is valid).
+        assert_eq!(check_declared(&forms, &declare("/reason=\"ok\"")), Ok(()));
+        assert_eq!(
+            check_declared(&forms, &declare("/confrim=true")),
+            Err("--consent /confrim=true: no form the tool asked for has a field \"confrim\"; its fields: confirm, notify, reason, answer, go".to_owned())
+        );
+        assert_eq!(
+            check_declared(&[], &declare("/confirm=true")),
+            Err("--consent /confirm=true: no form the tool asked for has a field \"confirm\"; its fields: none".to_owned())
+        );
+        assert_eq!(
+            check_declared(&forms, &declare("/confirm=\"yes\"")),
+            Err("--consent /confirm=\"yes\": the field \"confirm\" takes true or false, never \"yes\"".to_owned())
+        );
+        assert_eq!(
+            check_declared(&forms, &declare("/answer=\"Maybe\"")),
+            Err("--consent /answer=\"Maybe\": the field \"answer\" takes one of \"Yes\", \"No\", never \"Maybe\"".to_owned())
+        );
+        assert_eq!(
+            check_declared(&forms, &declare("/answer=true")),
+            Err("--consent /answer=true: the field \"answer\" takes one of \"Yes\", \"No\", never true".to_owned())
+        );
+        // The first bad one of several.
+        let both = [declare("/go=true"), declare("/nope=1")].concat();
+        assert!(check_declared(&forms, &both).is_err_and(|error| error.contains("\"nope\"")));
     }
 
     #[test]

@@ -1017,3 +1017,45 @@ fn the_probe_tries_each_consenting_candidate_until_the_tool_acts() {
         ]
     );
 }
+
+/// A declared consent field must be one the tool's form asks for, with a
+/// value it takes: a misspelt pointer (`/sise`) would otherwise declare
+/// nothing, and property 7 would hold without a word. The check stops
+/// (exit 2) after the probe's first call, naming the form's fields or the
+/// values the field takes, and prints no property verdict.
+#[test]
+fn a_declared_consent_field_the_form_does_not_have_is_refused() {
+    let server = forms_server("enum", true);
+    for (consent, says) in [
+        (
+            "/sise=\"large\"",
+            "--consent /sise=\"large\": no form the tool asked for has a field \"sise\"; its fields: size",
+        ),
+        (
+            "/size=\"huge\"",
+            "--consent /size=\"huge\": the field \"size\" takes one of \"small\", \"medium\", \"large\", never \"huge\"",
+        ),
+    ] {
+        let mut args = vec![
+            "--tool",
+            "choose_size",
+            "--acted",
+            "/acted",
+            "--consent",
+            consent,
+            "--",
+        ];
+        args.extend(server.iter().map(String::as_str));
+        let output = cli(&args);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stdout}{stderr}");
+        assert!(
+            stderr
+                .lines()
+                .any(|line| line == format!("elicit-check: {says}")),
+            "{stderr}"
+        );
+        assert!(!stdout.contains("holds"), "{stdout}");
+    }
+}
