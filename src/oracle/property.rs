@@ -265,13 +265,20 @@ impl ActedRule {
     /// `POINTER=JSON` (split at the first `=`).
     ///
     /// # Errors
-    /// A message naming what is wrong: not a JSON pointer, or not JSON after `=`.
+    /// A message naming what is wrong: not a JSON pointer, the empty pointer
+    /// (RFC 6901: the whole document, which names no one value: most often an
+    /// unset shell variable), or not JSON after `=`.
     pub fn parse_pointer(text: &str) -> Result<ActedRule, String> {
         let (pointer, value) = match text.split_once('=') {
             Some((pointer, value)) => (pointer, Some(value)),
             None => (text, None),
         };
-        if !pointer.is_empty() && !pointer.starts_with('/') {
+        if pointer.is_empty() {
+            return Err(format!(
+                "--acted {text:?}: the empty pointer names the whole result, not the value that says the tool acted; give its pointer, e.g. /booked or /status=\"booked\""
+            ));
+        }
+        if !pointer.starts_with('/') {
             return Err(format!(
                 "--acted {text:?} is not a JSON pointer (a pointer starts with `/`, e.g. /computed or /dry_run=false)"
             ));

@@ -242,6 +242,14 @@ fn acted_equals_compares_the_value_at_the_pointer_by_json_value() {
             .expect_err("no slash")
             .contains("is not a JSON pointer")
     );
+    for empty in ["", "=true"] {
+        assert_eq!(
+            ActedRule::parse_pointer(empty).map(|rule| rule.to_string()),
+            Err(format!(
+                "--acted {empty:?}: the empty pointer names the whole result, not the value that says the tool acted; give its pointer, e.g. /booked or /status=\"booked\""
+            ))
+        );
+    }
     assert!(matches!(
         ActedRule::parse_pointer("/booked"),
         Ok(ActedRule::Pointer(pointer)) if pointer == "/booked"
