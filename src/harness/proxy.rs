@@ -268,9 +268,10 @@ impl ProxyState {
                 HttpStep::Failed { error } => {
                     Some(format!("; HTTP: {method} {path} got no response: {error}"))
                 }
-                HttpStep::Response { status, .. } if !(200..300).contains(status) => {
-                    Some(format!("; HTTP: {method} {path} got status {status}"))
-                }
+                HttpStep::Response { status, .. } if !(200..300).contains(status) => Some(format!(
+                    "; HTTP: {method} {path} got status {status}{}",
+                    credentials(*status)
+                )),
                 _ => None,
             }
         };
@@ -380,6 +381,19 @@ impl ProxyState {
             shared.pending_elicitations.insert(id_key(id));
             shared.pending_requests.insert(id_key(id), message.clone());
         }
+    }
+}
+
+/// What an HTTP status that refuses the client's credentials means for the
+/// user (RFC 9110 sections 15.5.2 and 15.5.4): ` (401 Unauthorized: …)`;
+/// empty for any other status.
+fn credentials(status: u16) -> &'static str {
+    match status {
+        401 => {
+            " (Unauthorized: the server wants credentials; check sends them with --header, e.g. --header 'Authorization: Bearer ${TOKEN}')"
+        }
+        403 => " (Forbidden: the server refuses the credentials sent, or their absence)",
+        _ => "",
     }
 }
 

@@ -65,6 +65,19 @@ fn the_http_failure_names_the_request_of_the_exchange_that_stopped_short() {
     state.record_http(5, request("GET"));
     state.record_http(5, status(405));
     assert_eq!(state.http_failure(), "; HTTP: POST /mcp got status 500");
+    // A refusal of the credentials says what the status means.
+    state.record_http(6, request("POST"));
+    state.record_http(6, status(401));
+    assert_eq!(
+        state.http_failure(),
+        "; HTTP: POST /mcp got status 401 (Unauthorized: the server wants credentials; check sends them with --header, e.g. --header 'Authorization: Bearer ${TOKEN}')"
+    );
+    state.record_http(7, request("POST"));
+    state.record_http(7, status(403));
+    assert_eq!(
+        state.http_failure(),
+        "; HTTP: POST /mcp got status 403 (Forbidden: the server refuses the credentials sent, or their absence)"
+    );
 }
 
 /// The first 100 stray lines are kept, the rest counted; a mark counts every
