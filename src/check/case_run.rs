@@ -98,6 +98,13 @@ pub struct CaseRun {
 }
 
 impl CaseRun {
+    /// Whether the `tools/call` got a reply: a result or a JSON-RPC error
+    /// (no reply: it waited out `--call-timeout`, or the server died in the
+    /// call).
+    pub fn answered(&self) -> bool {
+        self.reply.get("result").is_some() || self.reply.get("error").is_some()
+    }
+
     /// Whether the tool was called at all: a `tools/call` crossed the wire.
     /// A session whose server never got that far (it died at start-up, its
     /// handshake failed) counts for no property.

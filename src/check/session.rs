@@ -106,6 +106,9 @@ pub(super) async fn session_runs(
     let mut rechecks = 0;
     for (index, case) in planned.iter().enumerate() {
         if unreached.stops() {
+            if let Some(note) = unreached.note(planned.len() - index) {
+                runner.note(note);
+            }
             break;
         }
         if fresh_only {
@@ -407,6 +410,9 @@ async fn fresh(
         unreached.push(&run);
         runs.push(run);
         if stop_early && unreached.stops() {
+            if let Some(note) = unreached.note(planned.len() - runs.len()) {
+                runner.note(note);
+            }
             break;
         }
     }

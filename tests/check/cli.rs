@@ -1059,3 +1059,76 @@ fn a_declared_consent_field_the_form_does_not_have_is_refused() {
         assert!(!stdout.contains("holds"), "{stdout}");
     }
 }
+
+/// A tool that asks, then never answers its `tools/call` (`forms.py
+/// --hang`): after 3 planned cases in a row without reply, the era's other
+/// planned cases are not run (each would wait out `--call-timeout`), in
+/// session mode and with `--fresh`. Property 5 fails on the calls without
+/// reply; the health says how many planned cases ran and a note how many
+/// were left; most planned cases never reached the form, so the era is
+/// inconclusive (exit 2), its failures kept.
+#[test]
+fn three_planned_calls_in_a_row_without_reply_leave_the_other_planned_cases_unrun() {
+    let mut server = forms_server("enum", false);
+    server.push("--hang".to_owned());
+    for mode in ["session mode", "--fresh"] {
+        let mut args = vec![
+            "--tool",
+            "choose_size",
+            "--acted",
+            "/acted",
+            "--cases",
+            "20",
+            "--seed",
+            "1",
+            "--call-timeout",
+            "0.5",
+            "--protocol",
+            "2025-11-25",
+            "--json",
+        ];
+        if mode == "--fresh" {
+            args.push(mode);
+        }
+        args.push("--");
+        args.extend(server.iter().map(String::as_str));
+        let output = cli(&args);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{mode}: {stdout}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let document: Value = serde_json::from_str(&stdout).expect("one JSON document");
+        let report = era(&document, "2025-11-25");
+        let health = &report["health"];
+        let planned = health["planned"].as_u64().expect("planned");
+        assert!(
+            planned > 20,
+            "the coverage cases and 20 random ones: {planned}"
+        );
+        assert_eq!(health["ran"], json!(3), "{mode}: {health}");
+        assert_eq!(
+            health["inconclusive"],
+            json!(format!(
+                "3 of {planned} planned cases reached the form; the other {} planned cases were not run",
+                planned - 3
+            )),
+            "{mode}"
+        );
+        assert_eq!(
+            health["notes"],
+            json!([format!(
+                "3 planned cases in a row got no reply to tools/call (property 5): the other {} planned cases were not run, each would wait out --call-timeout and read no act",
+                planned - 3
+            )]),
+            "{mode}"
+        );
+        let p5 = &report["properties"][4];
+        assert_eq!(
+            (&p5["property"], &p5["verdict"]),
+            (&json!(5), &json!("fails"))
+        );
+    }
+}

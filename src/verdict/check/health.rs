@@ -9,7 +9,8 @@
 //! exits 2.
 //!
 //! `Unreached` stops an era's planned cases early when
-//! [`UNREACHED_IN_A_ROW`] of them in a row never reached the form.
+//! [`UNREACHED_IN_A_ROW`] of them in a row never reached the form, or
+//! [`UNANSWERED_IN_A_ROW`] in a row got no reply to their `tools/call`.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -24,30 +25,57 @@ use crate::oracle::property::{Property, text_of};
 /// the same way, and each would test nothing.
 pub const UNREACHED_IN_A_ROW: usize = 10;
 
+/// Planned cases in a row whose `tools/call` got no reply (each waited out
+/// `--call-timeout`, or its server died in the call) before the era's
+/// remaining planned cases are left unrun: property 5 fails on each already,
+/// and each further one would cost the bound and read no act (as `run` stops
+/// after 2 consecutive `hung` cases).
+pub const UNANSWERED_IN_A_ROW: usize = 3;
+
 /// Most characters of a reply quoted in a health line.
 const QUOTED_REPLY_CHARS: usize = 160;
 
-/// Counts planned cases in a row that never reached the form.
+/// Counts planned cases in a row that never reached the form, and those
+/// whose call got no reply.
 #[derive(Debug, Default)]
 pub(crate) struct Unreached {
     in_a_row: usize,
+    unanswered_in_a_row: usize,
 }
 
 impl Unreached {
     /// Counts `run`: one more in a row when it never reached the form (or
-    /// `--acted-cmd` already said acted before it), none when it did.
+    /// `--acted-cmd` already said acted before it), none when it did; one
+    /// more unanswered in a row when the tool was called and the call got no
+    /// reply, none when it got one.
     pub(crate) fn push(&mut self, run: &CaseRun) {
         self.in_a_row = if run.reached_form() && !run.acted_before {
             0
         } else {
             self.in_a_row + 1
         };
+        self.unanswered_in_a_row = if run.reached_tool() && !run.answered() {
+            self.unanswered_in_a_row + 1
+        } else {
+            0
+        };
     }
 
     /// Whether [`UNREACHED_IN_A_ROW`] planned cases in a row never reached
-    /// the form: the era's remaining planned cases are not run.
+    /// the form, or [`UNANSWERED_IN_A_ROW`] got no reply: the era's
+    /// remaining planned cases are not run.
     pub(crate) fn stops(&self) -> bool {
-        self.in_a_row >= UNREACHED_IN_A_ROW
+        self.in_a_row >= UNREACHED_IN_A_ROW || self.unanswered_in_a_row >= UNANSWERED_IN_A_ROW
+    }
+
+    /// The health's note when the calls without reply stopped the era's
+    /// planned cases, `left` of them not run; none otherwise.
+    pub(crate) fn note(&self, left: usize) -> Option<String> {
+        (self.unanswered_in_a_row >= UNANSWERED_IN_A_ROW && left > 0).then(|| {
+            format!(
+                "{UNANSWERED_IN_A_ROW} planned cases in a row got no reply to tools/call (property 5): the other {left} planned cases were not run, each would wait out --call-timeout and read no act"
+            )
+        })
     }
 }
 
@@ -453,6 +481,53 @@ mod tests {
         assert!(!unreached.stops());
         unreached.push(&run(0));
         assert!(unreached.stops());
+    }
+
+    /// A run that reached the form and called the tool, with `reply`
+    /// (`{}`: none).
+    fn called(reply: Value) -> CaseRun {
+        use crate::evidence::wire::{Side, frame};
+        let mut called = run(1);
+        called.wire = vec![frame(
+            0,
+            Side::Client,
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call"}),
+        )];
+        called.reply = reply;
+        called
+    }
+
+    #[test]
+    fn three_planned_calls_in_a_row_without_reply_stop_the_era_with_a_note() {
+        assert_eq!(UNANSWERED_IN_A_ROW, 3);
+        let unanswered = called(json!({}));
+        let mut unreached = Unreached::default();
+        unreached.push(&unanswered);
+        unreached.push(&unanswered);
+        assert!(!unreached.stops());
+        assert_eq!(unreached.note(5), None);
+        // A reply, a result or a JSON-RPC error, resets the count; so does a
+        // call whose server never reached the tool (no tools/call sent).
+        for reset in [
+            called(json!({"result": {"content": []}})),
+            called(json!({"error": {"code": -32603, "message": "boom"}})),
+            run(1),
+        ] {
+            unreached.push(&reset);
+            unreached.push(&unanswered);
+            unreached.push(&unanswered);
+            assert!(!unreached.stops(), "{:?}", reset.reply);
+        }
+        unreached.push(&unanswered);
+        assert!(unreached.stops());
+        assert_eq!(
+            unreached.note(7).as_deref(),
+            Some(
+                "3 planned cases in a row got no reply to tools/call (property 5): the other 7 planned cases were not run, each would wait out --call-timeout and read no act"
+            )
+        );
+        // Nothing left to run: nothing to note.
+        assert_eq!(unreached.note(0), None);
     }
 
     #[test]
