@@ -70,10 +70,10 @@ pub fn fix(flaw: Flaw, sdk: Option<Sdk>) -> String {
             "act only on the action `accept`: a decline or cancel may carry content, and no other action is an answer"
         }
         Flaw::ConsentIgnored if python => {
-            "an accept returns input, not consent: act only when the consent field says so (`result.action == \"accept\" and result.data.confirm`)"
+            "an accept returns input, not consent: act only when the consent field says so (e.g. `result.action == \"accept\" and result.data.confirm`)"
         }
         Flaw::ConsentIgnored => {
-            "an accept returns input, not consent: act only when the consent field carries its consenting value (`confirm === true`)"
+            "an accept returns input, not consent: act only when the consent field carries its consenting value (e.g. `confirm === true`)"
         }
         Flaw::CapabilityNotChecked if python => {
             "ask only a client that declared form elicitation (`capabilities.elicitation` with `form`, or `{}`; URL only is no form): read `ctx.session.client_params.capabilities` before `elicit_form`"
@@ -234,7 +234,7 @@ mod tests {
         const PROTOCOL_RULES: &str = "against the whole requestedSchema";
         const PROTOCOL_EMPTY: &str = "an empty answer is no consent";
         const PROTOCOL_ACTION: &str = "no other action is an answer";
-        const PROTOCOL_CONSENT: &str = "(`confirm === true`)";
+        const PROTOCOL_CONSENT: &str = "(e.g. `confirm === true`)";
         const PROTOCOL_CAPABILITY: &str = "answer the others without asking";
         const PROTOCOL_ASK: &str = "return an InputRequiredResult";
         const PROTOCOL_STATE: &str = "integrity-protect `requestState`";
