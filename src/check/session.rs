@@ -104,6 +104,8 @@ pub(super) async fn session_runs(
     // The cases kept from a session after a call of it acted.
     let mut after_act: Vec<usize> = Vec::new();
     let mut rechecks = 0;
+    // The properties a session run broke and its fresh run kept, noted once.
+    let mut session_only: Vec<Property> = Vec::new();
     for (index, case) in planned.iter().enumerate() {
         if unreached.stops() {
             if let Some(note) = unreached.note(planned.len() - index) {
@@ -192,12 +194,13 @@ pub(super) async fn session_runs(
             .filter(|property| !confirmed.contains(property))
             .collect();
         let kept_by_fresh = fresh.violations(target);
-        if let Some(property) = broken_in_session
-            .iter()
-            .find(|property| !kept_by_fresh.iter().any(|(kept, _)| kept == *property))
-            && run.call_failure.is_none()
+        if let Some(&property) = broken_in_session.iter().find(|property| {
+            !kept_by_fresh.iter().any(|(kept, _)| kept == *property)
+                && !session_only.contains(property)
+        }) && run.call_failure.is_none()
             && !late
         {
+            session_only.push(property);
             runner.note(format!(
                 "{} broke property {} only after earlier calls of its server process (its fresh run keeps it): the fresh run is the one judged, but a client that keeps one connection meets the break",
                 case.label,
