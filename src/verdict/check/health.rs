@@ -283,8 +283,15 @@ impl Health {
         } else {
             "reset it before each case with --setup CMD"
         };
+        // A call `--acted-cmd` could not read reached the form but tested
+        // nothing: the count says so.
+        let trusted = if self.acted_before_call.is_empty() {
+            ""
+        } else {
+            " with an acted reading to trust"
+        };
         let mut line = format!(
-            "{} of {} planned cases reached the form",
+            "{} of {} planned cases reached the form{trusted}",
             self.reached_form, self.planned
         );
         if let Some(repeated) = &self.repeated_reply {
@@ -807,7 +814,7 @@ mod tests {
         assert_eq!(
             health.inconclusive.as_deref(),
             Some(
-                "1 of 3 planned cases reached the form; before 2 calls --acted-cmd already said the tool had acted (reset what it reads before each case with --setup)"
+                "1 of 3 planned cases reached the form with an acted reading to trust; before 2 calls --acted-cmd already said the tool had acted (reset what it reads before each case with --setup)"
             )
         );
         // Acted before a call: one more in a row for the stop.
