@@ -53,6 +53,21 @@ pub(super) fn cli(args: &[&str]) -> Output {
         .expect("elicit-check runs")
 }
 
+/// `elicit-check check ARGS` (which give `--json`), asserting its exit
+/// `code` (`context` and both outputs in the message): the JSON document on
+/// stdout.
+fn cli_json(args: &[&str], code: i32, context: &str) -> Value {
+    let output = cli(args);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "{context}: {stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(&stdout).expect("stdout is one JSON document")
+}
+
 fn verdicts(report: &CheckReport) -> Vec<PropertyVerdict> {
     report.properties.iter().map(|p| p.verdict).collect()
 }
@@ -172,15 +187,7 @@ fn the_reference_server_passes_every_property_and_json_is_one_valid_document() {
         "--",
     ];
     args.extend(server.iter().map(String::as_str));
-    let output = cli(&args);
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let document: Value = serde_json::from_str(&stdout).expect("stdout is one JSON document");
+    let document = cli_json(&args, 0, "the reference server");
     assert_valid_report_json(&document);
     assert_eq!(document["passed"], json!(true));
     assert_eq!(document["tool"], json!("calculate"));
@@ -644,14 +651,11 @@ fn a_config_file_drives_the_check_and_unknown_keys_are_errors() {
         ),
     )
     .expect("write config");
-    let output = cli(&["--config", config.to_str().expect("utf-8"), "--json"]);
-    assert_eq!(
-        output.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let document = cli_json(
+        &["--config", config.to_str().expect("utf-8"), "--json"],
+        0,
+        "the config's target",
     );
-    let document: Value = serde_json::from_slice(&output.stdout).expect("JSON");
     let report = era(&document, "2025-11-25");
     assert_eq!(
         (
@@ -720,18 +724,15 @@ pub(super) fn server_everything() {
 #[test]
 fn server_everything_acts_on_invalid_accepts_and_elicits_from_a_url_only_client() {
     server_everything();
-    let output = cli(&[
-        "--config",
-        "fixtures/configs/server-everything.toml",
-        "--json",
-    ]);
-    assert_eq!(
-        output.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
+    let whole = cli_json(
+        &[
+            "--config",
+            "fixtures/configs/server-everything.toml",
+            "--json",
+        ],
+        1,
+        "server-everything",
     );
-    let whole: Value = serde_json::from_slice(&output.stdout).expect("JSON");
     assert_valid_report_json(&whole);
     let document = era(&whole, "2025-11-25");
     let verdict = |n: usize| {
@@ -743,8 +744,7 @@ fn server_everything_acts_on_invalid_accepts_and_elicits_from_a_url_only_client(
     assert_eq!(
         (1..=6).map(verdict).collect::<Vec<_>>(),
         ["holds", "fails", "holds", "fails", "holds", "untested"],
-        "{}",
-        String::from_utf8_lossy(&output.stdout)
+        "{document}"
     );
     let invalid = document["properties"][1]["failure"]["reason"]
         .as_str()
@@ -1092,15 +1092,7 @@ fn three_planned_calls_in_a_row_without_reply_leave_the_other_planned_cases_unru
         }
         args.push("--");
         args.extend(server.iter().map(String::as_str));
-        let output = cli(&args);
-        let stdout = String::from_utf8_lossy(&output.stdout);
-        assert_eq!(
-            output.status.code(),
-            Some(2),
-            "{mode}: {stdout}{}",
-            String::from_utf8_lossy(&output.stderr)
-        );
-        let document: Value = serde_json::from_str(&stdout).expect("one JSON document");
+        let document = cli_json(&args, 2, mode);
         let report = era(&document, "2025-11-25");
         let health = &report["health"];
         let planned = health["planned"].as_u64().expect("planned");
