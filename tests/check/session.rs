@@ -486,3 +486,43 @@ fn a_session_with_an_ignored_stdin_close_and_another_fault_re_runs_every_case() 
     assert!(ids.len() > 2, "{ids:?}");
     assert!(ids.iter().all(|id| *id == ids[0]), "{ids:?}");
 }
+
+/// The re-runs that look for a session's state hiding a break are bounded: a
+/// tool that refuses consenting valid accepts on their own merits (`forms.py
+/// --acts-on large`: it acts on `size: "large"` only) refuses them in a fresh
+/// process too, so each such re-run ends its session and costs two processes
+/// (the fresh re-run, the next session). 60 random cases (a third of the
+/// valid ones `large`) give it more than 3 chances; after 3 such re-runs an
+/// era stops looking: the first planned case of the era, then 3 times a fresh re-run
+/// and the first case of the next session, are the only calls that are the
+/// first of their process. The report is the fresh one, and there is no note
+/// (the session's state hid nothing).
+#[test]
+fn a_tool_that_refuses_valid_accepts_on_their_merits_costs_at_most_3_fresh_re_runs() {
+    let command = vec![
+        support::python3().to_owned(),
+        "-S".to_owned(),
+        format!("{}/fixtures/servers/forms.py", env!("CARGO_MANIFEST_DIR")),
+        "--form".to_owned(),
+        "enum".to_owned(),
+        "--acts-on".to_owned(),
+        "large".to_owned(),
+    ];
+    let target = Target::stdio(command)
+        .tool("choose_size")
+        .acted_pointer("/acted")
+        .cases(60)
+        .seed(3);
+    let [(fresh, _), (session, records)] = both_modes(&target);
+    assert!(session.passed, "{}", report::check::table(&session));
+    assert_eq!(judged(&session), judged(&fresh));
+    assert!(
+        session.health.notes.is_empty(),
+        "{:?}",
+        session.health.notes
+    );
+    let ids = planned_call_ids(&records);
+    let first = &ids[0];
+    let firsts = ids.iter().filter(|id| *id == first).count();
+    assert_eq!(firsts, 1 + 2 * 3, "{ids:?}");
+}
