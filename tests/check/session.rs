@@ -174,6 +174,9 @@ fn check_session_gives_the_fresh_report_on_broken_servers_from_fresh_reruns() {
             .expect("fails in session mode too");
         assert!(failure.reason.contains(reason), "{bug}: {}", failure.reason);
         assert_eq!(judged(&session), judged(&fresh), "{bug}");
+        // The fresh re-runs keep every break the sessions showed: no
+        // session-only break, no state that hid one, nothing to note.
+        assert_eq!(session.health.notes, Vec::<String>::new(), "{bug}");
         // The first decline that breaks property 1 ends its session and is
         // re-run fresh, confirming it; later declines that break it keep
         // their session runs: the calls that were the first of a process are
