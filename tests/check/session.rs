@@ -307,10 +307,9 @@ fn a_break_that_only_an_earlier_call_of_the_session_causes_is_judged_on_the_fres
     assert!(fresh.health.notes.is_empty(), "{:?}", fresh.health.notes);
 }
 
-/// `forms.py --form enum --once`: a tool that acts once per server process (a
-/// slot booked) and refuses every later call after asking; with `naive`, it
-/// acts after checking only `action == "accept"`. 8 random cases, seed 3.
-fn once_target(naive: bool) -> Target {
+/// `forms.py --form enum OPTIONS`, checked on `choose_size` with the acted
+/// pointer `/acted`, `cases` random cases and seed 3.
+fn forms_enum_target(options: &[&str], cases: usize) -> Target {
     support::require_program("python3", "the plain Python peer server needs python3");
     let mut command = vec![
         support::python3().to_owned(),
@@ -318,16 +317,24 @@ fn once_target(naive: bool) -> Target {
         format!("{}/fixtures/servers/forms.py", env!("CARGO_MANIFEST_DIR")),
         "--form".to_owned(),
         "enum".to_owned(),
-        "--once".to_owned(),
     ];
-    if naive {
-        command.push("--naive".to_owned());
-    }
+    command.extend(options.iter().map(|option| (*option).to_owned()));
     Target::stdio(command)
         .tool("choose_size")
         .acted_pointer("/acted")
-        .cases(8)
+        .cases(cases)
         .seed(3)
+}
+
+/// `forms.py --form enum --once`: a tool that acts once per server process (a
+/// slot booked) and refuses every later call after asking; with `naive`, it
+/// acts after checking only `action == "accept"`. 8 random cases.
+fn once_target(naive: bool) -> Target {
+    if naive {
+        forms_enum_target(&["--once", "--naive"], 8)
+    } else {
+        forms_enum_target(&["--once"], 8)
+    }
 }
 
 /// Earlier calls must not hide a break either. A tool that acts once per
@@ -502,20 +509,7 @@ fn a_session_with_an_ignored_stdin_close_and_another_fault_re_runs_every_case() 
 /// (the session's state hid nothing).
 #[test]
 fn a_tool_that_refuses_valid_accepts_on_their_merits_costs_at_most_3_fresh_re_runs() {
-    let command = vec![
-        support::python3().to_owned(),
-        "-S".to_owned(),
-        format!("{}/fixtures/servers/forms.py", env!("CARGO_MANIFEST_DIR")),
-        "--form".to_owned(),
-        "enum".to_owned(),
-        "--acts-on".to_owned(),
-        "large".to_owned(),
-    ];
-    let target = Target::stdio(command)
-        .tool("choose_size")
-        .acted_pointer("/acted")
-        .cases(60)
-        .seed(3);
+    let target = forms_enum_target(&["--acts-on", "large"], 60);
     let [(fresh, _), (session, records)] = both_modes(&target);
     assert!(session.passed, "{}", report::check::table(&session));
     assert_eq!(judged(&session), judged(&fresh));
