@@ -20,7 +20,8 @@ use crate::targets::config::{ConfigFile, TargetConfig};
 use crate::targets::shard::Shard;
 
 /// A check that was stopped by SIGINT or SIGTERM: the message says where the
-/// sessions that finished are.
+/// calls judged before it are (the probe's, and each era's planned cases once
+/// judged: the calls of a phase still running are not kept).
 #[derive(Debug, thiserror::Error)]
 #[error("interrupted; {0}")]
 pub(super) struct Interrupted(pub(super) String);
@@ -566,7 +567,7 @@ pub(super) async fn check_one(
         }
         return Err(Interrupted(match output {
             Some(dir) => format!(
-                "the sessions that finished are in {}",
+                "the calls judged before it are in {}",
                 dir.join("cases.jsonl").display()
             ),
             None => "no report (give --output DIR to keep the sessions that finish)".to_owned(),

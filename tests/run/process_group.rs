@@ -513,10 +513,10 @@ fn a_hostile_run_stopped_by_sigterm_keeps_the_case_in_flight_and_kills_its_group
 }
 
 /// `check` stopped by SIGINT while its server hangs at start-up: the server is
-/// killed, the check exits 2, and the message says where the finished sessions
-/// are, or, without `--output`, that none were kept.
+/// killed, the check exits 2, and the message says where the calls judged
+/// before it are, or, without `--output`, that none were kept.
 #[test]
-fn a_check_stopped_by_sigint_says_where_its_sessions_are_or_that_none_were_kept() {
+fn a_check_stopped_by_sigint_says_where_its_judged_calls_are_or_that_none_were_kept() {
     for with_output in [false, true] {
         let scratch = Scratch::new(if with_output {
             "check-sigint-out"
@@ -545,7 +545,7 @@ fn a_check_stopped_by_sigint_says_where_its_sessions_are_or_that_none_were_kept(
         assert_eq!(ended.status.code(), Some(2));
         let stderr = String::from_utf8_lossy(&ended.stderr);
         let said = if with_output {
-            format!("interrupted; the sessions that finished are in {output}/cases.jsonl")
+            format!("interrupted; the calls judged before it are in {output}/cases.jsonl")
         } else {
             "interrupted; no report (give --output DIR to keep the sessions that finish)".to_owned()
         };
@@ -600,7 +600,7 @@ fn a_check_of_several_targets_stopped_by_sigint_leaves_no_earlier_report() {
     let stderr = String::from_utf8_lossy(&ended.stderr);
     assert!(
         stderr.contains(&format!(
-            "target hang, after 0 of 2 targets: interrupted; the sessions that finished are in {output}/hang/cases.jsonl"
+            "target hang, after 0 of 2 targets: interrupted; the calls judged before it are in {output}/hang/cases.jsonl"
         )),
         "{stderr}"
     );
