@@ -42,7 +42,8 @@ pub enum CheckError {
     /// The probe call got no reply at all (a timeout, a crash) before asking
     /// anything: not a server that never elicits, so it is named apart.
     #[error(
-        "tools/call {tool:?} got no reply ({failure}) and asked for no form before it; nothing to check\n--- its stderr (last lines) ---\n{stderr}"
+        "tools/call {tool:?} got no reply ({failure}) and asked for no form before it; nothing to check{}",
+        stderr_banner(stderr)
     )]
     NoReply {
         /// The tool.

@@ -482,7 +482,8 @@ fn a_tool_the_server_does_not_offer_exits_2_naming_the_tools_it_has() {
 
 /// A tool call that never gets a reply is not "a tool that never elicits": the
 /// message says the call got no reply (`CheckError::NoReply`, exit 2), never
-/// `sent no form elicitation/create ... (its reply: {})`.
+/// `sent no form elicitation/create ... (its reply: {})`, and shows no stderr
+/// banner over an empty stderr.
 #[test]
 fn a_tool_call_without_reply_exits_2_saying_so() {
     let server = crate::support::calculator(Some("hang-on-call"));
@@ -509,6 +510,8 @@ fn a_tool_call_without_reply_exits_2_saying_so() {
         !stderr.contains("sent no form elicitation/create to a client"),
         "{stderr}"
     );
+    // The server wrote nothing on stderr: no empty stderr banner.
+    assert!(!stderr.contains("its stderr (last lines)"), "{stderr}");
 }
 
 #[test]
