@@ -7,18 +7,18 @@
 
 use std::sync::{Arc, Mutex};
 
-use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::error::CheckError;
-use super::hooks;
 use super::progress::Phase;
 use super::runner::{CaseId, Runner};
 use super::target::Target;
 use crate::case::Answer;
+use crate::evidence::HarnessFailure;
 use crate::evidence::http::HttpRecord;
 use crate::harness::client::{FORM_NOT_DECLARED, URL_NOT_DECLARED};
 use crate::harness::era::Protocol;
+use crate::harness::hooks;
 use crate::harness::proxy::{Frame, Responder, StrayLine};
 use crate::harness::{Session, ToolCall};
 use crate::oracle::consent::DeclaredConsent;
@@ -27,6 +27,7 @@ use crate::schema::Form;
 use crate::schema::answer::GeneratedAnswer;
 use crate::schema::coverage::{self, accept};
 use crate::schema::judge::Judge;
+use crate::verdict::check::case_record::CaseRecord;
 use crate::verdict::check::tally::CallSummary;
 
 /// One step of the tool's form: the schema as probed, read and compiled.
@@ -80,9 +81,9 @@ pub struct CaseRun {
     pub stray: Vec<StrayLine>,
     /// Whether the server was killed after stdin closed.
     pub forced_kill: bool,
-    /// Why the call has no reply (a startup error, a timeout), in the
-    /// harness's words; none when it has one.
-    pub call_failure: Option<String>,
+    /// Why the call has no reply (a startup error, a timeout), as the
+    /// harness kept it; none when it has one.
+    pub call_failure: Option<HarnessFailure>,
     /// The client capabilities declared at `initialize`, e.g.
     /// `{"elicitation":{"form":{}}}`.
     pub capabilities: Value,
@@ -126,6 +127,7 @@ impl CaseRun {
         CallSummary {
             sent: &self.sent,
             acted: self.reading.acted,
+            read: self.answered() || matches!(target.acted, ActedRule::Command(_)),
             reply: &self.reply,
             stderr: &self.stderr,
             capabilities: &self.capabilities,
@@ -146,7 +148,7 @@ impl CaseRun {
             http: &self.http,
             forced_kill: self.forced_kill,
             grace: target.limits.shutdown,
-            call_failure: self.call_failure.as_deref(),
+            call_failure: self.call_failure.as_ref(),
             strict: target.strict,
             allow_unasked: target.allow_unasked,
             protocol: target.protocol,
@@ -160,31 +162,6 @@ impl CaseRun {
 /// before or after its form reaches the form and completes.
 pub(crate) fn form_capabilities() -> Value {
     json!({"elicitation": {"form": {}, "url": {}}})
-}
-
-/// One case's record for the evidence folder (`cases.jsonl`).
-#[derive(Debug, Clone, Serialize)]
-pub struct CaseRecord {
-    /// Which case: `probe: ..`, `coverage N`, `case N`, `replay`,
-    /// `capabilities {..}`, `retry: ..` or `minimal case of property N`.
-    pub case: String,
-    /// The answers sent.
-    pub sent: Vec<SentAnswer>,
-    /// The acted reading.
-    pub reading: Reading,
-    /// The tool's reply.
-    pub reply: Value,
-    /// The properties it broke, each `property N: reason`.
-    pub violations: Vec<String>,
-    /// The whole wire.
-    pub wire: Vec<Frame>,
-    /// The HTTP steps that carried it, in the wire's order (Streamable HTTP only).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub http: Vec<HttpRecord>,
-    /// Stray stdout lines.
-    pub stray_stdout: Vec<StrayLine>,
-    /// The server's stderr.
-    pub stderr: String,
 }
 
 /// A session's record for the evidence.
@@ -202,7 +179,24 @@ pub(super) fn record(case: String, run: &CaseRun, violations: &[(Property, Strin
         http: run.http.clone(),
         stray_stdout: run.stray.clone(),
         stderr: run.stderr.clone(),
+        not_judged: false,
     }
+}
+
+/// Keeps `run`, the call labelled `label` that just finished, in the
+/// check's journal until it is logged ([`super::journal`]), with the
+/// properties it breaks (none when it never reached the tool, or
+/// `--acted-cmd` said acted before it: such a call counts for none).
+pub(super) fn journal(runner: &Runner<'_>, label: &str, run: &CaseRun) {
+    let violations = if run.reached_tool() && !run.acted_before {
+        run.violations(runner.target)
+    } else {
+        Vec::new()
+    };
+    runner
+        .target
+        .journal
+        .ran(record(label.to_owned(), run, &violations));
 }
 
 /// Opens a new session declaring `capabilities` (its number from
@@ -366,7 +360,8 @@ pub(super) async fn acted_after(
 
 /// Call `label` of `phase` in a fresh server process declaring
 /// `capabilities`: `--setup`, the server, the call, its exit, `--acted-cmd`,
-/// one after another.
+/// one after another. The run is kept in the journal until it is logged
+/// ([`journal`]; a shrink candidate is not).
 ///
 /// # Errors
 /// As [`open`] and [`call_and_finish`].
@@ -393,6 +388,10 @@ pub(super) async fn run_case(
     )
     .await?
     .0;
+    // A shrink candidate is no call of the plan: only the minimal one is kept.
+    if phase != Phase::Confirming {
+        journal(runner, label, &run);
+    }
     runner.finished_one();
     Ok(run)
 }
@@ -597,10 +596,7 @@ pub(super) async fn finish_run(
         stray: finished.recording.stray_stdout,
         // Over HTTP the harness stops the server: no exit on stdin close to judge.
         forced_kill: finished.exit.forced_kill && !finished.stopped_by_harness,
-        call_failure: finished
-            .startup_error
-            .or_else(|| call.failure.clone())
-            .map(|failure| failure.to_string()),
+        call_failure: finished.startup_error.or_else(|| call.failure.clone()),
         capabilities: capabilities.clone(),
         stderr: finished.exit.stderr,
         forms,

@@ -17,13 +17,13 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
-use super::case_run::CaseRecord;
 use super::check_era;
 use super::error::CheckError;
 use super::target::Target;
 use crate::fix::remedy;
 use crate::fix::sdk::SdkGuess;
 use crate::harness::era::Protocol;
+use crate::verdict::check::case_record::CaseRecord;
 use crate::verdict::check::outcome::CheckReport;
 
 /// What `--protocol` asks for.

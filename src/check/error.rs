@@ -17,13 +17,21 @@ pub enum CheckError {
         /// The operating system's error.
         source: std::io::Error,
     },
-    /// The server never completed `initialize` and `tools/list`.
+    /// The server never completed `initialize` and `tools/list`. Over
+    /// Streamable HTTP the server may well run (a 401 refuses the
+    /// credentials): the message leads with the session that did not open.
     #[error(
-        "the server did not start: {error}{}{}",
+        "{}: {error}{}{}",
+        match url {
+            Some(url) => format!("no session opened with {url}"),
+            None => "the server did not start".to_owned(),
+        },
         stray_banner(stray),
         stderr_banner(stderr)
     )]
     DidNotStart {
+        /// The `--url` the session was opened with; none over stdio.
+        url: Option<String>,
         /// The harness's reason.
         error: String,
         /// The first lines of its stdout that were not JSON-RPC (empty: none).
@@ -42,13 +50,14 @@ pub enum CheckError {
     /// The probe call got no reply at all (a timeout, a crash) before asking
     /// anything: not a server that never elicits, so it is named apart.
     #[error(
-        "tools/call {tool:?} got no reply ({failure}) and asked for no form before it; nothing to check{}",
+        "tools/call {tool:?} asked for no form: {failure}; nothing to check{}",
         stderr_banner(stderr)
     )]
     NoReply {
         /// The tool.
         tool: String,
-        /// Why there is no reply, in the harness's words.
+        /// Why there is no reply, as [`crate::oracle::no_reply::no_reply`]
+        /// says it (`no reply to tools/call within 10 s`).
         failure: String,
         /// The last lines of its stderr.
         stderr: String,

@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use super::case_run::{CaseRecord, CaseRun, record};
+use super::case_run::{CaseRun, record};
 use super::cross_session;
 use super::plan::Planned;
 use super::retry;
@@ -18,6 +18,7 @@ use super::target::Target;
 use crate::harness::cross_session::PlantedSession;
 use crate::oracle::property::Property;
 use crate::schema::answer::GeneratedAnswer;
+use crate::verdict::check::case_record::CaseRecord;
 use crate::verdict::check::health::{Aimed, Seen};
 use crate::verdict::check::outcome::PropertyFailure;
 use crate::verdict::check::reproduction::{base_command, join_command};
@@ -85,8 +86,8 @@ impl<'t> Judge<'t> {
         if !run.reached_tool() {
             let why = run
                 .call_failure
-                .clone()
-                .unwrap_or_else(|| "no tools/call was sent".to_owned());
+                .as_ref()
+                .map_or_else(|| "no tools/call was sent".to_owned(), ToString::to_string);
             self.never_reached_tool.push(format!("{label}: {why}"));
             return false;
         }

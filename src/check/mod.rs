@@ -45,12 +45,14 @@
 //! (`progress`).
 //!
 //! One concept per file: [`Target`] (`target`), [`CheckError`] (`error`), the
-//! era's runner (`runner`), running one case (`case_run`), the hooks
-//! (`hooks`), the probe (`probe`), planning the cases (`plan`), session mode
-//! (`session`), judging the calls (`judge`), shrinking (`shrink`); the eras
-//! one check runs in (`eras`); this file is the job that runs them in order.
-//! The era's report is made in [`crate::verdict::check`] (the tally, the
-//! health, each property's verdict, the reproduction lines), and a failure's
+//! era's runner (`runner`), running one case (`case_run`) and its hooks
+//! (`--setup`, `--acted-cmd`: the commands in [`crate::harness::hooks`]), the
+//! calls not logged yet (`journal`), the probe (`probe`), planning the cases
+//! (`plan`), session mode (`session`), judging the calls (`judge`), shrinking
+//! (`shrink`); the eras one check runs in (`eras`); this file is the job that
+//! runs them in order. The era's report is made in [`crate::verdict::check`]
+//! (the tally, the health, each property's verdict, the reproduction lines,
+//! each judged call's record), and a failure's
 //! fix in the server's SDK in [`crate::fix`].
 //! The job's input is one [`Target`]; a config's targets, the slices of a CI
 //! matrix and a registry's servers become targets in [`crate::targets`] (each
@@ -67,7 +69,7 @@ pub(crate) mod case_run;
 mod cross_session;
 pub mod eras;
 pub(crate) mod error;
-pub mod hooks;
+pub mod journal;
 mod judge;
 mod plan;
 mod probe;
@@ -99,10 +101,11 @@ use session::{fresh_runs, session_runs};
 use shrink::shrink;
 
 pub use crate::verdict::check::assemble::MAX_REFUSED_LISTED;
+pub use crate::verdict::check::case_record::CaseRecord;
 pub use crate::verdict::check::outcome::{
     CheckReport, PropertyFailure, PropertyReport, PropertyVerdict,
 };
-pub use case_run::{CaseRecord, CaseRun};
+pub use case_run::CaseRun;
 pub use error::CheckError;
 pub use target::{DEFAULT_CASES, MAX_SHRINK_RUNS, Target};
 

@@ -10,8 +10,8 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::case_run::{
-    CaseRecord, CaseRun, Step, acted_before, call_and_finish, consenting_candidates,
-    form_capabilities, last_lines, open, record, run_case,
+    CaseRun, Step, acted_before, call_and_finish, consenting_candidates, form_capabilities,
+    last_lines, open, record, run_case,
 };
 use super::error::CheckError;
 use super::plan::consenting_plan;
@@ -20,11 +20,13 @@ use super::runner::{CaseId, Runner};
 use super::target::Target;
 use crate::harness::era::Protocol;
 use crate::oracle::consent;
+use crate::oracle::no_reply::no_reply;
 use crate::oracle::property::ActedRule;
 use crate::schema::Form;
 use crate::schema::answer::{Built, GeneratedAnswer};
 use crate::schema::coverage;
 use crate::schema::judge::Judge;
+use crate::verdict::check::case_record::CaseRecord;
 
 /// What the probe learnt.
 pub(super) struct Probed {
@@ -72,6 +74,7 @@ pub(super) async fn probe(
             .map(|stray| format!("#{}: {}", stray.seq, Value::String(stray.line.clone())))
             .collect();
         CheckError::DidNotStart {
+            url: target.transport.url().map(str::to_owned),
             error,
             stray: stray.join("\n"),
             stderr: last_lines(&finished.exit.stderr, 20),
@@ -117,7 +120,7 @@ pub(super) async fn probe(
     if let (true, Some(failure)) = (schemas.is_empty(), &run.call_failure) {
         return Err(CheckError::NoReply {
             tool: target.tool.clone(),
-            failure: failure.clone(),
+            failure: no_reply(Some(failure), run.http.is_empty()),
             stderr: last_lines(&run.stderr, 20),
         });
     }

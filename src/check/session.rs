@@ -14,8 +14,8 @@
 use std::sync::Arc;
 
 use super::case_run::{
-    CaseRun, Step, acted_after, acted_before, call_tool, form_capabilities, lock, open, reply_of,
-    responder, run_case, run_setup,
+    CaseRun, Step, acted_after, acted_before, call_tool, form_capabilities, journal, lock, open,
+    reply_of, responder, run_case, run_setup,
 };
 use super::error::CheckError;
 use super::plan::Planned;
@@ -144,10 +144,12 @@ pub(super) async fn session_runs(
         };
         let (run, late) = call_in_session(runner, current, steps, case).await?;
         current.late_frame |= late;
-        let news = run
+        let broke: Vec<Property> = run
             .violations(target)
             .into_iter()
-            .any(|(property, _)| !confirmed.contains(&property));
+            .map(|(property, _)| property)
+            .collect();
+        let news = broke.iter().any(|property| !confirmed.contains(property));
         let short_of_form = !tested(case, &run);
         let recheck =
             rechecks < STATE_RECHECKS && current.acted && refused_after_act(&run, &target.consent);
@@ -187,10 +189,8 @@ pub(super) async fn session_runs(
                 rechecks += 1;
             }
         }
-        let broken_in_session: Vec<Property> = run
-            .violations(target)
+        let broken_in_session: Vec<Property> = broke
             .into_iter()
-            .map(|(property, _)| property)
             .filter(|property| !confirmed.contains(property))
             .collect();
         let kept_by_fresh = fresh.violations(target);
@@ -308,12 +308,13 @@ async fn call_in_session(
         http,
         stray,
         forced_kill: false,
-        call_failure: call.failure.map(|failure| failure.to_string()),
+        call_failure: call.failure,
         capabilities,
         stderr: String::new(),
         forms,
         acted_before: acted_already,
     };
+    journal(runner, case.label.as_str(), &run);
     runner.finished_one();
     Ok((run, late))
 }

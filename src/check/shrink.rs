@@ -8,7 +8,7 @@ use std::sync::Arc;
 use proptest::strategy::ValueTree;
 use serde_json::Value;
 
-use super::case_run::{CaseRecord, CaseRun, Step, form_capabilities, last_lines, record, run_case};
+use super::case_run::{CaseRun, Step, form_capabilities, last_lines, record, run_case};
 use super::error::CheckError;
 use super::plan::focus;
 use super::progress::Phase;
@@ -17,6 +17,7 @@ use super::target::Target;
 use crate::fix::flaw::Flaw;
 use crate::oracle::property::{Class, Property};
 use crate::schema::answer::GeneratedAnswer;
+use crate::verdict::check::case_record::CaseRecord;
 use crate::verdict::check::outcome::PropertyFailure;
 use crate::verdict::check::reproduction::{base_command, join_command};
 

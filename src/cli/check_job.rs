@@ -20,8 +20,8 @@ use crate::targets::config::{ConfigFile, TargetConfig};
 use crate::targets::shard::Shard;
 
 /// A check that was stopped by SIGINT or SIGTERM: the message says where the
-/// calls judged before it are (the probe's, and each era's planned cases once
-/// judged: the calls of a phase still running are not kept).
+/// calls that ran before it are (those of a phase not judged yet are marked
+/// `"not_judged": true`; the call in flight is dropped).
 #[derive(Debug, thiserror::Error)]
 #[error("interrupted; {0}")]
 pub(super) struct Interrupted(pub(super) String);
@@ -527,7 +527,9 @@ pub(super) async fn check_one(
         None => None,
     };
     let mut log_error = None;
+    let journal = target.journal.clone();
     let mut on_record = |record: crate::check::CaseRecord| {
+        journal.logged(&record.case);
         if let Some(file) = cases_log.as_mut() {
             let line = serde_json::to_string(&record).unwrap_or_default();
             if let Err(error) = writeln!(file, "{line}") {
@@ -538,7 +540,7 @@ pub(super) async fn check_one(
     let (display, sink) = super::progress::Display::on_stderr(args.progress);
     target.progress = sink;
     let started = std::time::Instant::now();
-    let hooks_before = crate::check::hooks::time_spent();
+    let hooks_before = crate::harness::hooks::time_spent();
     let finished = tokio::select! {
         report = crate::check::eras::check_eras(&target, eras, &mut on_record) => Some(report),
         signal = signals.recv() => {
@@ -548,7 +550,7 @@ pub(super) async fn check_one(
         }
     };
     display.finish();
-    let hooks = crate::check::hooks::time_spent().saturating_sub(hooks_before);
+    let hooks = crate::harness::hooks::time_spent().saturating_sub(hooks_before);
     eprintln!(
         "elicit-check: checked in {:.1} s{}",
         started.elapsed().as_secs_f64(),
@@ -563,11 +565,16 @@ pub(super) async fn check_one(
     );
     let Some(report) = finished else {
         if let Some(file) = cases_log.as_mut() {
+            // The calls a phase had run before the signal, not judged yet.
+            for record in target.journal.take() {
+                let line = serde_json::to_string(&record).unwrap_or_default();
+                writeln!(file, "{line}").context("cannot write cases.jsonl")?;
+            }
             file.flush().context("cannot write cases.jsonl")?;
         }
         return Err(Interrupted(match output {
             Some(dir) => format!(
-                "the calls judged before it are in {}",
+                "the calls that ran before it are in {} (those of a phase not judged yet marked \"not_judged\": true)",
                 dir.join("cases.jsonl").display()
             ),
             None => "no report (give --output DIR to keep the sessions that finish)".to_owned(),

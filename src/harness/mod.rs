@@ -13,6 +13,7 @@ pub mod child;
 pub mod client;
 pub mod cross_session;
 pub mod era;
+pub mod hooks;
 pub use crate::evidence;
 pub mod hostile;
 pub mod http;

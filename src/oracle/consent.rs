@@ -131,8 +131,8 @@ impl DeclaredConsent {
 /// /confrim=true: no form the tool asked for has a field "confrim"; its
 /// fields: name, confirm`), or whose value the field cannot take.
 pub fn check_declared(forms: &[Form], declared: &[DeclaredConsent]) -> Result<(), String> {
+    let fields: Vec<_> = forms.iter().flat_map(|form| &form.fields).collect();
     for consent in declared {
-        let fields: Vec<_> = forms.iter().flat_map(|form| &form.fields).collect();
         let Some(field) = fields.iter().find(|field| field.name == consent.name) else {
             let mut names: Vec<&str> = Vec::new();
             for field in &fields {
@@ -150,26 +150,23 @@ pub fn check_declared(forms: &[Form], declared: &[DeclaredConsent]) -> Result<()
                 consent.name
             ));
         };
-        let takes = match &field.kind {
-            Kind::Boolean => consent.value.is_boolean(),
-            Kind::Enum { values } => consent
+        // The values the field takes, when it is not one of them.
+        let refused = match &field.kind {
+            Kind::Boolean => (!consent.value.is_boolean()).then(|| "true or false".to_owned()),
+            Kind::Enum { values } => (!consent
                 .value
                 .as_str()
-                .is_some_and(|value| values.iter().any(|known| known == value)),
-            _ => true,
+                .is_some_and(|value| values.iter().any(|known| known == value)))
+            .then(|| {
+                let values: Vec<String> = values
+                    .iter()
+                    .map(|value| Value::from(value.as_str()).to_string())
+                    .collect();
+                format!("one of {}", values.join(", "))
+            }),
+            _ => None,
         };
-        if !takes {
-            let expected = match &field.kind {
-                Kind::Enum { values } => format!(
-                    "one of {}",
-                    values
-                        .iter()
-                        .map(|value| Value::from(value.as_str()).to_string())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                ),
-                _ => "true or false".to_owned(),
-            };
+        if let Some(expected) = refused {
             return Err(format!(
                 "{consent}: the field {:?} takes {expected}, never {}",
                 consent.name, consent.value

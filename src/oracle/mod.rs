@@ -7,6 +7,7 @@
 //! - [`http`]: the Streamable HTTP transport's own rules, on a session's HTTP steps.
 //! - [`failure`]: what each of these finds wrong, typed by rule family.
 //! - [`hostile`]: what a server must do with hostile client frames.
+//! - [`no_reply`]: a `tools/call` without reply, said as what happened to it.
 //! - [`property`]: the eight properties of `elicit-check check` on anyone's tool.
 //! - [`consent`]: which field of a form the tool acts on at one value only (property 3).
 //! - [`format_shape`]: a valid accept refused for the shape of its `date-time` alone (property 3).
@@ -24,4 +25,5 @@ pub mod hostile;
 pub mod http;
 pub mod meaning;
 pub mod model;
+pub mod no_reply;
 pub mod property;

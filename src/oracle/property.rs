@@ -25,6 +25,7 @@ use serde::Serialize;
 use serde_json::{Value, json};
 
 use super::consent::DeclaredConsent;
+use crate::evidence::HarnessFailure;
 use crate::evidence::http::HttpRecord;
 use crate::evidence::wire::{Frame, Side, StrayLine};
 use crate::harness::era::Protocol;
@@ -475,8 +476,9 @@ pub struct Observation<'a> {
     pub forced_kill: bool,
     /// The shutdown grace the server had, for the message.
     pub grace: std::time::Duration,
-    /// Why the call has no reply, if it has none (timeout, closed transport).
-    pub call_failure: Option<&'a str>,
+    /// Why the call has no reply, if it has none (timeout, closed
+    /// transport), as the harness kept it.
+    pub call_failure: Option<&'a HarnessFailure>,
     /// Whether `--strict` turns lenient accepts into failures of property 2.
     pub strict: bool,
     /// Whether acting without an answer is a declared fail-open design
@@ -747,12 +749,8 @@ fn wire_fault(observation: &Observation<'_>) -> Option<String> {
                 && frame.message.get("id") == id
         });
         let Some(reply) = reply else {
-            return Some(format!(
-                "no reply to tools/call: {}",
-                observation
-                    .call_failure
-                    .unwrap_or("the server never answered")
-            ));
+            let stdio = observation.http.is_empty();
+            return Some(super::no_reply::no_reply(observation.call_failure, stdio));
         };
         for frame in observation.wire {
             let is_elicitation = frame.from == Side::Server

@@ -65,6 +65,7 @@ pub async fn eliciting_tools(target: &Target) -> Result<Vec<ToolSurvey>, CheckEr
     };
     let finished = session.finish().await;
     let tools = listed.map_err(|error| CheckError::DidNotStart {
+        url: target.transport.url().map(str::to_owned),
         error: error.to_string(),
         stray: String::new(),
         stderr: last_lines(&finished.exit.stderr, 20),

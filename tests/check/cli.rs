@@ -503,7 +503,9 @@ fn a_tool_call_without_reply_exits_2_saying_so() {
     assert_eq!(output.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
-        stderr.contains(r#"tools/call "calculate" got no reply (tools/call"#),
+        stderr.contains(
+            r#"tools/call "calculate" asked for no form: no reply to tools/call within 1 s; nothing to check"#
+        ),
         "{stderr}"
     );
     assert!(
@@ -1064,66 +1066,94 @@ fn a_declared_consent_field_the_form_does_not_have_is_refused() {
 }
 
 /// A tool that asks, then never answers its `tools/call` (`forms.py
-/// --hang`): after 3 planned cases in a row without reply, the era's other
-/// planned cases are not run (each would wait out `--call-timeout`), in
-/// session mode and with `--fresh`. Property 5 fails on the calls without
-/// reply; the health says how many planned cases ran and a note how many
-/// were left; most planned cases never reached the form, so the era is
-/// inconclusive (exit 2), its failures kept.
+/// --hang`), or exits in it (`--dies`): after 3 planned cases in a row
+/// without reply, the era's other planned cases are not run, in session mode
+/// and with `--fresh`. Property 5 fails on the calls without reply, its
+/// reason saying what happened (the bound ran out; the server's stdout
+/// closed, its stderr shown); property 3 counts none of them as a valid
+/// accept refused (whether they acted is unknown). The health says how many
+/// planned cases ran and a note how many were left (each would wait out
+/// `--call-timeout` only when the calls timed out); most planned cases never
+/// reached the form, so the era is inconclusive (exit 2), its failures kept.
 #[test]
 fn three_planned_calls_in_a_row_without_reply_leave_the_other_planned_cases_unrun() {
-    let mut server = forms_server("enum", false);
-    server.push("--hang".to_owned());
-    for mode in ["session mode", "--fresh"] {
-        let mut args = vec![
-            "--tool",
-            "choose_size",
-            "--acted",
-            "/acted",
-            "--cases",
-            "20",
-            "--seed",
-            "1",
-            "--call-timeout",
-            "0.5",
-            "--protocol",
-            "2025-11-25",
-            "--json",
-        ];
-        if mode == "--fresh" {
-            args.push(mode);
+    let ways = [
+        (
+            "--hang",
+            "no reply to tools/call within 0.5 s",
+            "",
+            "wait out --call-timeout and ",
+        ),
+        (
+            "--dies",
+            "no reply to tools/call: the server's stdout closed first (it exited or crashed in the call)",
+            "forms.py: crashed in the call",
+            "",
+        ),
+    ];
+    for (way, reason, stderr, cost) in ways {
+        let mut server = forms_server("enum", false);
+        server.push(way.to_owned());
+        for mode in ["session mode", "--fresh"] {
+            let mut args = vec![
+                "--tool",
+                "choose_size",
+                "--acted",
+                "/acted",
+                "--cases",
+                "20",
+                "--seed",
+                "1",
+                "--call-timeout",
+                "0.5",
+                "--protocol",
+                "2025-11-25",
+                "--json",
+            ];
+            if mode == "--fresh" {
+                args.push(mode);
+            }
+            args.push("--");
+            args.extend(server.iter().map(String::as_str));
+            let context = format!("{way}, {mode}");
+            let document = cli_json(&args, 2, &context);
+            let report = era(&document, "2025-11-25");
+            let health = &report["health"];
+            let planned = health["planned"].as_u64().expect("planned");
+            assert!(
+                planned > 20,
+                "the coverage cases and 20 random ones: {planned}"
+            );
+            assert_eq!(health["ran"], json!(3), "{context}: {health}");
+            assert_eq!(
+                health["inconclusive"],
+                json!(format!(
+                    "3 of {planned} planned cases reached the form; the other {} planned cases were not run",
+                    planned - 3
+                )),
+                "{context}"
+            );
+            assert_eq!(
+                health["notes"],
+                json!([format!(
+                    "3 planned cases in a row got no reply to tools/call (property 5): the other {} planned cases were not run, each would {cost}read no act",
+                    planned - 3
+                )]),
+                "{context}"
+            );
+            let p5 = &report["properties"][4];
+            assert_eq!(
+                (&p5["property"], &p5["verdict"], &p5["failure"]["reason"]),
+                (&json!(5), &json!("fails"), &json!(reason)),
+                "{context}"
+            );
+            assert_eq!(p5["failure"]["stderr"], json!(stderr), "{context}");
+            let p3 = &report["properties"][2];
+            assert_eq!(
+                (&p3["property"], &p3["verdict"], &p3["cases"]),
+                (&json!(3), &json!("untested"), &json!(0)),
+                "{context}: no call without reply is a valid accept refused"
+            );
         }
-        args.push("--");
-        args.extend(server.iter().map(String::as_str));
-        let document = cli_json(&args, 2, mode);
-        let report = era(&document, "2025-11-25");
-        let health = &report["health"];
-        let planned = health["planned"].as_u64().expect("planned");
-        assert!(
-            planned > 20,
-            "the coverage cases and 20 random ones: {planned}"
-        );
-        assert_eq!(health["ran"], json!(3), "{mode}: {health}");
-        assert_eq!(
-            health["inconclusive"],
-            json!(format!(
-                "3 of {planned} planned cases reached the form; the other {} planned cases were not run",
-                planned - 3
-            )),
-            "{mode}"
-        );
-        assert_eq!(
-            health["notes"],
-            json!([format!(
-                "3 planned cases in a row got no reply to tools/call (property 5): the other {} planned cases were not run, each would wait out --call-timeout and read no act",
-                planned - 3
-            )]),
-            "{mode}"
-        );
-        let p5 = &report["properties"][4];
-        assert_eq!(
-            (&p5["property"], &p5["verdict"]),
-            (&json!(5), &json!("fails"))
-        );
     }
 }

@@ -409,7 +409,7 @@ fn a_url_nothing_answers_at_fails_to_start_naming_the_http_request() {
     assert_eq!(run.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(
-        stderr.contains("the server did not start: initialize")
+        stderr.contains(&format!("no session opened with {url}: initialize failed"))
             && stderr.contains("HTTP: POST /mcp got no response")
             && stderr.contains("onnection refused"),
         "{stderr}"
@@ -535,7 +535,7 @@ fn a_call_refused_with_an_error_status_names_the_status() {
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(
         stderr.contains(
-            "tools/call \"calculate\" got no reply (no reply to tools/call; HTTP: POST /mcp got status 500)"
+            "tools/call \"calculate\" asked for no form: no reply to tools/call; HTTP: POST /mcp got status 500; nothing to check"
         ),
         "{stderr}"
     );

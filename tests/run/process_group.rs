@@ -545,7 +545,9 @@ fn a_check_stopped_by_sigint_says_where_its_judged_calls_are_or_that_none_were_k
         assert_eq!(ended.status.code(), Some(2));
         let stderr = String::from_utf8_lossy(&ended.stderr);
         let said = if with_output {
-            format!("interrupted; the calls judged before it are in {output}/cases.jsonl")
+            format!(
+                "interrupted; the calls that ran before it are in {output}/cases.jsonl (those of a phase not judged yet marked \"not_judged\": true)"
+            )
         } else {
             "interrupted; no report (give --output DIR to keep the sessions that finish)".to_owned()
         };
@@ -558,6 +560,99 @@ fn a_check_stopped_by_sigint_says_where_its_judged_calls_are_or_that_none_were_k
         );
         assert!(!alive(server), "the server {server} is gone");
     }
+}
+
+/// `check --output` stopped by SIGINT in the middle of its planned cases
+/// (session mode: `forms.py --hang-from 4` answers the first 3 calls of its
+/// process and leaves the 4th unanswered): the calls the phase had run are
+/// not lost. `cases.jsonl` holds the probe's calls, judged, then the 3
+/// planned cases that ran (`coverage 0` to `coverage 2`, each with its
+/// reply), marked `"not_judged": true`; the case in flight is not there.
+#[test]
+fn a_check_stopped_in_its_planned_cases_keeps_the_calls_that_ran_marked_not_judged() {
+    let scratch = Scratch::new("check-sigint-planned");
+    let hung_file = scratch.arg("hung");
+    let output = scratch.arg("out");
+    let forms = format!("{}/fixtures/servers/forms.py", env!("CARGO_MANIFEST_DIR"));
+    let (ended, server) = stopped_by_sigint(
+        &[
+            "check",
+            "--tool",
+            "choose_size",
+            "--acted",
+            "/acted",
+            "--protocol",
+            "2025-11-25",
+            "--seed",
+            "1",
+            "--call-timeout",
+            "600",
+            "--output",
+            &output,
+            "--",
+            crate::support::python3(),
+            "-S",
+            &forms,
+            "--form",
+            "enum",
+            "--hang-from",
+            "4",
+            "--hung-file",
+            &hung_file,
+        ],
+        &hung_file,
+    );
+    assert_eq!(ended.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&ended.stderr);
+    assert!(
+        stderr.contains(&format!(
+            "interrupted; the calls that ran before it are in {output}/cases.jsonl (those of a phase not judged yet marked \"not_judged\": true)"
+        )),
+        "{stderr}"
+    );
+    let log = std::fs::read_to_string(scratch.join("out/cases.jsonl")).expect("cases.jsonl");
+    let records: Vec<Value> = log
+        .lines()
+        .map(|line| serde_json::from_str(line).expect("one JSON record per line"))
+        .collect();
+    let (probe, planned): (Vec<&Value>, Vec<&Value>) = records.iter().partition(|record| {
+        record["case"]
+            .as_str()
+            .is_some_and(|case| case.starts_with("probe"))
+    });
+    assert!(!probe.is_empty(), "{log}");
+    assert!(
+        probe
+            .iter()
+            .all(|record| record.get("not_judged").is_none()),
+        "the probe's calls were judged: {log}"
+    );
+    let cases: Vec<(&Value, &Value)> = planned
+        .iter()
+        .map(|record| (&record["case"], &record["not_judged"]))
+        .collect();
+    let yes = Value::Bool(true);
+    assert_eq!(
+        cases,
+        vec![
+            (&Value::from("coverage 0"), &yes),
+            (&Value::from("coverage 1"), &yes),
+            (&Value::from("coverage 2"), &yes),
+        ],
+        "{log}"
+    );
+    assert!(
+        planned
+            .iter()
+            .all(|record| record["reply"]["result"].is_object()),
+        "each planned call that ran has its reply: {log}"
+    );
+    assert_eq!(
+        wait_group_gone(server),
+        Vec::<String>::new(),
+        "the server's group"
+    );
+    assert!(!alive(server), "the server {server} is gone");
 }
 
 /// `check --config` over several targets stopped by SIGINT in its first
@@ -600,7 +695,7 @@ fn a_check_of_several_targets_stopped_by_sigint_leaves_no_earlier_report() {
     let stderr = String::from_utf8_lossy(&ended.stderr);
     assert!(
         stderr.contains(&format!(
-            "target hang, after 0 of 2 targets: interrupted; the calls judged before it are in {output}/hang/cases.jsonl"
+            "target hang, after 0 of 2 targets: interrupted; the calls that ran before it are in {output}/hang/cases.jsonl (those of a phase not judged yet marked \"not_judged\": true)"
         )),
         "{stderr}"
     );

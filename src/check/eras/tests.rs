@@ -29,6 +29,7 @@ fn protocol_names_parse_and_print_back() {
 fn only_a_server_that_does_not_speak_or_ask_in_an_era_is_skipped_by_auto() {
     let not_spoken = [
         CheckError::DidNotStart {
+            url: None,
             error: "server/discover failed".into(),
             stray: String::new(),
             stderr: String::new(),

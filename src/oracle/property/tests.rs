@@ -578,24 +578,26 @@ fn the_wire_breaks_property_5_on_stray_lines_late_elicitations_no_reply_and_no_e
     let form = json!({"elicitation": {"form": {}}});
     let reading = Reading::plain(false);
     let wire = clean_wire();
-    let observe =
-        |wire: &[Frame], stray: &[StrayLine], forced_kill: bool, call_failure: Option<&str>| {
-            violations(&Observation {
-                sent: &[],
-                reading: &reading,
-                capabilities: &form,
-                wire,
-                stray,
-                http: &[],
-                forced_kill,
-                grace: std::time::Duration::from_secs(5),
-                call_failure,
-                strict: false,
-                allow_unasked: false,
-                protocol: Protocol::V2025_11_25,
-                consent: &[],
-            })
-        };
+    let observe = |wire: &[Frame],
+                   stray: &[StrayLine],
+                   forced_kill: bool,
+                   call_failure: Option<&HarnessFailure>| {
+        violations(&Observation {
+            sent: &[],
+            reading: &reading,
+            capabilities: &form,
+            wire,
+            stray,
+            http: &[],
+            forced_kill,
+            grace: std::time::Duration::from_secs(5),
+            call_failure,
+            strict: false,
+            allow_unasked: false,
+            protocol: Protocol::V2025_11_25,
+            consent: &[],
+        })
+    };
     assert!(observe(&wire, &[], false, None).is_empty());
     let stray = [StrayLine {
         seq: 7,
@@ -638,23 +640,38 @@ fn the_wire_breaks_property_5_on_stray_lines_late_elicitations_no_reply_and_no_e
             "elicitation/create (frame #2) outside its tools/call (frames #3 to #6)".to_owned()
         )]
     );
+    let timed_out = HarnessFailure::CallTimedOut {
+        within: std::time::Duration::from_secs(10),
+    };
     assert_eq!(
-        observe(
-            &wire[..3],
-            &[],
-            false,
-            Some("tools/call did not finish within 10s")
-        ),
+        observe(&wire[..3], &[], false, Some(&timed_out)),
         vec![(
             Property::CleanWire,
-            "no reply to tools/call: tools/call did not finish within 10s".to_owned()
+            "no reply to tools/call within 10 s".to_owned()
         )]
     );
+    // Over stdio, a call that ended with no reply frame: its stdout closed.
+    let closed = HarnessFailure::NoReply {
+        http: String::new(),
+    };
     assert_eq!(
-        observe(&[], &[], false, Some("initialize failed")),
+        observe(&wire[..3], &[], false, Some(&closed)),
         vec![(
             Property::CleanWire,
-            "the tool was not called: initialize failed".to_owned()
+            "no reply to tools/call: the server's stdout closed first (it exited or crashed in the call)"
+                .to_owned()
+        )]
+    );
+    let refused = HarnessFailure::HandshakeFailed {
+        request: crate::evidence::Handshake::Initialize,
+        error: "connection closed".to_owned(),
+        http: String::new(),
+    };
+    assert_eq!(
+        observe(&[], &[], false, Some(&refused)),
+        vec![(
+            Property::CleanWire,
+            "the tool was not called: initialize failed: connection closed".to_owned()
         )]
     );
     assert_eq!(

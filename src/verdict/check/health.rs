@@ -17,6 +17,8 @@ use serde_json::Value;
 
 use crate::check::case_run::CaseRun;
 use crate::check::runner::Endings;
+use crate::evidence::HarnessFailure;
+use crate::oracle::no_reply::no_reply;
 use crate::oracle::property::{Property, text_of};
 
 /// Planned cases in a row that may end without reaching the form before the
@@ -41,6 +43,8 @@ const QUOTED_REPLY_CHARS: usize = 160;
 pub(crate) struct Unreached {
     in_a_row: usize,
     unanswered_in_a_row: usize,
+    /// Whether the last call without reply waited out `--call-timeout`.
+    timed_out: bool,
 }
 
 impl Unreached {
@@ -59,6 +63,7 @@ impl Unreached {
         } else {
             0
         };
+        self.timed_out = matches!(run.call_failure, Some(HarnessFailure::CallTimedOut { .. }));
     }
 
     /// Whether [`UNREACHED_IN_A_ROW`] planned cases in a row never reached
@@ -69,11 +74,17 @@ impl Unreached {
     }
 
     /// The health's note when the calls without reply stopped the era's
-    /// planned cases, `left` of them not run; none otherwise.
+    /// planned cases, `left` of them not run; none otherwise. It says what
+    /// each would have cost when the last one waited out `--call-timeout`.
     pub(crate) fn note(&self, left: usize) -> Option<String> {
         (self.unanswered_in_a_row >= UNANSWERED_IN_A_ROW && left > 0).then(|| {
+            let cost = if self.timed_out {
+                "wait out --call-timeout and "
+            } else {
+                ""
+            };
             format!(
-                "{UNANSWERED_IN_A_ROW} planned cases in a row got no reply to tools/call (property 5): the other {left} planned cases were not run, each would wait out --call-timeout and read no act"
+                "{UNANSWERED_IN_A_ROW} planned cases in a row got no reply to tools/call (property 5): the other {left} planned cases were not run, each would {cost}read no act"
             )
         })
     }
@@ -83,7 +94,9 @@ impl Unreached {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct RepeatedReply {
     /// The reply in brief: a JSON-RPC error's message, a result's text (or
-    /// its `structuredContent`), or `no reply (WHY)`; at most 160 characters.
+    /// its `structuredContent`), or why there is none
+    /// ([`no_reply`]: `no reply to tools/call within 10 s`); at most 160
+    /// characters.
     pub reply: String,
     /// How many calls got it without reaching the form.
     pub times: usize,
@@ -169,7 +182,7 @@ impl Seen {
             reached_form: run.reached_form(),
             read: !run.acted_before,
             acted: run.reading.acted,
-            reply: in_brief(&run.reply, run.call_failure.as_deref()),
+            reply: in_brief(&run.reply, run.call_failure.as_ref(), run.http.is_empty()),
         }
     }
 
@@ -197,8 +210,9 @@ pub(crate) struct Observed<'a> {
     pub(crate) setup: bool,
 }
 
-/// A reply in brief (see [`RepeatedReply::reply`]).
-pub(crate) fn in_brief(reply: &Value, failure: Option<&str>) -> String {
+/// A reply in brief (see [`RepeatedReply::reply`]); `failure` and `stdio`
+/// say why there is none.
+pub(crate) fn in_brief(reply: &Value, failure: Option<&HarnessFailure>, stdio: bool) -> String {
     let text = if let Some(message) = reply.pointer("/error/message").and_then(Value::as_str) {
         message.to_owned()
     } else if let Some(result) = reply.get("result") {
@@ -214,7 +228,7 @@ pub(crate) fn in_brief(reply: &Value, failure: Option<&str>) -> String {
             text.split_whitespace().collect::<Vec<_>>().join(" ")
         }
     } else {
-        format!("no reply ({})", failure.unwrap_or("none came"))
+        no_reply(failure, stdio)
     };
     let mut quoted: String = text.chars().take(QUOTED_REPLY_CHARS).collect();
     if quoted.len() < text.len() {

@@ -123,6 +123,12 @@ pub struct CallSummary<'a> {
     pub sent: &'a [crate::oracle::property::SentAnswer],
     /// Whether the call counts as acted.
     pub acted: bool,
+    /// Whether `acted` says something of this call: the tool replied (a
+    /// result or a JSON-RPC error), or `--acted-cmd` read the world after
+    /// it. A call with neither (its server died in it, it waited out
+    /// `--call-timeout`) counts as no valid accept refused (property 3) and
+    /// in no lenient class: its acting is unknown, and property 5 fails it.
+    pub read: bool,
     /// The tool's reply.
     pub reply: &'a Value,
     /// The server's stderr.
@@ -180,7 +186,9 @@ impl Tally {
         let all_accepted = judged
             .iter()
             .all(|sent| matches!(sent.class, Class::ValidAccept | Class::LenientAccept(_)));
-        if all_valid {
+        if !call.read {
+            // Neither acted nor refused: nothing to count below.
+        } else if all_valid {
             self.valid.push(ValidCall {
                 // An accept without content to a form that requires nothing is `{}`.
                 contents: judged
@@ -199,10 +207,17 @@ impl Tally {
                 });
             }
         } else if all_accepted {
-            // Lenient accepts, grouped by class: how many acted of how many.
-            for sent in judged {
+            // Lenient accepts, grouped by class (and by step, in a planned
+            // case of several steps, as the findings are): how many acted of
+            // how many.
+            let steps = plan.len();
+            for (step, sent) in judged.iter().enumerate() {
                 if let Class::LenientAccept(traits) = &sent.class {
-                    let class = lenient_class(traits);
+                    let class = if steps > 1 {
+                        format!("step {} of {steps}: {}", step + 1, lenient_class(traits))
+                    } else {
+                        lenient_class(traits)
+                    };
                     let at = self
                         .lenient
                         .iter()
@@ -327,6 +342,7 @@ mod tests {
             CallSummary {
                 sent: answers,
                 acted,
+                read: true,
                 reply: &json!({"result": {}}),
                 stderr: "",
                 capabilities: &json!({"elicitation": {"form": {}}}),
@@ -429,6 +445,104 @@ mod tests {
         assert_eq!(tally.acted_readings, 3);
     }
 
+    /// In a planned case of several steps, a lenient accept's class names
+    /// its step, as a finding's answer class does: the same leniency at two
+    /// steps is two warnings. A case of one step names none.
+    #[test]
+    fn a_lenient_accept_of_a_multi_step_case_is_grouped_by_its_step() {
+        let lenient = sent(
+            json!({"action": "accept", "content": {"a": 1, "b": 2}}),
+            Class::LenientAccept(vec!["extra key `b` the schema does not name".into()]),
+            "accept: extra key `b`",
+        );
+        let valid = sent(
+            json!({"action": "accept", "content": {"a": 1}}),
+            Class::ValidAccept,
+            VALID,
+        );
+        let planned = |count: usize| {
+            vec![
+                GeneratedAnswer {
+                    answer: json!({}),
+                    built_as: VALID.to_owned(),
+                    built: Built::Valid,
+                };
+                count
+            ]
+        };
+        let summary = |sent| CallSummary {
+            sent,
+            acted: true,
+            read: true,
+            reply: &Value::Null,
+            stderr: "",
+            capabilities: &Value::Null,
+            consent: &[],
+        };
+        let mut tally = Tally::default();
+        let second = [at_step(valid.clone(), 1), at_step(lenient.clone(), 2)];
+        tally.add(summary(&second), &planned(2));
+        let first = [at_step(lenient.clone(), 1), at_step(valid, 2)];
+        tally.add(summary(&first), &planned(2));
+        tally.add(summary(&first), &planned(2));
+        tally.add(summary(std::slice::from_ref(&lenient)), &planned(1));
+        let classes: Vec<(&str, usize)> = tally
+            .lenient
+            .iter()
+            .map(|finding| (finding.answer_class.as_str(), finding.of))
+            .collect();
+        assert_eq!(
+            classes,
+            vec![
+                ("step 2 of 2: extra key `b` the schema does not name", 1),
+                ("step 1 of 2: extra key `b` the schema does not name", 2),
+                ("extra key `b` the schema does not name", 1),
+            ]
+        );
+    }
+
+    /// A call whose acting is unknown (no reply, no `--acted-cmd`) is no
+    /// valid accept refused and no lenient accept acted on or not; a call
+    /// that was read counts, whatever its reply.
+    #[test]
+    fn a_call_without_an_acted_reading_counts_for_no_valid_or_lenient_accept() {
+        let valid = [sent(
+            json!({"action": "accept", "content": {"confirm": true}}),
+            Class::ValidAccept,
+            VALID,
+        )];
+        let lenient = [sent(
+            json!({"action": "accept", "content": {"confirm": "true"}}),
+            Class::LenientAccept(vec!["string for boolean `confirm`".into()]),
+            "string for boolean",
+        )];
+        let mut tally = Tally::default();
+        for (sent, read) in [(&valid, false), (&lenient, false), (&valid, true)] {
+            tally.add(
+                CallSummary {
+                    sent,
+                    acted: false,
+                    read,
+                    reply: &json!({}),
+                    stderr: "",
+                    capabilities: &json!({"elicitation": {"form": {}}}),
+                    consent: &[],
+                },
+                &[],
+            );
+        }
+        assert_eq!(
+            tally.valid,
+            vec![ValidCall {
+                contents: vec![json!({"confirm": true})],
+                acted: false
+            }]
+        );
+        assert_eq!(tally.refused.len(), 1);
+        assert!(tally.lenient.is_empty(), "{:?}", tally.lenient);
+        assert_eq!(tally.sessions, 3);
+    }
+
     #[test]
     fn calls_no_answer_could_come_to_are_counted_and_their_capabilities_kept_once() {
         let mut tally = Tally::default();
@@ -442,6 +556,7 @@ mod tests {
             CallSummary {
                 sent,
                 acted,
+                read: true,
                 reply: &Value::Null,
                 stderr: "",
                 capabilities,
@@ -541,6 +656,7 @@ mod tests {
         let summary = CallSummary {
             sent: &call,
             acted: true,
+            read: true,
             reply: &Value::Null,
             stderr: "",
             capabilities: &Value::Null,
@@ -624,6 +740,7 @@ mod tests {
             let mut call = CallSummary {
                 sent: &[],
                 acted: false,
+                read: true,
                 reply: &Value::Null,
                 stderr: "",
                 capabilities: &Value::Null,

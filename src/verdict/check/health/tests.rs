@@ -115,65 +115,101 @@ fn three_planned_calls_in_a_row_without_reply_stop_the_era_with_a_note() {
     }
     unreached.push(&unanswered);
     assert!(unreached.stops());
+    // Calls that ended without reply before the bound (the server's stdout
+    // closed) cost no wait.
     assert_eq!(
         unreached.note(7).as_deref(),
         Some(
-            "3 planned cases in a row got no reply to tools/call (property 5): the other 7 planned cases were not run, each would wait out --call-timeout and read no act"
+            "3 planned cases in a row got no reply to tools/call (property 5): the other 7 planned cases were not run, each would read no act"
         )
     );
     // Nothing left to run: nothing to note.
     assert_eq!(unreached.note(0), None);
+    let mut timed_out = unanswered.clone();
+    timed_out.call_failure = Some(HarnessFailure::CallTimedOut {
+        within: std::time::Duration::from_secs(10),
+    });
+    let mut waited = Unreached::default();
+    for _ in 0..3 {
+        waited.push(&timed_out);
+    }
+    assert_eq!(
+        waited.note(7).as_deref(),
+        Some(
+            "3 planned cases in a row got no reply to tools/call (property 5): the other 7 planned cases were not run, each would wait out --call-timeout and read no act"
+        )
+    );
 }
 
 #[test]
 fn a_reply_in_brief_is_the_error_message_the_text_the_structured_content_or_why_none_came() {
     assert_eq!(
-        in_brief(&json!({"error": {"code": -32603, "message": "boom"}}), None),
+        in_brief(
+            &json!({"error": {"code": -32603, "message": "boom"}}),
+            None,
+            true
+        ),
         "boom"
     );
     assert_eq!(
         in_brief(
             &json!({"result": {"content": [{"type": "text", "text": "gone"}], "isError": true}}),
-            None
+            None,
+            true
         ),
         "gone"
     );
     assert_eq!(
         in_brief(
             &json!({"result": {"content": [], "structuredContent": {"ok": false}}}),
-            None
+            None,
+            true
         ),
         "{\"ok\":false}"
     );
     assert_eq!(
-        in_brief(&json!({"result": {"content": []}}), None),
+        in_brief(&json!({"result": {"content": []}}), None, true),
         "{\"content\":[]}"
     );
     assert_eq!(
         in_brief(
             &json!({"result": {"content": [{"type": "text", "text": "{\n  \"ok\": false\n}"}]}}),
-            None
+            None,
+            true
         ),
         "{\"ok\":false}"
     );
     assert_eq!(
         in_brief(
             &json!({"result": {"content": [{"type": "text", "text": "not\n  found"}]}}),
-            None
+            None,
+            true
         ),
         "not found"
     );
     assert_eq!(
-        in_brief(&json!({}), Some("tools/call did not finish within 10 s")),
-        "no reply (tools/call did not finish within 10 s)"
+        in_brief(
+            &json!({}),
+            Some(&HarnessFailure::CallTimedOut {
+                within: std::time::Duration::from_secs(10)
+            }),
+            true
+        ),
+        "no reply to tools/call within 10 s"
     );
-    assert_eq!(in_brief(&json!({}), None), "no reply (none came)");
+    assert_eq!(
+        in_brief(&json!({}), None, true),
+        "no reply to tools/call: the server never answered"
+    );
     let long = "x".repeat(200);
-    let cut = in_brief(&json!({"error": {"message": long}}), None);
+    let cut = in_brief(&json!({"error": {"message": long}}), None, true);
     assert_eq!(cut.chars().count(), QUOTED_REPLY_CHARS + 1);
     assert!(cut.ends_with('…'));
     let exact = "y".repeat(QUOTED_REPLY_CHARS);
-    assert_eq!(in_brief(&json!({"error": {"message": exact}}), None), exact);
+    assert_eq!(
+        in_brief(&json!({"error": {"message": exact}}), None, true),
+        exact
+    );
 }
 
 #[test]
