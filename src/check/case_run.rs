@@ -106,6 +106,14 @@ impl CaseRun {
         self.reply.get("result").is_some() || self.reply.get("error").is_some()
     }
 
+    /// Whether the acted reading says something of this call under `acted`:
+    /// `--acted-cmd` did not say acted before it, and the tool replied (a
+    /// result or a JSON-RPC error) or `--acted-cmd` read the world after it.
+    /// A call without one tested nothing: whether it acted is unknown.
+    pub fn has_reading(&self, acted: &ActedRule) -> bool {
+        !self.acted_before && (self.answered() || matches!(acted, ActedRule::Command(_)))
+    }
+
     /// Whether the tool was called at all: a `tools/call` crossed the wire.
     /// A session whose server never got that far (it died at start-up, its
     /// handshake failed) counts for no property.
@@ -127,7 +135,7 @@ impl CaseRun {
         CallSummary {
             sent: &self.sent,
             acted: self.reading.acted,
-            read: self.answered() || matches!(target.acted, ActedRule::Command(_)),
+            read: self.has_reading(&target.acted),
             reply: &self.reply,
             stderr: &self.stderr,
             capabilities: &self.capabilities,

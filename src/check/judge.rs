@@ -109,7 +109,8 @@ impl<'t> Judge<'t> {
         if !self.reached_tool(label, run) {
             return;
         }
-        self.seen.push(Seen::of(label, (false, false), run));
+        self.seen
+            .push(Seen::of(label, (false, false), run, &self.target.acted));
         self.tally.add(run.summary(self.target), &[]);
         self.note_failures(run);
     }
@@ -131,10 +132,16 @@ impl<'t> Judge<'t> {
         log: &mut dyn FnMut(CaseRecord),
     ) {
         self.random_cases += usize::from(planned.random.is_some());
-        self.aimed
-            .add(aims, run.reached_form() && !run.acted_before);
-        self.seen
-            .push(Seen::of(&planned.label, (true, planned.base), run));
+        self.aimed.add(
+            aims,
+            run.reached_form() && run.has_reading(&self.target.acted),
+        );
+        self.seen.push(Seen::of(
+            &planned.label,
+            (true, planned.base),
+            run,
+            &self.target.acted,
+        ));
         if !self.reached_tool(&planned.label, run) {
             log(record(planned.label.clone(), run, &[]));
             return;

@@ -82,7 +82,9 @@ const STATE_RECHECKS: usize = 3;
 /// fresh, the remaining cases run in a fresh process each, and the health
 /// says so in a note. A case whose session run breaks a property its fresh
 /// run keeps leaves a note too: the fresh run is the one judged, but a
-/// client that keeps one connection meets the break.
+/// client that keeps one connection meets the break; so does the first case
+/// that got no reply in its session (its server exited or hung after the
+/// calls it served) and one in a fresh process.
 ///
 /// The runs stop early, short of `planned`, when [`Unreached`] says so.
 ///
@@ -106,6 +108,8 @@ pub(super) async fn session_runs(
     let mut rechecks = 0;
     // The properties a session run broke and its fresh run kept, noted once.
     let mut session_only: Vec<Property> = Vec::new();
+    // Whether a session run without reply answered fresh was noted.
+    let mut unanswered_noted = false;
     for (index, case) in planned.iter().enumerate() {
         if unreached.stops() {
             if let Some(note) = unreached.note(planned.len() - index) {
@@ -144,12 +148,10 @@ pub(super) async fn session_runs(
         };
         let (run, late) = call_in_session(runner, current, steps, case).await?;
         current.late_frame |= late;
-        let broke: Vec<Property> = run
+        let news = run
             .violations(target)
             .into_iter()
-            .map(|(property, _)| property)
-            .collect();
-        let news = broke.iter().any(|property| !confirmed.contains(property));
+            .any(|(property, _)| !confirmed.contains(&property));
         let short_of_form = !tested(case, &run);
         let recheck =
             rechecks < STATE_RECHECKS && current.acted && refused_after_act(&run, &target.consent);
@@ -163,11 +165,22 @@ pub(super) async fn session_runs(
             runs[index] = Some(run);
             continue;
         }
+        // The calls its server process served before this one.
+        let served = current.kept.len();
         // The session ends before the fresh run starts: nothing of it overlaps.
         if let Some(ended) = open.take() {
             close(runner, steps, planned, ended, &mut runs).await?;
         }
         let fresh = run_case(runner, steps, &case.plan, &capabilities, case.id()).await?;
+        if run.reached_tool() && !run.answered() && fresh.answered() && !unanswered_noted {
+            unanswered_noted = true;
+            runner.note(format!(
+                "{} got no reply in a server process that had served {} before ({}), and a reply in a fresh process: the fresh run is the one judged, but a client that keeps one connection meets it",
+                case.label,
+                crate::format::counted(served, "call"),
+                crate::oracle::no_reply::no_reply(run.call_failure.as_ref(), run.http.is_empty())
+            ));
+        }
         if recheck && !short_of_form {
             if fresh.reading.acted {
                 fresh_only = true;
@@ -189,8 +202,10 @@ pub(super) async fn session_runs(
                 rechecks += 1;
             }
         }
-        let broken_in_session: Vec<Property> = broke
+        let broken_in_session: Vec<Property> = run
+            .violations(target)
             .into_iter()
+            .map(|(property, _)| property)
             .filter(|property| !confirmed.contains(property))
             .collect();
         let kept_by_fresh = fresh.violations(target);
@@ -207,7 +222,9 @@ pub(super) async fn session_runs(
                 property.number()
             ));
         }
-        if short_of_form && tested(case, &fresh) {
+        // A session run without reply is a server that died or hung, not
+        // one that asks only once per process.
+        if short_of_form && run.answered() && tested(case, &fresh) {
             fresh_only = true;
             let what = if run.reached_form() {
                 "acted on the probe's consenting answer"
@@ -237,11 +254,13 @@ fn tested(case: &Planned, run: &CaseRun) -> bool {
 
 /// Whether `run`, a call of a session in which an earlier call acted, sent
 /// only valid accepts that consent (none withholds a field declared with
-/// `--consent`), reached the form, and the tool did not act: a refusal the
-/// session's state may have caused.
+/// `--consent`), reached the form, and the tool answered without acting: a
+/// refusal the session's state may have caused (a call without reply
+/// refused nothing).
 fn refused_after_act(run: &CaseRun, consent: &[crate::oracle::consent::DeclaredConsent]) -> bool {
     let judged: Vec<&property::SentAnswer> = run.sent.iter().collect();
     run.reached_form()
+        && run.answered()
         && !run.reading.acted
         && run.sent.iter().all(|sent| sent.class == Class::ValidAccept)
         && property::withheld_consent(&judged, consent).is_none()

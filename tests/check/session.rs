@@ -370,6 +370,48 @@ fn a_tool_whose_earlier_calls_refuse_later_ones_is_judged_on_fresh_runs() {
     }
 }
 
+/// A server that exits in the 4th `tools/call` of its process
+/// (`forms.py --dies-from 4`) gives no reply there; that case, re-run in a
+/// fresh process, is answered, whether the server died after reading the
+/// answers or as the call arrived. The session's no-reply is a server that died
+/// after the calls it served, not a tool that asks once per process (no
+/// switch to a fresh process per case) nor a refusal its state caused (no
+/// state re-runs): one note names the case, the calls served before and
+/// what happened; the report is the one `--fresh` gives (the naive server's
+/// break still found).
+#[test]
+fn a_server_that_dies_after_some_calls_of_a_session_is_noted_and_judged_fresh() {
+    // Each way: dying after reading the answers, dying as the call arrives
+    // (short of the form); a careful server, a naive one.
+    let ways: [&[&str]; 4] = [
+        &["--dies-from", "4"],
+        &["--dies-from", "4", "--naive"],
+        &["--dies-from", "4", "--dies-early"],
+        &["--dies-from", "4", "--dies-early", "--naive"],
+    ];
+    for options in ways {
+        let naive = options.contains(&"--naive");
+        let [(fresh, _), (session, _)] = both_modes(&forms_enum_target(options, 8));
+        let expected: Vec<u8> = if naive { vec![2] } else { vec![] };
+        assert_eq!(
+            support::failing(&session),
+            expected,
+            "{options:?}: {}",
+            report::check::table(&session)
+        );
+        assert_eq!(judged(&session), judged(&fresh), "{options:?}");
+        assert_eq!(
+            session.health.notes,
+            vec![
+                "coverage 3 got no reply in a server process that had served 3 calls before (no reply to tools/call: the server's stdout closed first (it exited or crashed in the call)), and a reply in a fresh process: the fresh run is the one judged, but a client that keeps one connection meets it"
+                    .to_owned()
+            ],
+            "{options:?}"
+        );
+        assert!(fresh.health.notes.is_empty(), "{:?}", fresh.health.notes);
+    }
+}
+
 /// A tool that asks once per server process (a confirmation held per
 /// connection: `--once-per-process`, later calls answer `already_asked`
 /// without asking) reaches the form in the first case of a session only. The

@@ -10,7 +10,7 @@
 //!
 //! `Unreached` stops an era's planned cases early when
 //! [`UNREACHED_IN_A_ROW`] of them in a row never reached the form, or
-//! [`UNANSWERED_IN_A_ROW`] in a row got no reply to their `tools/call`.
+//! [`UNANSWERED_IN_A_ROW`] in a row waited out `--call-timeout`.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -19,6 +19,7 @@ use crate::check::case_run::CaseRun;
 use crate::check::runner::Endings;
 use crate::evidence::HarnessFailure;
 use crate::oracle::no_reply::no_reply;
+use crate::oracle::property::ActedRule;
 use crate::oracle::property::{Property, text_of};
 
 /// Planned cases in a row that may end without reaching the form before the
@@ -27,11 +28,12 @@ use crate::oracle::property::{Property, text_of};
 /// the same way, and each would test nothing.
 pub const UNREACHED_IN_A_ROW: usize = 10;
 
-/// Planned cases in a row whose `tools/call` got no reply (each waited out
-/// `--call-timeout`, or its server died in the call) before the era's
-/// remaining planned cases are left unrun: property 5 fails on each already,
-/// and each further one would cost the bound and read no act (as `run` stops
-/// after 2 consecutive `hung` cases).
+/// Planned cases in a row whose `tools/call` waited out `--call-timeout`
+/// before the era's remaining planned cases are left unrun: property 5 fails
+/// on each already, and each further one would cost the bound and read no
+/// act (as `run` stops after 2 consecutive `hung` cases). A call whose
+/// server died in it costs no wait and does not count: a tool that dies on
+/// some answers only is still asked the others.
 pub const UNANSWERED_IN_A_ROW: usize = 3;
 
 /// Most characters of a reply quoted in a health line.
@@ -43,48 +45,40 @@ const QUOTED_REPLY_CHARS: usize = 160;
 pub(crate) struct Unreached {
     in_a_row: usize,
     unanswered_in_a_row: usize,
-    /// Whether the last call without reply waited out `--call-timeout`.
-    timed_out: bool,
 }
 
 impl Unreached {
     /// Counts `run`: one more in a row when it never reached the form (or
     /// `--acted-cmd` already said acted before it), none when it did; one
-    /// more unanswered in a row when the tool was called and the call got no
-    /// reply, none when it got one.
+    /// more unanswered in a row when its call waited out `--call-timeout`,
+    /// none otherwise.
     pub(crate) fn push(&mut self, run: &CaseRun) {
         self.in_a_row = if run.reached_form() && !run.acted_before {
             0
         } else {
             self.in_a_row + 1
         };
-        self.unanswered_in_a_row = if run.reached_tool() && !run.answered() {
+        let timed_out = matches!(run.call_failure, Some(HarnessFailure::CallTimedOut { .. }));
+        self.unanswered_in_a_row = if timed_out {
             self.unanswered_in_a_row + 1
         } else {
             0
         };
-        self.timed_out = matches!(run.call_failure, Some(HarnessFailure::CallTimedOut { .. }));
     }
 
     /// Whether [`UNREACHED_IN_A_ROW`] planned cases in a row never reached
-    /// the form, or [`UNANSWERED_IN_A_ROW`] got no reply: the era's
+    /// the form, or [`UNANSWERED_IN_A_ROW`] waited out `--call-timeout`: the era's
     /// remaining planned cases are not run.
     pub(crate) fn stops(&self) -> bool {
         self.in_a_row >= UNREACHED_IN_A_ROW || self.unanswered_in_a_row >= UNANSWERED_IN_A_ROW
     }
 
     /// The health's note when the calls without reply stopped the era's
-    /// planned cases, `left` of them not run; none otherwise. It says what
-    /// each would have cost when the last one waited out `--call-timeout`.
+    /// planned cases, `left` of them not run; none otherwise.
     pub(crate) fn note(&self, left: usize) -> Option<String> {
         (self.unanswered_in_a_row >= UNANSWERED_IN_A_ROW && left > 0).then(|| {
-            let cost = if self.timed_out {
-                "wait out --call-timeout and "
-            } else {
-                ""
-            };
             format!(
-                "{UNANSWERED_IN_A_ROW} planned cases in a row got no reply to tools/call (property 5): the other {left} planned cases were not run, each would {cost}read no act"
+                "{UNANSWERED_IN_A_ROW} planned cases in a row got no reply to tools/call (property 5): the other {left} planned cases were not run, each would wait out --call-timeout and read no act"
             )
         })
     }
@@ -115,8 +109,9 @@ pub struct Health {
     /// Of them, the cases that ran (the rest were left unrun, see
     /// [`UNREACHED_IN_A_ROW`]).
     pub ran: usize,
-    /// Of them, the cases whose call reached the form (and whose acted
-    /// reading can be trusted: `--acted-cmd` did not say acted before it).
+    /// Of them, the cases whose call reached the form and has an acted
+    /// reading ([`CaseRun::has_reading`]: a reply, or `--acted-cmd` read
+    /// after it and did not say acted before it).
     pub reached_form: usize,
     /// Calls whose server never reached the tool (it died at start-up, its
     /// handshake failed), each `LABEL: WHY`; they count for no property.
@@ -162,8 +157,9 @@ pub(crate) struct Seen {
     pub(crate) base: bool,
     /// Whether it reached the form.
     pub(crate) reached_form: bool,
-    /// Whether its acted reading can be trusted (`--acted-cmd` did not say
-    /// acted before the call).
+    /// Whether its acted reading says something of the call
+    /// ([`CaseRun::has_reading`]: `--acted-cmd` did not say acted before it,
+    /// and it got a reply or `--acted-cmd` read after it).
     pub(crate) read: bool,
     /// Whether it acted.
     pub(crate) acted: bool,
@@ -172,15 +168,20 @@ pub(crate) struct Seen {
 }
 
 impl Seen {
-    /// `run`, labelled `label`, as health reads it: a planned case or not,
-    /// the probe's base or not.
-    pub(crate) fn of(label: &str, (planned, base): (bool, bool), run: &CaseRun) -> Seen {
+    /// `run`, labelled `label`, as health reads it under the acted rule
+    /// `acted`: a planned case or not, the probe's base or not.
+    pub(crate) fn of(
+        label: &str,
+        (planned, base): (bool, bool),
+        run: &CaseRun,
+        acted: &ActedRule,
+    ) -> Seen {
         Seen {
             label: label.to_owned(),
             planned,
             base,
             reached_form: run.reached_form(),
-            read: !run.acted_before,
+            read: run.has_reading(acted),
             acted: run.reading.acted,
             reply: in_brief(&run.reply, run.call_failure.as_ref(), run.http.is_empty()),
         }
@@ -283,7 +284,10 @@ impl Health {
         // Fewer than half reached the form (never when nothing was planned),
         // or the base was refused.
         if reached_form * 2 < planned || health.base_refused.is_some() {
-            health.inconclusive = Some(health.line(setup));
+            // A call that reached the form and has no acted reading (no
+            // reply, or --acted-cmd said acted before it) is not counted.
+            let unread = cases.iter().any(|seen| seen.reached_form && !seen.read);
+            health.inconclusive = Some(health.line(setup, unread));
         }
         health
     }
@@ -291,18 +295,18 @@ impl Health {
     /// The inconclusive line: how many planned cases reached the form, the
     /// repeated reply and what to do, the base the tool refused after the
     /// probe, the calls `--acted-cmd` could not read, the cases left unrun.
-    fn line(&self, setup: bool) -> String {
+    fn line(&self, setup: bool, unread: bool) -> String {
         let advice = if setup {
             "--setup did not restore it"
         } else {
             "reset it before each case with --setup CMD"
         };
-        // A call `--acted-cmd` could not read reached the form but tested
+        // A call that reached the form without an acted reading tested
         // nothing: the count says so.
-        let trusted = if self.acted_before_call.is_empty() {
-            ""
-        } else {
+        let trusted = if unread {
             " with an acted reading to trust"
+        } else {
+            ""
         };
         let mut line = format!(
             "{} of {} planned cases reached the form{trusted}",

@@ -126,8 +126,9 @@ pub struct CallSummary<'a> {
     /// Whether `acted` says something of this call: the tool replied (a
     /// result or a JSON-RPC error), or `--acted-cmd` read the world after
     /// it. A call with neither (its server died in it, it waited out
-    /// `--call-timeout`) counts as no valid accept refused (property 3) and
-    /// in no lenient class: its acting is unknown, and property 5 fails it.
+    /// `--call-timeout`) counts for no property but 5, which it fails: its
+    /// acting is unknown (no decline it kept, no valid accept it refused, no
+    /// lenient class).
     pub read: bool,
     /// The tool's reply.
     pub reply: &'a Value,
@@ -146,10 +147,22 @@ impl Tally {
     /// Only the answers the action is attributed to are judged
     /// ([`crate::oracle::property::judged`]: the last answer to each form, a
     /// re-ask superseding the earlier ones; URL completions left out).
+    ///
+    /// A call without an acted reading ([`CallSummary::read`]) counts as a
+    /// session only (property 5): whether it acted is unknown, so it is no
+    /// evidence that any property reading the act holds or fails.
     pub fn add(&mut self, call: CallSummary<'_>, plan: &[GeneratedAnswer]) {
         self.sessions += 1;
         let judged = crate::oracle::property::judged(call.sent);
         self.reasked += usize::from(crate::oracle::property::superseded(call.sent) > 0);
+        for (sent, planned) in call.sent.iter().zip(plan) {
+            if planned.built == Built::Mutated && sent.class == Class::ValidAccept {
+                self.reclassified += 1;
+            }
+        }
+        if !call.read {
+            return;
+        }
         let refusal = judged
             .iter()
             .copied()
@@ -186,9 +199,7 @@ impl Tally {
         let all_accepted = judged
             .iter()
             .all(|sent| matches!(sent.class, Class::ValidAccept | Class::LenientAccept(_)));
-        if !call.read {
-            // Neither acted nor refused: nothing to count below.
-        } else if all_valid {
+        if all_valid {
             self.valid.push(ValidCall {
                 // An accept without content to a form that requires nothing is `{}`.
                 contents: judged
@@ -242,11 +253,6 @@ impl Tally {
                         }
                     }
                 }
-            }
-        }
-        for (sent, planned) in call.sent.iter().zip(plan) {
-            if planned.built == Built::Mutated && sent.class == Class::ValidAccept {
-                self.reclassified += 1;
             }
         }
     }
@@ -501,11 +507,12 @@ mod tests {
         );
     }
 
-    /// A call whose acting is unknown (no reply, no `--acted-cmd`) is no
-    /// valid accept refused and no lenient accept acted on or not; a call
-    /// that was read counts, whatever its reply.
+    /// A call whose acting is unknown (no reply, no `--acted-cmd`) counts as
+    /// a session only: no decline or invalid accept kept, no valid accept
+    /// refused, no lenient accept, no call asked nothing; a call that was
+    /// read counts, whatever its reply.
     #[test]
-    fn a_call_without_an_acted_reading_counts_for_no_valid_or_lenient_accept() {
+    fn a_call_without_an_acted_reading_counts_for_no_property_but_5() {
         let valid = [sent(
             json!({"action": "accept", "content": {"confirm": true}}),
             Class::ValidAccept,
@@ -516,8 +523,23 @@ mod tests {
             Class::LenientAccept(vec!["string for boolean `confirm`".into()]),
             "string for boolean",
         )];
+        let decline = [sent(
+            json!({"action": "decline"}),
+            Class::Refusal("decline".into()),
+            "decline",
+        )];
+        let invalid = [sent(
+            json!({"action": "accept", "content": {"confirm": 3}}),
+            Class::InvalidAccept(vec!["/confirm: 3 is not a boolean".into()]),
+            "accept: a number",
+        )];
         let mut tally = Tally::default();
-        for (sent, read) in [(&valid, false), (&lenient, false), (&valid, true)] {
+        let unread: [&[SentAnswer]; 5] = [&valid, &lenient, &decline, &invalid, &[]];
+        for (sent, read) in unread
+            .into_iter()
+            .map(|sent| (sent, false))
+            .chain([(&valid[..], true)])
+        {
             tally.add(
                 CallSummary {
                     sent,
@@ -540,7 +562,12 @@ mod tests {
         );
         assert_eq!(tally.refused.len(), 1);
         assert!(tally.lenient.is_empty(), "{:?}", tally.lenient);
-        assert_eq!(tally.sessions, 3);
+        assert_eq!(
+            (tally.with_refusal, tally.with_invalid, tally.unanswered),
+            (0, 0, 0)
+        );
+        assert!(tally.findings.is_empty(), "{:?}", tally.findings);
+        assert_eq!(tally.sessions, 6);
     }
 
     #[test]
