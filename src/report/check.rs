@@ -125,11 +125,13 @@ fn table_under(report: &CheckReport, baseline: Option<&Applied>, verbose: bool) 
             write_failure(&mut out, failure, verbose);
             if property.property == 3 {
                 let _ = writeln!(out, "     the tool answered: {}", failure.reply);
-                if !failure.stderr.trim().is_empty() {
-                    let _ = writeln!(out, "     its stderr (last lines):");
-                    for line in failure.stderr.lines() {
-                        let _ = writeln!(out, "       {line}");
-                    }
+            }
+            // Property 3 (why the tool refused), and 5 (a server that
+            // crashed in the call says why on stderr).
+            if matches!(property.property, 3 | 5) && !failure.stderr.trim().is_empty() {
+                let _ = writeln!(out, "     its stderr (last lines):");
+                for line in failure.stderr.lines() {
+                    let _ = writeln!(out, "       {line}");
                 }
             }
         }

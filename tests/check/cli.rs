@@ -1065,6 +1065,43 @@ fn a_declared_consent_field_the_form_does_not_have_is_refused() {
     }
 }
 
+/// A server that crashes in the call (`forms.py --dies`) says why on its
+/// stderr: the table shows it under property 5's failure, after the wire.
+#[test]
+fn a_server_that_crashes_in_the_call_shows_its_stderr_under_property_5() {
+    let mut server = forms_server("enum", false);
+    server.push("--dies".to_owned());
+    let mut args = vec![
+        "--tool",
+        "choose_size",
+        "--acted",
+        "/acted",
+        "--cases",
+        "1",
+        "--seed",
+        "1",
+        "--protocol",
+        "2025-11-25",
+        "--fresh",
+        "--",
+    ];
+    args.extend(server.iter().map(String::as_str));
+    let output = cli(&args);
+    assert_eq!(output.status.code(), Some(2));
+    let table = String::from_utf8_lossy(&output.stdout);
+    let p5 = table
+        .split("\n5  ")
+        .nth(1)
+        .and_then(|rest| rest.split("\n6  ").next())
+        .unwrap_or_default();
+    assert!(
+        p5.contains(
+            "reason: no reply to tools/call: the server's stdout closed first (it exited or crashed in the call)"
+        ) && p5.ends_with("     its stderr (last lines):\n       forms.py: crashed in the call"),
+        "{table}"
+    );
+}
+
 /// A tool that asks, then never answers its `tools/call` (`forms.py
 /// --hang`), or exits in it (`--dies`), in session mode and with `--fresh`.
 /// Property 5 fails on the calls without reply, its reason saying what
