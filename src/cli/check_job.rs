@@ -551,8 +551,13 @@ pub(super) async fn check_one(
     };
     display.finish();
     let hooks = crate::harness::hooks::time_spent().saturating_sub(hooks_before);
+    // Only a check that ran to its report was checked.
+    let took = match &finished {
+        Some(Ok(_)) => "checked in",
+        _ => "stopped after",
+    };
     eprintln!(
-        "elicit-check: checked in {:.1} s{}",
+        "elicit-check: {took} {:.1} s{}",
         started.elapsed().as_secs_f64(),
         if hooks.is_zero() {
             String::new()

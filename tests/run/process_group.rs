@@ -513,10 +513,10 @@ fn a_hostile_run_stopped_by_sigterm_keeps_the_case_in_flight_and_kills_its_group
 }
 
 /// `check` stopped by SIGINT while its server hangs at start-up: the server is
-/// killed, the check exits 2, and the message says where the calls judged
+/// killed, the check exits 2, and the message says where the calls that ran
 /// before it are, or, without `--output`, that none were kept.
 #[test]
-fn a_check_stopped_by_sigint_says_where_its_judged_calls_are_or_that_none_were_kept() {
+fn a_check_stopped_by_sigint_says_where_the_calls_that_ran_are_or_that_none_were_kept() {
     for with_output in [false, true] {
         let scratch = Scratch::new(if with_output {
             "check-sigint-out"
@@ -567,7 +567,8 @@ fn a_check_stopped_by_sigint_says_where_its_judged_calls_are_or_that_none_were_k
 /// process and leaves the 4th unanswered): the calls the phase had run are
 /// not lost. `cases.jsonl` holds the probe's calls, judged, then the 3
 /// planned cases that ran (`coverage 0` to `coverage 2`, each with its
-/// reply), marked `"not_judged": true`; the case in flight is not there.
+/// reply), marked `"not_judged": true`; the case in flight is not there, and
+/// the time line says the check stopped, not that it checked.
 #[test]
 fn a_check_stopped_in_its_planned_cases_keeps_the_calls_that_ran_marked_not_judged() {
     let scratch = Scratch::new("check-sigint-planned");
@@ -608,6 +609,11 @@ fn a_check_stopped_in_its_planned_cases_keeps_the_calls_that_ran_marked_not_judg
         stderr.contains(&format!(
             "interrupted; the calls that ran before it are in {output}/cases.jsonl (those of a phase not judged yet marked \"not_judged\": true)"
         )),
+        "{stderr}"
+    );
+    // Nothing was checked: the time line says the check stopped.
+    assert!(
+        stderr.contains("elicit-check: stopped after ") && !stderr.contains("checked in"),
         "{stderr}"
     );
     let log = std::fs::read_to_string(scratch.join("out/cases.jsonl")).expect("cases.jsonl");
