@@ -192,7 +192,7 @@ pub(super) fn record(case: String, run: &CaseRun, violations: &[(Property, Strin
 }
 
 /// Keeps `run`, the call labelled `label` that just finished, in the
-/// check's journal until it is logged ([`super::journal`]), with the
+/// check's journal until it is logged ([`crate::verdict::check::journal`]), with the
 /// properties it breaks (none when it never reached the tool, or
 /// `--acted-cmd` said acted before it: such a call counts for none).
 pub(super) fn journal(runner: &Runner<'_>, label: &str, run: &CaseRun) {

@@ -46,8 +46,8 @@
 //!
 //! One concept per file: [`Target`] (`target`), [`CheckError`] (`error`), the
 //! era's runner (`runner`), running one case (`case_run`) and its hooks
-//! (`--setup`, `--acted-cmd`: the commands in [`crate::harness::hooks`]), the
-//! calls not logged yet (`journal`), the probe (`probe`), planning the cases
+//! (`--setup`, `--acted-cmd`: the commands in [`crate::harness::hooks`]; the
+//! calls not logged yet kept in [`crate::verdict::check::journal`]), the probe (`probe`), planning the cases
 //! (`plan`), session mode (`session`), judging the calls (`judge`), shrinking
 //! (`shrink`); the eras one check runs in (`eras`); this file is the job that
 //! runs them in order. The era's report is made in [`crate::verdict::check`]
@@ -69,7 +69,6 @@ pub(crate) mod case_run;
 mod cross_session;
 pub mod eras;
 pub(crate) mod error;
-pub mod journal;
 mod judge;
 mod plan;
 mod probe;

@@ -96,8 +96,8 @@ pub struct Target {
     pub progress: Option<super::progress::ProgressSink>,
     /// The calls that finished and are not in the evidence yet (shared by
     /// the target's copies): a check stopped by a signal writes them too
-    /// ([`super::journal`]).
-    pub journal: super::journal::Journal,
+    /// ([`crate::verdict::check::journal`]).
+    pub journal: crate::verdict::check::journal::Journal,
     /// The slice of the planned cases to run (`--shard K/N` of a config with
     /// one target): the coverage and random cases at positions `i` (in plan
     /// order) with `i % N + 1 == K`. The probe runs and is judged in every
@@ -139,7 +139,7 @@ impl Target {
             consent: Vec::new(),
             independent_cases: false,
             progress: None,
-            journal: super::journal::Journal::default(),
+            journal: crate::verdict::check::journal::Journal::default(),
             shard: None,
         }
     }

@@ -33,7 +33,7 @@ pub struct CaseRecord {
     /// The server's stderr.
     pub stderr: String,
     /// Whether the check was stopped (SIGINT, SIGTERM) before the call's
-    /// phase was judged ([`crate::check::journal`]): the call ran to its end and
+    /// phase was judged ([`super::journal`]): the call ran to its end and
     /// its violations are its own, but in session mode a fresh re-run might
     /// have replaced it. Written only when true.
     #[serde(skip_serializing_if = "std::ops::Not::not")]

@@ -12,11 +12,13 @@
 //! inconclusive, never "holds"); [`assemble`] makes each property's verdict,
 //! its warnings and its failure; [`reproduction`] writes the command lines
 //! that repeat a failure; [`outcome`] holds the report's types;
-//! [`case_record`] is one judged call as the evidence folder keeps it.
+//! [`case_record`] is one judged call as the evidence folder keeps it, and
+//! [`journal`] the calls that ran and are not logged yet.
 
 pub mod assemble;
 pub mod case_record;
 pub mod health;
+pub mod journal;
 pub mod outcome;
 pub mod reproduction;
 pub mod tally;

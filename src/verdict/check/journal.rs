@@ -11,7 +11,7 @@ use crate::verdict::check::case_record::CaseRecord;
 
 /// The records of the calls that finished and are not logged yet, in the
 /// order they finished, one per case label (a case re-run in a fresh process
-/// keeps its last run). Clones share one journal: a [`super::Target`]'s
+/// keeps its last run). Clones share one journal: a [`crate::check::Target`]'s
 /// copies for each era write to the one its check job reads.
 #[derive(Debug, Clone, Default)]
 pub struct Journal(Arc<Mutex<Vec<CaseRecord>>>);
@@ -19,7 +19,7 @@ pub struct Journal(Arc<Mutex<Vec<CaseRecord>>>);
 impl Journal {
     /// Keeps `record`, the run of a call that just finished, in place of an
     /// earlier run of the same case.
-    pub(super) fn ran(&self, record: CaseRecord) {
+    pub(crate) fn ran(&self, record: CaseRecord) {
         let mut records = self.lock();
         records.retain(|kept| kept.case != record.case);
         records.push(record);
