@@ -32,6 +32,12 @@ struct OpenSession {
     number: u64,
     /// What its handshake recorded: shown in each of its cases' wire.
     handshake: Recording,
+    /// Where its previous case's part of the recording ended (the
+    /// handshake's end before its first case): the next case's part starts
+    /// there, so a frame the server sends between two calls (during
+    /// `--acted-cmd` or `--setup`) is in the next case's wire, ahead of its
+    /// `tools/call`, and in no gap.
+    since: Mark,
     /// Indexes (into the plans) of the cases whose session run is kept: re-run
     /// fresh when the session does not end cleanly.
     kept: Vec<usize>,
@@ -41,6 +47,9 @@ struct OpenSession {
     /// Whether a call of this session acted: the server's state may have
     /// changed, so a later refusal is not yet evidence.
     acted: bool,
+    /// Whether its last call got no reply: its server may have exited in
+    /// that call, before its stdin closed.
+    unanswered: bool,
 }
 
 /// How many consenting valid accepts refused in a session after an act an
@@ -67,7 +76,8 @@ const STATE_RECHECKS: usize = 3;
 /// When a session ends, the cases it kept are re-run in fresh processes too
 /// unless it ended cleanly: exit code 0 after its stdin closed, not killed,
 /// no stray stdout line and no server frame after its last case, and no
-/// server frame ahead of any case's `tools/call`. A session whose only fault
+/// server frame ahead of any case's `tools/call` (a note names the exit
+/// code when it was the only fault). A session whose only fault
 /// is that its server ignored stdin close (killed after the grace) re-runs
 /// its last case only, to show the fault once in a fresh process; when that
 /// run shows it too, or the fault is already shown, the session's runs stand.
@@ -134,13 +144,16 @@ pub(super) async fn session_runs(
                 continue;
             }
             let handshake = session.recording_since(Mark::default());
+            let since = Mark::default().after(&handshake);
             open = Some(OpenSession {
                 session,
                 number,
                 handshake,
+                since,
                 kept: Vec::new(),
                 late_frame: false,
                 acted: false,
+                unanswered: false,
             });
         }
         let Some(current) = open.as_mut() else {
@@ -167,6 +180,7 @@ pub(super) async fn session_runs(
         }
         // The calls its server process served before this one.
         let served = current.kept.len();
+        current.unanswered = run.call_failure.is_some();
         // The session ends before the fresh run starts: nothing of it overlaps.
         if let Some(ended) = open.take() {
             close(runner, steps, planned, ended, &mut runs).await?;
@@ -276,7 +290,8 @@ fn confirm(fresh: &CaseRun, runner: &Runner<'_>, confirmed: &mut Vec<Property>) 
 }
 
 /// One case as the next `tools/call` of `open`'s session, and whether the
-/// server sent a frame before this case's `tools/call` request.
+/// server sent a frame after the previous case's part ended and before this
+/// case's `tools/call` request (a late frame of an earlier call).
 ///
 /// # Errors
 /// [`CheckError::Hook`] when `--setup` or `--acted-cmd` fails.
@@ -296,7 +311,7 @@ async fn call_in_session(
     run_setup(runner, id).await?;
     let acted_already = acted_before(runner, id).await?;
     let capabilities = form_capabilities();
-    let before = open.session.mark();
+    let before = open.since;
     let (responder, (sent, schemas)) = responder(
         &capabilities,
         Some(Arc::clone(steps)),
@@ -305,6 +320,7 @@ async fn call_in_session(
     );
     let call = call_tool(target, &mut open.session, responder).await;
     let during = open.session.recording_since(before);
+    open.since = before.after(&during);
     let late = during
         .wire
         .first()
@@ -349,7 +365,9 @@ async fn close(
     open: OpenSession,
     runs: &mut [Option<CaseRun>],
 ) -> Result<(), CheckError> {
-    let seen = open.session.mark();
+    // Where its last case's part ended: a frame after it (during that case's
+    // `--acted-cmd`, or as its stdin closed) came after its last case.
+    let seen = open.since;
     // A session check stops itself (the server has shown it ignores stdin
     // close): its exit, whatever it is, is not the server's to judge.
     let stopped_by_check = runner.stops_sessions();
@@ -368,6 +386,16 @@ async fn close(
             last.stderr = finished.exit.stderr;
         }
         return Ok(());
+    }
+    if let Some(code) = finished.exit.code.filter(|&code| code != 0)
+        && tidy
+        && !open.unanswered
+        && !finished.exit.forced_kill
+        && !finished.exit.group_left_running
+    {
+        runner.note(format!(
+            "a session's server process exited with status {code} when its stdin closed (a session's runs stand when it exits with 0): each case it ran was re-run in a fresh process"
+        ));
     }
     let mut again: &[usize] = &open.kept;
     if tidy && ignored_close(&finished) && !finished.exit.group_left_running {

@@ -114,3 +114,75 @@ pub struct Mark {
     /// HTTP steps recorded so far.
     pub http: usize,
 }
+
+impl Mark {
+    /// Where the recording stands once `since`, the part recorded after this
+    /// mark (`recording_since(self)`), is added to it: each list's length plus
+    /// the part's, stray lines counted whether kept or not. The mark from
+    /// which the next part starts, so no frame falls between two parts
+    /// (session mode: a frame the server sent between two calls belongs to
+    /// the next call's part).
+    pub fn after(self, since: &Recording) -> Mark {
+        Mark {
+            wire: self.wire + since.wire.len(),
+            stray_stdout: self.stray_stdout + since.stray_lines_seen(),
+            timeline: self.timeline + since.timeline.len(),
+            http: self.http + since.http.len(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_mark_after_a_part_adds_each_list_of_the_part_to_its_own() {
+        let line = |seq| StrayLine {
+            seq,
+            line: "log".to_owned(),
+            bytes: 3,
+        };
+        let event = |ms| Event {
+            ms,
+            event: "frame".to_owned(),
+        };
+        let part = Recording {
+            wire: vec![frame(7, Side::Server, json!({"jsonrpc": "2.0"}))],
+            stray_stdout: vec![line(8), line(9)],
+            stray_stdout_not_kept: 4,
+            timeline: vec![event(1), event(2), event(3)],
+            http: vec![super::super::http::HttpRecord {
+                seq: 10,
+                exchange: 1,
+                step: super::super::http::HttpStep::Request {
+                    method: "POST".to_owned(),
+                    path: "/mcp".to_owned(),
+                    headers: std::collections::BTreeMap::new(),
+                    carries: None,
+                },
+            }],
+        };
+        let from = Mark {
+            wire: 5,
+            stray_stdout: 100,
+            timeline: 20,
+            http: 2,
+        };
+        assert_eq!(
+            from.after(&part),
+            Mark {
+                wire: 6,
+                stray_stdout: 106,
+                timeline: 23,
+                http: 3,
+            }
+        );
+        assert_eq!(
+            Mark::default().after(&Recording::default()),
+            Mark::default()
+        );
+    }
+}

@@ -412,6 +412,84 @@ fn a_server_that_dies_after_some_calls_of_a_session_is_noted_and_judged_fresh() 
     }
 }
 
+/// A frame the server sends after a call's reply belongs to that call,
+/// whenever it arrives. `forms.py --notes-after-call 1` sends a
+/// `notifications/message` 0.2 s after the reply to its first `tools/call`;
+/// `--setup` waits until it is sent, so in a session it arrives between two
+/// calls. The next case sees a frame ahead of its `tools/call` (a late frame
+/// of the earlier call): both re-run fresh, and every planned case's record,
+/// in both modes, holds the notification after its own call's reply (none is
+/// lost between two calls, none kept in a later case's wire). The report is
+/// the one `--fresh` gives.
+#[test]
+fn a_frame_sent_between_two_calls_of_a_session_stays_with_the_call_it_follows() {
+    let folder = tempfile::tempdir().expect("a temporary folder");
+    let pending = folder.path().join("pending");
+    let pending = pending.to_str().expect("a UTF-8 path");
+    let target = forms_enum_target(&["--notes-after-call", "1", "--pending-file", pending], 2)
+        .setup(format!("while [ -e '{pending}' ]; do sleep 0.05; done"));
+    let [(fresh, fresh_records), (session, session_records)] = both_modes(&target);
+    assert!(fresh.passed, "{}", report::check::table(&fresh));
+    assert_eq!(judged(&session), judged(&fresh));
+    for (mode, records) in [("fresh", &fresh_records), ("session", &session_records)] {
+        let planned: Vec<&CaseRecord> = records
+            .iter()
+            .filter(|record| PLANNED.iter().any(|prefix| record.case.starts_with(prefix)))
+            .collect();
+        assert!(planned.len() > 2, "{mode}: coverage and random");
+        for record in planned {
+            let methods: Vec<&str> = record
+                .wire
+                .iter()
+                .filter_map(|frame| frame.message["method"].as_str())
+                .collect();
+            let call = methods.iter().position(|method| *method == "tools/call");
+            let notes: Vec<usize> = (0..methods.len())
+                .filter(|&at| methods[at] == "notifications/message")
+                .collect();
+            assert!(
+                matches!((call, notes.as_slice()), (Some(call), [note]) if call < *note),
+                "{mode}: {} holds its call's late notification: {methods:?}",
+                record.case
+            );
+        }
+    }
+}
+
+/// A server that exits with status 1 when its stdin closes
+/// (`forms.py --exit-status 1`) ends no session cleanly: each case a session
+/// ran is re-run in a fresh process, and one note says why (the exit code,
+/// the rule a session's runs stand by). The report is the one `--fresh`
+/// gives, the naive server's break found; `--fresh` itself has no note.
+#[test]
+fn a_server_that_exits_non_zero_as_its_stdin_closes_is_noted_and_judged_fresh() {
+    for naive in [false, true] {
+        let options: &[&str] = if naive {
+            &["--exit-status", "1", "--naive"]
+        } else {
+            &["--exit-status", "1"]
+        };
+        let [(fresh, _), (session, _)] = both_modes(&forms_enum_target(options, 4));
+        let expected: Vec<u8> = if naive { vec![2] } else { vec![] };
+        assert_eq!(
+            support::failing(&session),
+            expected,
+            "{options:?}: {}",
+            report::check::table(&session)
+        );
+        assert_eq!(judged(&session), judged(&fresh), "{options:?}");
+        assert_eq!(
+            session.health.notes,
+            vec![
+                "a session's server process exited with status 1 when its stdin closed (a session's runs stand when it exits with 0): each case it ran was re-run in a fresh process"
+                    .to_owned()
+            ],
+            "{options:?}"
+        );
+        assert!(fresh.health.notes.is_empty(), "{:?}", fresh.health.notes);
+    }
+}
+
 /// A tool that asks once per server process (a confirmation held per
 /// connection: `--once-per-process`, later calls answer `already_asked`
 /// without asking) reaches the form in the first case of a session only. The
