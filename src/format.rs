@@ -1,4 +1,5 @@
-//! How messages write counts and durations: `1 case`, `3 cases`, `10 s`.
+//! How messages write counts, durations and the tail of a process's stderr:
+//! `1 case`, `3 cases`, `10 s`.
 //!
 //! The bottom of the module tree: every layer (harness, oracles, verdicts,
 //! reports, errors) writes its messages with these, and this file imports
@@ -21,11 +22,25 @@ pub fn seconds(d: Duration) -> String {
     format!("{} s", d.as_secs_f64())
 }
 
+/// The last `count` lines of `text` (a server's stderr under a message),
+/// joined with `\n`; all of them when it has fewer.
+pub fn last_lines(text: &str, count: usize) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    lines[lines.len().saturating_sub(count)..].join("\n")
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
 
-    use super::{counted, seconds};
+    use super::{counted, last_lines, seconds};
+
+    #[test]
+    fn last_lines_keeps_the_tail_of_a_text() {
+        assert_eq!(last_lines("a\nb\nc\n", 2), "b\nc");
+        assert_eq!(last_lines("a\nb", 5), "a\nb");
+        assert_eq!(last_lines("", 3), "");
+    }
 
     #[test]
     fn one_of_a_thing_is_singular_and_any_other_count_plural() {

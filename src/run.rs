@@ -27,6 +27,7 @@ use self::settings::{MAX_CONSECUTIVE_HUNG, MAX_CONSECUTIVE_IGNORED_STDIN_CLOSE};
 use crate::case::{self, Case};
 use crate::compare;
 use crate::error::Error;
+use crate::format::last_lines;
 use crate::harness;
 use crate::oracle::failure::{Failure, GeneratedFailure};
 use crate::oracle::model;
@@ -180,12 +181,6 @@ fn listed_without_contract_tool(wire: &[crate::harness::proxy::Frame]) -> Option
         .map(str::to_owned)
         .collect();
     (!names.iter().any(|name| name == crate::harness::TOOL_NAME)).then_some(names)
-}
-
-/// The last `count` lines of `text`.
-fn last_lines(text: &str, count: usize) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(count)..].join("\n")
 }
 
 /// What `--case NAME` (repeatable) selects: contract cases by name, and

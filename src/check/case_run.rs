@@ -16,7 +16,7 @@ use super::target::Target;
 use crate::case::Answer;
 use crate::evidence::HarnessFailure;
 use crate::evidence::http::HttpRecord;
-use crate::harness::client::{FORM_NOT_DECLARED, URL_NOT_DECLARED};
+use crate::harness::client::{self, FORM_NOT_DECLARED, URL_NOT_DECLARED};
 use crate::harness::era::Protocol;
 use crate::harness::hooks;
 use crate::harness::proxy::{Frame, Responder, StrayLine};
@@ -143,6 +143,17 @@ impl CaseRun {
         }
     }
 
+    /// [`CaseRun::violations`] of a call that counts: none when it never
+    /// reached the tool, or `--acted-cmd` said acted before it (such a call
+    /// counts for no property), as its record in the evidence says.
+    pub(super) fn counted_violations(&self, target: &Target) -> Vec<(Property, String)> {
+        if self.reached_tool() && !self.acted_before {
+            self.violations(target)
+        } else {
+            Vec::new()
+        }
+    }
+
     /// The properties this run breaks, each with its reason
     /// ([`property::violations`] on what the run observed), judged with
     /// `target`'s shutdown grace, `--strict` and `--allow-unasked`.
@@ -196,15 +207,11 @@ pub(super) fn record(case: String, run: &CaseRun, violations: &[(Property, Strin
 /// properties it breaks (none when it never reached the tool, or
 /// `--acted-cmd` said acted before it: such a call counts for none).
 pub(super) fn journal(runner: &Runner<'_>, label: &str, run: &CaseRun) {
-    let violations = if run.reached_tool() && !run.acted_before {
-        run.violations(runner.target)
-    } else {
-        Vec::new()
-    };
-    runner
-        .target
-        .journal
-        .ran(record(label.to_owned(), run, &violations));
+    runner.target.journal.ran(record(
+        label.to_owned(),
+        run,
+        &run.counted_violations(runner.target),
+    ));
 }
 
 /// Opens a new session declaring `capabilities` (its number from
@@ -447,10 +454,18 @@ pub(super) fn responder(
                         "URL elicitation: accepted as completed".to_owned(),
                     )
                 } else {
-                    (url_error(), Class::Error, "URL not declared".to_owned())
+                    (
+                        client::not_declared(URL_NOT_DECLARED),
+                        Class::Error,
+                        "URL not declared".to_owned(),
+                    )
                 }
             } else if !form_declared {
-                (form_error(), Class::Error, "form not declared".to_owned())
+                (
+                    client::not_declared(FORM_NOT_DECLARED),
+                    Class::Error,
+                    "form not declared".to_owned(),
+                )
             } else {
                 let mut schemas = lock(&schemas);
                 let asked_again = schemas.contains(&schema);
@@ -536,15 +551,6 @@ pub(crate) async fn call_tool(
     }
 }
 
-/// The tool's reply as the evidence keeps it: `{"result": ..}`, `{"error": ..}` or `{}`.
-pub(crate) fn reply_of(call: &ToolCall) -> Value {
-    match (&call.result, &call.error) {
-        (Some(result), _) => json!({"result": result}),
-        (None, Some(error)) => json!({"error": error}),
-        (None, None) => json!({}),
-    }
-}
-
 /// Calls the tool with a [`responder`] answering from `plan`, finishes the
 /// session and reads everything (`--acted-cmd` after the server exited);
 /// returns the run and the form schemas the server sent.
@@ -598,7 +604,7 @@ pub(super) async fn finish_run(
     Ok(CaseRun {
         sent,
         reading,
-        reply: reply_of(call),
+        reply: call.reply(),
         wire: finished.recording.wire,
         http: finished.recording.http,
         stray: finished.recording.stray_stdout,
@@ -612,27 +618,11 @@ pub(super) async fn finish_run(
     })
 }
 
-/// `-32602 elicitation mode not declared: form`.
-fn form_error() -> Answer {
-    Answer::Error(json!({"code": -32602, "message": FORM_NOT_DECLARED}))
-}
-
-/// `-32602 elicitation mode not declared: url`.
-fn url_error() -> Answer {
-    Answer::Error(json!({"code": -32602, "message": URL_NOT_DECLARED}))
-}
-
 /// Locks a mutex, keeping the data after a panic elsewhere.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner())
-}
-
-/// The last `count` lines of `text`.
-pub(crate) fn last_lines(text: &str, count: usize) -> String {
-    let lines: Vec<&str> = text.lines().collect();
-    lines[lines.len().saturating_sub(count)..].join("\n")
 }
 
 #[cfg(test)]

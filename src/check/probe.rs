@@ -10,14 +10,15 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::case_run::{
-    CaseRun, Step, acted_before, call_and_finish, consenting_candidates, form_capabilities,
-    last_lines, open, record, run_case,
+    CaseRun, Step, acted_before, call_and_finish, consenting_candidates, form_capabilities, open,
+    record, run_case,
 };
 use super::error::CheckError;
 use super::plan::consenting_plan;
 use super::progress::Phase;
 use super::runner::{CaseId, Runner};
 use super::target::Target;
+use crate::format::last_lines;
 use crate::harness::era::Protocol;
 use crate::oracle::consent;
 use crate::oracle::no_reply::no_reply;
@@ -116,7 +117,11 @@ pub(super) async fn probe(
     let (run, schemas) =
         call_and_finish(runner, session, &form_capabilities(), None, &[], id).await?;
     runner.finished_one();
-    log(record(FIRST.to_owned(), &run, &[]));
+    log(record(
+        FIRST.to_owned(),
+        &run,
+        &run.counted_violations(target),
+    ));
     if let (true, Some(failure)) = (schemas.is_empty(), &run.call_failure) {
         return Err(CheckError::NoReply {
             tool: target.tool.clone(),
@@ -202,7 +207,7 @@ pub(super) async fn probe(
             (Phase::Probe, &label),
         )
         .await?;
-        log(record(label.clone(), &run, &[]));
+        log(record(label.clone(), &run, &run.counted_violations(target)));
         acted_readable(target, &run)?;
         if run.reading.acted {
             acted = true;
@@ -223,7 +228,11 @@ pub(super) async fn probe(
         (Phase::Probe, DECLINE),
     )
     .await?;
-    log(record(DECLINE.to_owned(), &run, &[]));
+    log(record(
+        DECLINE.to_owned(),
+        &run,
+        &run.counted_violations(target),
+    ));
     acted_readable(target, &run)?;
     runs.push((DECLINE.to_owned(), run));
     for (step, base) in steps.iter().zip(&bases) {

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use super::case_run::{
     CaseRun, Step, acted_after, acted_before, call_tool, form_capabilities, journal, lock, open,
-    reply_of, responder, run_case, run_setup,
+    responder, run_case, run_setup,
 };
 use super::error::CheckError;
 use super::plan::Planned;
@@ -338,7 +338,7 @@ async fn call_in_session(
     let run = CaseRun {
         sent,
         reading,
-        reply: reply_of(&call),
+        reply: call.reply(),
         wire,
         http,
         stray,

@@ -8,13 +8,14 @@ use std::sync::Arc;
 use proptest::strategy::ValueTree;
 use serde_json::Value;
 
-use super::case_run::{CaseRun, Step, form_capabilities, last_lines, record, run_case};
+use super::case_run::{CaseRun, Step, form_capabilities, record, run_case};
 use super::error::CheckError;
 use super::plan::focus;
 use super::progress::Phase;
 use super::runner::Runner;
 use super::target::Target;
 use crate::fix::flaw::Flaw;
+use crate::format::last_lines;
 use crate::oracle::property::{Class, Property};
 use crate::schema::answer::GeneratedAnswer;
 use crate::verdict::check::case_record::CaseRecord;

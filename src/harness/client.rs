@@ -23,6 +23,14 @@ pub const FORM_NOT_DECLARED: &str = "elicitation mode not declared: form";
 /// The JSON-RPC error message of a client that did not declare URL elicitation.
 pub const URL_NOT_DECLARED: &str = "elicitation mode not declared: url";
 
+/// The JSON-RPC error this client answers a request of a mode it did not
+/// declare with: `{"code": -32602, "message": message}`, `message` being
+/// [`FORM_NOT_DECLARED`] or [`URL_NOT_DECLARED`] (MCP 2025-11-25,
+/// Elicitation, "Error Handling": invalid params).
+pub fn not_declared(message: &str) -> Answer {
+    Answer::Error(json!({"code": -32602, "message": message}))
+}
+
 /// The JSON-RPC error message for an elicitation mode rmcp knows and this client does not.
 pub const UNKNOWN_MODE: &str = "elicitation mode not declared: unknown";
 
@@ -56,7 +64,7 @@ pub fn asks_form(request: &Value) -> bool {
 /// to run the server core without a process.
 pub fn reply_for(case: &Case) -> Answer {
     if !declares_form(&case.capabilities) {
-        return Answer::Error(json!({"code": -32602, "message": FORM_NOT_DECLARED}));
+        return not_declared(FORM_NOT_DECLARED);
     }
     case.answer
         .clone()

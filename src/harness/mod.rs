@@ -69,6 +69,18 @@ pub struct ToolCall {
     pub frames: Vec<Frame>,
 }
 
+impl ToolCall {
+    /// The reply as the evidence keeps it: `{"result": ..}` (a result wins
+    /// over an error), `{"error": ..}`, or `{}` when none came.
+    pub fn reply(&self) -> Value {
+        match (&self.result, &self.error) {
+            (Some(result), _) => serde_json::json!({"result": result}),
+            (None, Some(error)) => serde_json::json!({"error": error}),
+            (None, None) => serde_json::json!({}),
+        }
+    }
+}
+
 /// A live session with one server process.
 pub struct Session {
     client: Option<RunningService<RoleClient, client::CaseClient>>,
@@ -544,8 +556,29 @@ fn reply_to_call(frames: &[Frame]) -> Option<&Frame> {
 mod tests {
     use serde_json::json;
 
-    use super::reply_to_call;
+    use super::{ToolCall, reply_to_call};
     use crate::evidence::wire::{Side, frame};
+
+    /// The evidence keeps a result, else an error, else nothing (`{}`).
+    #[test]
+    fn a_calls_reply_is_kept_as_its_result_its_error_or_nothing() {
+        let call = |result: Option<serde_json::Value>, error: Option<serde_json::Value>| ToolCall {
+            result,
+            error,
+            ..ToolCall::default()
+        };
+        let result = json!({"content": []});
+        let error = json!({"code": -32602, "message": "bad"});
+        assert_eq!(
+            call(Some(result.clone()), Some(error.clone())).reply(),
+            json!({"result": result})
+        );
+        assert_eq!(
+            call(None, Some(error.clone())).reply(),
+            json!({"error": error})
+        );
+        assert_eq!(call(None, None).reply(), json!({}));
+    }
 
     /// A call whose client first answers a server `ping` (id 5) and whose
     /// server asks for a form with the call's own id (1): only the server's

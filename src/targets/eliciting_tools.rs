@@ -9,10 +9,12 @@
 use serde_json::{Map, Value, json};
 
 use crate::case::Answer;
-use crate::check::case_run::{call_tool, form_capabilities, last_lines, lock, open, reply_of};
+use crate::check::case_run::{call_tool, form_capabilities, lock, open};
 use crate::check::error::CheckError;
 use crate::check::runner::Runner;
 use crate::check::target::Target;
+use crate::format::last_lines;
+use crate::harness::client;
 use crate::harness::proxy::Responder;
 use crate::schema::coverage::consenting_value;
 use crate::schema::judge::Judge;
@@ -105,21 +107,16 @@ async fn call_cancelling(target: &Target) -> Result<Found, CheckError> {
     let responder: Responder = {
         let schemas = std::sync::Arc::clone(&schemas);
         std::sync::Arc::new(move |request: &Value| {
-            let params = request.get("params").cloned().unwrap_or(Value::Null);
-            let mode = params.get("mode");
-            if mode.is_none_or(Value::is_null) || mode.and_then(Value::as_str) == Some("form") {
+            if client::asks_form(request) {
                 lock(&schemas).push(
-                    params
-                        .get("requestedSchema")
+                    request
+                        .pointer("/params/requestedSchema")
                         .cloned()
                         .unwrap_or(Value::Null),
                 );
                 Answer::Result(json!({"action": "cancel"}))
             } else {
-                Answer::Error(json!({
-                    "code": -32602,
-                    "message": crate::harness::client::URL_NOT_DECLARED,
-                }))
+                client::not_declared(client::URL_NOT_DECLARED)
             }
         })
     };
@@ -127,7 +124,7 @@ async fn call_cancelling(target: &Target) -> Result<Found, CheckError> {
     session.finish().await;
     let schemas = lock(&schemas).clone();
     Ok(if schemas.is_empty() {
-        Found::AskedNothing(reply_of(&call))
+        Found::AskedNothing(call.reply())
     } else {
         Found::Elicits(schemas)
     })

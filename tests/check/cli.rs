@@ -1137,7 +1137,9 @@ fn calls_without_reply_fail_property_5_and_test_nothing_else() {
             if mode == "--fresh" {
                 args.push(mode);
             }
-            args.push("--");
+            let folder = tempfile::tempdir().expect("a temporary folder");
+            let output = folder.path().to_str().expect("a UTF-8 path");
+            args.extend(["--output", output, "--"]);
             args.extend(server.iter().map(String::as_str));
             let context = format!("{way}, {mode}");
             let document = cli_json(&args, 2, &context);
@@ -1196,6 +1198,33 @@ fn calls_without_reply_fail_property_5_and_test_nothing_else() {
                     "{context}: no call without reply counts for property {number}"
                 );
             }
+            // The evidence says the same of each call: the probe's calls
+            // (its consenting answers, then its decline) break property 5,
+            // as the planned cases do.
+            let records =
+                std::fs::read_to_string(folder.path().join("cases.jsonl")).expect("cases.jsonl");
+            let probe: Vec<(Value, Value)> = records
+                .lines()
+                .map(|line| serde_json::from_str::<Value>(line).expect("a JSON line"))
+                .filter(|record| {
+                    record["case"]
+                        .as_str()
+                        .is_some_and(|case| case.starts_with("probe: "))
+                })
+                .map(|record| (record["case"].clone(), record["violations"].clone()))
+                .collect();
+            let broken = json!([format!("property 5: {reason}")]);
+            assert_eq!(
+                probe,
+                [
+                    "probe: a consenting valid accept",
+                    "probe: consenting valid accept 2",
+                    "probe: consenting valid accept 3",
+                    "probe: a decline",
+                ]
+                .map(|case| (json!(case), broken.clone())),
+                "{context}"
+            );
         }
     }
 }

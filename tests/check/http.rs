@@ -403,8 +403,10 @@ fn a_url_nothing_answers_at_fails_to_start_naming_the_http_request() {
         "--acted-not-error",
         "--protocol",
         "2025-11-25",
+        // A refused connection fails at once; the bound only keeps a loaded
+        // machine from reading it as a timeout.
         "--startup-timeout",
-        "1",
+        "5",
     ]);
     assert_eq!(run.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&run.stderr);
