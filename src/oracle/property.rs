@@ -743,12 +743,19 @@ fn wire_fault(observation: &Observation<'_>) -> Option<String> {
     }
     if let Some(call) = call {
         let id = call.message.get("id");
+        // A reply after the call's bound ran out, the client having
+        // cancelled the request (`notifications/cancelled`), came too late
+        // to be one.
+        let late = matches!(
+            observation.call_failure,
+            Some(HarnessFailure::CallTimedOut { .. })
+        );
         let reply = observation.wire.iter().find(|frame| {
             frame.from == Side::Server
                 && frame.message.get("method").is_none()
                 && frame.message.get("id") == id
         });
-        let Some(reply) = reply else {
+        let Some(reply) = reply.filter(|_| !late) else {
             let stdio = observation.http.is_empty();
             return Some(super::no_reply::no_reply(observation.call_failure, stdio));
         };

@@ -1103,7 +1103,9 @@ fn a_server_that_crashes_in_the_call_shows_its_stderr_under_property_5() {
 }
 
 /// A tool that asks, then never answers its `tools/call` (`forms.py
-/// --hang`), or exits in it (`--dies`), in session mode and with `--fresh`.
+/// --hang`), answers after the bound (`--reply-after 1.5`: the client had
+/// cancelled the call), or exits in it (`--dies`), in session mode and with
+/// `--fresh`.
 /// Property 5 fails on the calls without reply, its reason saying what
 /// happened (the bound ran out; the server's stdout closed, its stderr
 /// shown); properties 1 and 3 count none of them (whether they acted is
@@ -1115,9 +1117,12 @@ fn a_server_that_crashes_in_the_call_shows_its_stderr_under_property_5() {
 /// case runs.
 #[test]
 fn calls_without_reply_fail_property_5_and_test_nothing_else() {
-    for way in ["--hang", "--dies"] {
+    for way in ["--hang", "--reply-after", "--dies"] {
         let mut server = forms_server("enum", false);
         server.push(way.to_owned());
+        if way == "--reply-after" {
+            server.push("1.5".to_owned());
+        }
         for mode in ["session mode", "--fresh"] {
             let mut args = vec![
                 "--tool",
@@ -1150,7 +1155,7 @@ fn calls_without_reply_fail_property_5_and_test_nothing_else() {
                 planned > 20,
                 "the coverage cases and 20 random ones: {planned}"
             );
-            let (ran, reason, stderr, unrun, notes) = if way == "--hang" {
+            let (ran, reason, stderr, unrun, notes) = if way != "--dies" {
                 (
                     3,
                     "no reply to tools/call within 0.5 s",
