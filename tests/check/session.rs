@@ -390,26 +390,31 @@ fn a_server_that_dies_after_some_calls_of_a_session_is_noted_and_judged_fresh() 
         &["--dies-from", "4", "--dies-early", "--naive"],
     ];
     for options in ways {
-        let naive = options.contains(&"--naive");
-        let [(fresh, _), (session, _)] = both_modes(&forms_enum_target(options, 8));
-        let expected: Vec<u8> = if naive { vec![2] } else { vec![] };
-        assert_eq!(
-            support::failing(&session),
-            expected,
-            "{options:?}: {}",
-            report::check::table(&session)
+        judged_fresh_with_one_note(
+            options,
+            8,
+            "coverage 3 got no reply in a server process that had served 3 calls before (no reply to tools/call: the server's stdout closed first (it exited or crashed in the call)), and a reply in a fresh process: the fresh run is the one judged, but a client that keeps one connection meets it",
         );
-        assert_eq!(judged(&session), judged(&fresh), "{options:?}");
-        assert_eq!(
-            session.health.notes,
-            vec![
-                "coverage 3 got no reply in a server process that had served 3 calls before (no reply to tools/call: the server's stdout closed first (it exited or crashed in the call)), and a reply in a fresh process: the fresh run is the one judged, but a client that keeps one connection meets it"
-                    .to_owned()
-            ],
-            "{options:?}"
-        );
-        assert!(fresh.health.notes.is_empty(), "{:?}", fresh.health.notes);
     }
+}
+
+/// `forms.py --form enum OPTIONS` checked with `cases` random cases in both
+/// modes: the naive server (`--naive` among `options`) fails property 2 and
+/// the careful one passes, the session report is the fresh one, and the
+/// session's health holds `note` alone (`--fresh`'s none).
+fn judged_fresh_with_one_note(options: &[&str], cases: usize, note: &str) {
+    let naive = options.contains(&"--naive");
+    let [(fresh, _), (session, _)] = both_modes(&forms_enum_target(options, cases));
+    let expected: Vec<u8> = if naive { vec![2] } else { vec![] };
+    assert_eq!(
+        support::failing(&session),
+        expected,
+        "{options:?}: {}",
+        report::check::table(&session)
+    );
+    assert_eq!(judged(&session), judged(&fresh), "{options:?}");
+    assert_eq!(session.health.notes, vec![note.to_owned()], "{options:?}");
+    assert!(fresh.health.notes.is_empty(), "{:?}", fresh.health.notes);
 }
 
 /// A frame the server sends after a call's reply belongs to that call,
@@ -463,30 +468,13 @@ fn a_frame_sent_between_two_calls_of_a_session_stays_with_the_call_it_follows() 
 /// gives, the naive server's break found; `--fresh` itself has no note.
 #[test]
 fn a_server_that_exits_non_zero_as_its_stdin_closes_is_noted_and_judged_fresh() {
-    for naive in [false, true] {
-        let options: &[&str] = if naive {
-            &["--exit-status", "1", "--naive"]
-        } else {
-            &["--exit-status", "1"]
-        };
-        let [(fresh, _), (session, _)] = both_modes(&forms_enum_target(options, 4));
-        let expected: Vec<u8> = if naive { vec![2] } else { vec![] };
-        assert_eq!(
-            support::failing(&session),
-            expected,
-            "{options:?}: {}",
-            report::check::table(&session)
+    let ways: [&[&str]; 2] = [&["--exit-status", "1"], &["--exit-status", "1", "--naive"]];
+    for options in ways {
+        judged_fresh_with_one_note(
+            options,
+            4,
+            "a session's server process exited with status 1 when its stdin closed (a session's runs stand when it exits with 0): each case it ran was re-run in a fresh process",
         );
-        assert_eq!(judged(&session), judged(&fresh), "{options:?}");
-        assert_eq!(
-            session.health.notes,
-            vec![
-                "a session's server process exited with status 1 when its stdin closed (a session's runs stand when it exits with 0): each case it ran was re-run in a fresh process"
-                    .to_owned()
-            ],
-            "{options:?}"
-        );
-        assert!(fresh.health.notes.is_empty(), "{:?}", fresh.health.notes);
     }
 }
 
