@@ -44,23 +44,6 @@ pub(crate) struct Step {
     pub(crate) consenting: std::sync::OnceLock<Value>,
 }
 
-/// The consenting candidates of `form` ([`coverage::base_candidates`]), each
-/// carrying the value a declared consent field (`--consent`) consents with.
-pub(super) fn consenting_candidates(
-    form: &Form,
-    consent: &[DeclaredConsent],
-) -> Vec<serde_json::Map<String, Value>> {
-    let mut candidates = coverage::base_candidates(form);
-    for candidate in &mut candidates {
-        for declared in consent {
-            if form.fields.iter().any(|field| field.name == declared.name) {
-                candidate.insert(declared.name.clone(), declared.value.clone());
-            }
-        }
-    }
-    candidates
-}
-
 /// What one case left behind: the answers it sent, what the acted rule read,
 /// the tool's reply, the wire and how the server process ended. A case run in
 /// a session (session mode) shows the session's handshake and its own call.
@@ -96,6 +79,9 @@ pub struct CaseRun {
     /// after the call then says nothing of this call, which counts for no
     /// property.
     pub acted_before: bool,
+    /// How many calls its server process served before this one: 0 in a
+    /// fresh process; in a session (session mode), the session's calls before it.
+    pub served_before: usize,
 }
 
 impl CaseRun {
@@ -486,7 +472,14 @@ pub(super) fn responder(
                 let form = Form::read(&schema);
                 let consenting = || {
                     step.and_then(|step| step.consenting.get().cloned())
-                        .unwrap_or_else(|| accept(&consenting_candidates(&form, &consent)[0]))
+                        .unwrap_or_else(|| {
+                            accept(
+                                &coverage::base_candidates_fixing(
+                                    &form,
+                                    consent.iter().map(DeclaredConsent::pair),
+                                )[0],
+                            )
+                        })
                 };
                 let planned = step_at
                     .filter(|at| *at == index && !asked_again)
@@ -615,6 +608,7 @@ pub(super) async fn finish_run(
         stderr: finished.exit.stderr,
         forms,
         acted_before: false,
+        served_before: 0,
     })
 }
 
@@ -734,7 +728,7 @@ mod tests {
         assert_eq!(lock(&sent)[0].class, Class::ValidAccept);
         // Without a declared consent the first enum value is the candidate.
         assert_eq!(
-            consenting_candidates(&Form::read(&form), &[])[0]["choice"],
+            coverage::base_candidates_fixing(&Form::read(&form), [])[0]["choice"],
             json!("No")
         );
     }

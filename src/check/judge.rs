@@ -13,12 +13,12 @@ use super::case_run::{CaseRun, record};
 use super::cross_session;
 use super::plan::Planned;
 use super::retry;
-use super::shrink::failure_of;
 use super::target::Target;
 use crate::harness::cross_session::PlantedSession;
 use crate::oracle::property::Property;
 use crate::schema::answer::GeneratedAnswer;
 use crate::verdict::check::case_record::CaseRecord;
+use crate::verdict::check::failure::{failure_of, in_session};
 use crate::verdict::check::health::{Aimed, Seen};
 use crate::verdict::check::outcome::PropertyFailure;
 use crate::verdict::check::reproduction::{base_command, join_command};
@@ -151,6 +151,14 @@ impl<'t> Judge<'t> {
         log(record(planned.label.clone(), run, &violations));
         for (property, reason) in violations {
             if self.known(property) {
+                continue;
+            }
+            if run.served_before > 0 {
+                // Seen after earlier calls of its process: not shrunk alone.
+                if !self.to_shrink.iter().any(|kept| kept.property == property) {
+                    let failure = in_session(self.target, (property, reason), run, self.seed);
+                    self.failures.push((property, failure));
+                }
                 continue;
             }
             match planned.random {

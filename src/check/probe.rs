@@ -10,8 +10,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::case_run::{
-    CaseRun, Step, acted_before, call_and_finish, consenting_candidates, form_capabilities, open,
-    record, run_case,
+    CaseRun, Step, acted_before, call_and_finish, form_capabilities, open, record, run_case,
 };
 use super::error::CheckError;
 use super::plan::consenting_plan;
@@ -20,7 +19,7 @@ use super::runner::{CaseId, Runner};
 use super::target::Target;
 use crate::format::last_lines;
 use crate::harness::era::Protocol;
-use crate::oracle::consent;
+use crate::oracle::consent::{self, DeclaredConsent};
 use crate::oracle::no_reply::no_reply;
 use crate::oracle::property::ActedRule;
 use crate::schema::Form;
@@ -179,7 +178,12 @@ pub(super) async fn probe(
     consent::check_declared(&forms, &target.consent).map_err(CheckError::Usage)?;
     let candidates: Vec<Vec<Map<String, Value>>> = steps
         .iter()
-        .map(|step| consenting_candidates(&step.form, &target.consent))
+        .map(|step| {
+            crate::schema::coverage::base_candidates_fixing(
+                &step.form,
+                target.consent.iter().map(DeclaredConsent::pair),
+            )
+        })
         .collect();
     let candidate = |index: usize| -> Vec<Map<String, Value>> {
         candidates

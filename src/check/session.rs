@@ -10,6 +10,9 @@
 //! refuses after it acted earlier in the session is re-run fresh, and when it
 //! acts there, the tool's earlier calls changed its answers: every case that
 //! ran in a session after an act is re-run fresh, and so is every later case.
+//! An act no earlier call can make right ([`Property::broken_by_an_act`]) is
+//! judged on the session run that showed it, even when its fresh run keeps
+//! the property: an accept authorizes nothing beyond its own request.
 
 use std::sync::Arc;
 
@@ -91,8 +94,12 @@ const STATE_RECHECKS: usize = 3;
 /// booking): every case kept from a session after its first act is re-run
 /// fresh, the remaining cases run in a fresh process each, and the health
 /// says so in a note. A case whose session run breaks a property its fresh
-/// run keeps leaves a note too: the fresh run is the one judged, but a
-/// client that keeps one connection meets the break; so does the first case
+/// run keeps is judged on its session run when the property is one an act
+/// alone breaks ([`Property::broken_by_an_act`]: acting on a refusal, on an
+/// invalid accept, without a consenting answer; its failure counts the
+/// calls served before, [`CaseRun::served_before`]); otherwise it leaves a
+/// note: the fresh run is the one judged, but a client that keeps one
+/// connection meets the break. So does the first case
 /// that got no reply in its session (its server exited or hung after the
 /// calls it served) and one in a fresh process.
 ///
@@ -223,11 +230,21 @@ pub(super) async fn session_runs(
             .filter(|property| !confirmed.contains(property))
             .collect();
         let kept_by_fresh = fresh.violations(target);
-        if let Some(&property) = broken_in_session.iter().find(|property| {
-            !kept_by_fresh.iter().any(|(kept, _)| kept == *property)
-                && !session_only.contains(property)
-        }) && run.call_failure.is_none()
+        let only_in_session =
+            |property: &Property| !kept_by_fresh.iter().any(|(kept, _)| kept == property);
+        // An act that no earlier call can make right is judged where it was
+        // seen: the session run, its earlier calls part of the reproduction.
+        let judged_in_session = run.call_failure.is_none()
             && !late
+            && broken_in_session
+                .iter()
+                .any(|property| property.broken_by_an_act() && only_in_session(property));
+        if let Some(&property) = broken_in_session
+            .iter()
+            .find(|property| only_in_session(property) && !session_only.contains(property))
+            && run.call_failure.is_none()
+            && !late
+            && !judged_in_session
         {
             session_only.push(property);
             runner.note(format!(
@@ -250,9 +267,10 @@ pub(super) async fn session_runs(
                 case.label
             ));
         }
-        confirm(&fresh, runner, confirmed);
-        unreached.push(&fresh);
-        runs[index] = Some(fresh);
+        let judged = if judged_in_session { run } else { fresh };
+        confirm(&judged, runner, confirmed);
+        unreached.push(&judged);
+        runs[index] = Some(judged);
     }
     if let Some(ended) = open.take() {
         close(runner, steps, planned, ended, &mut runs).await?;
@@ -348,6 +366,7 @@ async fn call_in_session(
         stderr: String::new(),
         forms,
         acted_before: acted_already,
+        served_before: open.kept.len(),
     };
     journal(runner, case.label.as_str(), &run);
     runner.finished_one();

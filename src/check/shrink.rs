@@ -1,26 +1,23 @@
 //! Shrinking a property's failure: proptest's shrinking loop over stdio, one
-//! fresh server process per candidate, at most [`Target::max_shrink_runs`]
-//! runs, keeping the smallest case that still breaks the property; and the
-//! [`PropertyFailure`] a run gives, with its reproduction lines.
+//! fresh server process per candidate, at most
+//! [`Target::max_shrink_runs`](super::target::Target::max_shrink_runs) runs,
+//! keeping the smallest case that still breaks the property, as a
+//! [`PropertyFailure`] ([`failure_of`]).
 
 use std::sync::Arc;
 
 use proptest::strategy::ValueTree;
-use serde_json::Value;
 
 use super::case_run::{CaseRun, Step, form_capabilities, record, run_case};
 use super::error::CheckError;
 use super::plan::focus;
 use super::progress::Phase;
 use super::runner::Runner;
-use super::target::Target;
-use crate::fix::flaw::Flaw;
-use crate::format::last_lines;
-use crate::oracle::property::{Class, Property};
+use crate::oracle::property::Property;
 use crate::schema::answer::GeneratedAnswer;
 use crate::verdict::check::case_record::CaseRecord;
+use crate::verdict::check::failure::failure_of;
 use crate::verdict::check::outcome::PropertyFailure;
-use crate::verdict::check::reproduction::{base_command, join_command};
 
 /// proptest's shrinking loop over stdio, keeping the case failing `property`.
 pub(super) async fn shrink(
@@ -83,54 +80,4 @@ pub(super) async fn shrink(
         stopped_early,
         seed,
     ))
-}
-
-/// A failure of `property` for `reason` from a run, with the flaw it shows
-/// (its fix is given once the check's SDK is known: `super::eras`, with `crate::fix::remedy::fix`).
-pub(super) fn failure_of(
-    target: &Target,
-    (property, reason): (Property, String),
-    run: &CaseRun,
-    case_index: Option<usize>,
-    shrink_runs: usize,
-    shrink_stopped_early: bool,
-    seed: u64,
-) -> PropertyFailure {
-    let answers: Vec<Value> = run
-        .sent
-        .iter()
-        .filter(|sent| sent.class != Class::Error)
-        .map(|sent| sent.answer.clone())
-        .collect();
-    let mut replay = base_command(target);
-    for answer in &answers {
-        replay.push("--answer".to_owned());
-        replay.push(answer.to_string());
-    }
-    PropertyFailure {
-        reason,
-        flaw: Flaw::of(property, &run.sent, &run.capabilities),
-        fix: String::new(),
-        fix_url: String::new(),
-        case_index,
-        built_as: run.sent.iter().map(|sent| sent.built_as.clone()).collect(),
-        answers,
-        shrink_runs,
-        shrink_stopped_early,
-        wire: run.wire.clone(),
-        stray_stdout: run.stray.clone(),
-        reproduce: join_command(&replay, &target.command),
-        reply: run.reply.clone(),
-        stderr: last_lines(&run.stderr, 10),
-        reproduce_seed: case_index.map(|index| {
-            let mut again = base_command(target);
-            again.extend([
-                "--seed".to_owned(),
-                seed.to_string(),
-                "--case-index".to_owned(),
-                index.to_string(),
-            ]);
-            join_command(&again, &target.command)
-        }),
-    }
 }

@@ -67,6 +67,13 @@ pub struct DeclaredConsent {
     pub value: Value,
 }
 
+impl DeclaredConsent {
+    /// `(name, consenting value)`, as [`crate::schema::coverage::base_candidates_fixing`] takes it.
+    pub fn pair(&self) -> (&str, &Value) {
+        (&self.name, &self.value)
+    }
+}
+
 impl fmt::Display for DeclaredConsent {
     /// As its option: `--consent /confirm=true`.
     fn fmt(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {

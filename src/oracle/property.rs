@@ -74,6 +74,20 @@ impl Property {
         self as u8
     }
 
+    /// Whether an act alone breaks it (1, 2, 7 and 8: acting on a refusal,
+    /// on an invalid accept, without a valid consenting answer, on a state
+    /// not issued): no earlier call can make such an act right, since an
+    /// accept returns input for its own request and authorizes nothing else.
+    pub fn broken_by_an_act(self) -> bool {
+        matches!(
+            self,
+            Property::NoActOnRefusal
+                | Property::NoActOnInvalid
+                | Property::NoActWithoutAnswer
+                | Property::StateVerified
+        )
+    }
+
     /// What it states, as printed on its report line.
     pub fn statement(self) -> &'static str {
         match self {

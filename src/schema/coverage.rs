@@ -128,6 +128,25 @@ pub fn base_candidates(form: &Form) -> Vec<Map<String, Value>> {
     candidates
 }
 
+/// [`base_candidates`] with each field named in `fixed` (name, value) at
+/// that value in every candidate: a consent field the user declared
+/// (`check --consent /NAME=JSON`) consents only at its declared value.
+pub fn base_candidates_fixing<'a>(
+    form: &Form,
+    fixed: impl IntoIterator<Item = (&'a str, &'a Value)>,
+) -> Vec<Map<String, Value>> {
+    let fixed: Vec<(&str, &Value)> = fixed.into_iter().collect();
+    let mut candidates = base_candidates(form);
+    for candidate in &mut candidates {
+        for &(name, value) in &fixed {
+            if form.fields.iter().any(|field| field.name == name) {
+                candidate.insert(name.to_owned(), value.clone());
+            }
+        }
+    }
+    candidates
+}
+
 /// `{"action":"accept","content":CONTENT}`.
 pub fn accept(content: &Map<String, Value>) -> Value {
     json!({"action": "accept", "content": content})
@@ -320,6 +339,21 @@ mod tests {
             },
             "required": ["nights", "room", "arrival", "reason"]
         })
+    }
+
+    #[test]
+    fn a_fixed_field_takes_its_value_in_every_candidate_and_an_unknown_name_is_ignored() {
+        let form = Form::read(&booking());
+        let room = json!("suite");
+        let other = json!(true);
+        let fixed = base_candidates_fixing(&form, [("room", &room), ("confirm", &other)]);
+        let plain = base_candidates(&form);
+        assert_eq!(fixed.len(), plain.len());
+        for (fixed, plain) in fixed.iter().zip(&plain) {
+            let mut expected = plain.clone();
+            expected.insert("room".into(), json!("suite"));
+            assert_eq!(fixed, &expected);
+        }
     }
 
     #[test]

@@ -266,45 +266,112 @@ fn jobs_run_fresh_processes_at_once_and_change_nothing_but_the_time() {
     }
 }
 
-/// Session mode judges each case as `--fresh` does, as the first call of a
-/// new server process: a server whose earlier calls change how it answers
-/// (`remembers-consent`: once it has computed, it reads the fields after a
-/// decline too) breaks property 1 only in a session, after the session's own
-/// accepts. No fresh run shows that break, so each such session run is
-/// re-run in a fresh process and that run is kept: the report is the fresh
-/// one, and the decline cases ran in processes of their own.
+/// An act that no earlier call can make right is judged where it was seen: a
+/// server whose earlier calls change how it answers (`remembers-consent`:
+/// once it has computed, it reads the fields after a decline too) acts on a
+/// decline only in a session, after the session's own accepts. An accept
+/// authorizes nothing beyond its own request, so the session run fails
+/// property 1 though its fresh run keeps it: the reason counts the calls the
+/// process served before, the answer is that call's decline, and the
+/// reproduction is the check again with its seed. `--fresh` cannot see it.
 #[test]
-fn a_break_that_only_an_earlier_call_of_the_session_causes_is_judged_on_the_fresh_rerun() {
+fn an_act_on_a_decline_that_only_earlier_calls_of_the_session_cause_fails_property_1() {
     let target = calculator_target(&["--bug", "remembers-consent"], 12);
-    let [(fresh, fresh_records), (session, session_records)] = both_modes(&target);
+    let [(fresh, _), (session, session_records)] = both_modes(&target);
     assert!(fresh.passed, "{}", report::check::table(&fresh));
     assert_eq!(
         support::failing(&session),
-        Vec::<u8>::new(),
+        vec![1],
         "{}",
         report::check::table(&session)
     );
-    assert_eq!(judged(&session), judged(&fresh));
-    // A fresh process's only tools/call carries the id every fresh run's
-    // does; a session's later calls carry later ids. Some cases (the
-    // declines after an accept) ran first in their process, the rest later.
-    let first = &call_ids(&fresh_records)[0];
-    let ids = call_ids(&session_records);
-    let fresh_runs = ids.iter().filter(|id| *id == first).count();
+    let failure = session.properties[0]
+        .failure
+        .as_ref()
+        .expect("property 1's failure");
+    // No fresh process acts on a decline: the failing call came after
+    // others, and it says how many.
+    let served = failure
+        .reason
+        .strip_prefix("acted although the answer was decline, after ")
+        .and_then(|rest| {
+            rest.strip_suffix(
+                " earlier calls of the same server process (run again alone in a fresh process, it kept property 1)",
+            )
+        })
+        .and_then(|count| count.parse::<usize>().ok())
+        .unwrap_or_else(|| panic!("{}", failure.reason));
+    assert!(served >= 1, "{}", failure.reason);
+    assert_eq!(failure.shrink_runs, 0, "not shrunk");
+    assert_eq!(failure.answers.len(), 1, "{:?}", failure.answers);
+    assert_eq!(failure.answers[0]["action"], json!("decline"));
     assert!(
-        fresh_runs > 1 && fresh_runs < ids.len(),
-        "{fresh_runs} of {} calls ran first in their process: {ids:?}",
-        ids.len()
+        failure.reproduce.contains(" --seed 3 -- ") && !failure.reproduce.contains("--answer"),
+        "{}",
+        failure.reproduce
     );
-    // The break is not judged, but it is not hidden: the health names it.
+    assert_eq!(failure.reproduce_seed, None);
+    // The failing call is a later call of its process: its tools/call id
+    // is past the ids of the calls before it (ids start at 0).
+    let call_ids: Vec<u64> = failure
+        .wire
+        .iter()
+        .filter(|frame| frame.message["method"] == "tools/call")
+        .filter_map(|frame| frame.message["id"].as_u64())
+        .collect();
+    assert_eq!(call_ids, vec![served as u64 + 1]);
+    // The evidence keeps the session run that was judged (no fresh run acts
+    // on a decline).
     assert!(
-        session.health.notes.iter().any(|note| note.contains(
-            " broke property 1 only after earlier calls of its server process (its fresh run keeps it)"
-        )),
+        session_records.iter().any(|record| record.violations
+            == vec!["property 1: acted although the answer was decline".to_owned()]),
+        "no record of the session run"
+    );
+    // Judged, not merely noted.
+    assert!(
+        !session
+            .health
+            .notes
+            .iter()
+            .any(|note| note.contains("only after earlier calls")),
         "{:?}",
         session.health.notes
     );
-    assert!(fresh.health.notes.is_empty(), "{:?}", fresh.health.notes);
+}
+
+/// A tool that asks on its process's first call only and then acts on that
+/// answer in every later call without asking (`asks-once`: consent held per
+/// connection) fails property 7 in a session, on the call after the first:
+/// an accept authorizes nothing beyond its own request. No fresh process
+/// shows it, so `--fresh` passes; the session's note says the rest of the
+/// cases ran in a fresh process each (the tool asks only in a new one).
+#[test]
+fn a_tool_that_stops_asking_after_its_first_call_fails_property_7_in_a_session() {
+    let target = calculator_target(&["--bug", "asks-once"], 8);
+    let [(fresh, _), (session, _)] = both_modes(&target);
+    assert!(fresh.passed, "{}", report::check::table(&fresh));
+    assert_eq!(
+        support::failing(&session),
+        vec![7],
+        "{}",
+        report::check::table(&session)
+    );
+    let failure = session.properties[6]
+        .failure
+        .as_ref()
+        .expect("property 7's failure");
+    assert_eq!(
+        failure.reason,
+        "acted without asking: no elicitation/create in the call (client capabilities {\"elicitation\":{\"form\":{},\"url\":{}}}), after 1 earlier call of the same server process (run again alone in a fresh process, it kept property 7)"
+    );
+    assert!(failure.answers.is_empty(), "{:?}", failure.answers);
+    assert_eq!(
+        session.health.notes,
+        vec![
+            "the tool asked for a form only in a server process that had served no call before: from coverage 1 on, each case ran in a fresh process"
+                .to_owned()
+        ]
+    );
 }
 
 /// `forms.py --form enum OPTIONS`, checked on `choose_size` with the acted

@@ -1123,3 +1123,13 @@ fn acting_on_a_valid_accept_that_withholds_a_declared_consent_breaks_property_7(
     )];
     assert_eq!(withheld_consent(&judged(&sent), &declared), None);
 }
+
+#[test]
+fn an_act_alone_breaks_properties_1_2_7_and_8_and_no_other() {
+    let broken: Vec<u8> = Property::ALL
+        .into_iter()
+        .filter(|property| property.broken_by_an_act())
+        .map(Property::number)
+        .collect();
+    assert_eq!(broken, vec![1, 2, 7, 8]);
+}

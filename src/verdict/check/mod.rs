@@ -11,12 +11,14 @@
 //! learn anything (an era whose planned cases mostly never reached the form is
 //! inconclusive, never "holds"); [`assemble`] makes each property's verdict,
 //! its warnings and its failure; [`reproduction`] writes the command lines
-//! that repeat a failure; [`outcome`] holds the report's types;
+//! that repeat a failure and [`failure`] a failure from the call that showed
+//! it; [`outcome`] holds the report's types;
 //! [`case_record`] is one judged call as the evidence folder keeps it, and
 //! [`journal`] the calls that ran and are not logged yet.
 
 pub mod assemble;
 pub mod case_record;
+pub mod failure;
 pub mod health;
 pub mod journal;
 pub mod outcome;

@@ -56,6 +56,7 @@ fn run(forms: usize) -> CaseRun {
         stderr: String::new(),
         forms,
         acted_before: false,
+        served_before: 0,
     }
 }
 
