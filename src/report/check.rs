@@ -523,6 +523,7 @@ pub fn not_checked_suite(name: &str, error: &str) -> TestSuite {
 /// one `<testcase name="property N: STATEMENT">` per property; a failing property
 /// has a `<failure>` whose message is the reason and whose text is the minimal
 /// answer, the reproduction command and the wire; an untested one is `<skipped>`.
+/// The health's notes are the suite's `<system-out>`, one `note: ` line each.
 ///
 /// # Errors
 /// quick-junit's serialization error.
@@ -594,6 +595,15 @@ fn suite(report: &CheckReport, name: &str, baseline: Option<&Applied>) -> TestSu
             case.set_system_out(property.warnings.join("\n"));
         }
         suite.add_test_case(case);
+    }
+    if !report.health.notes.is_empty() {
+        let notes: Vec<String> = report
+            .health
+            .notes
+            .iter()
+            .map(|note| format!("note: {note}"))
+            .collect();
+        suite.set_system_out(notes.join("\n"));
     }
     suite
 }

@@ -747,6 +747,54 @@ fn an_inconclusive_era_says_so_in_the_table_junit_sarif_and_the_summary() {
     assert!(summary.contains("**Inconclusive**: 0 of "), "{summary}");
 }
 
+/// The health's notes reach every report, not the table and `--json` alone:
+/// a tool that asks once per server process (`calculator.py
+/// --once-per-process`) passes with a note that the remaining cases ran in a
+/// fresh process each; JUnit carries it in the suite's `<system-out>`, SARIF
+/// as a notification of level `note` of an invocation that succeeded (still
+/// valid SARIF 2.1.0), and the summary as a quoted line under the era's table.
+#[test]
+fn a_health_note_reaches_junit_sarif_and_the_summary() {
+    let scratch = Scratch::new("note-reports");
+    let reports = Reports::in_dir(scratch.path());
+    let mut args = words(&[
+        "--tool",
+        "calculate",
+        "--acted",
+        "/computed",
+        "--cases",
+        "4",
+        "--protocol",
+        "2025-11-25",
+    ]);
+    args.extend(reports.options());
+    args.push("--".to_owned());
+    args.extend(crate::support::calculator(None));
+    args.push("--once-per-process".to_owned());
+    let output = crate::support::elicit_check("check", &args);
+    let table = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert_eq!(output.status.code(), Some(0), "{table}");
+    let note = "the tool asked for a form only in a server process that had served no call before: from coverage 1 on, each case ran in a fresh process";
+    assert!(table.contains(&format!("note: {note}\n")), "{table}");
+    let (junit, sarif, summary) = reports.read();
+    assert!(
+        junit.contains(&format!("<system-out>note: {note}</system-out>")),
+        "{junit}"
+    );
+    assert_eq!(super::reports::sarif_errors(&sarif), Vec::<String>::new());
+    let invocation = &sarif["runs"][0]["invocations"][0];
+    assert_eq!(invocation["executionSuccessful"], true, "{sarif:#}");
+    assert_eq!(
+        invocation["toolExecutionNotifications"],
+        serde_json::json!([{"level": "note", "message": {"text": note}}]),
+        "{sarif:#}"
+    );
+    assert!(
+        summary.contains(&format!("\n> note: {note}\n")),
+        "{summary}"
+    );
+}
+
 /// A failure's wire in the table is readable however large the frames: a
 /// `tools/list` result names its tools only (200 more tools here), a line
 /// past 400 characters is cut saying its size (a tool result of 60,000

@@ -319,13 +319,25 @@ fn run(report: &ErasReport, checked: &CheckReport, context: &Context<'_>) -> Val
             "passed": checked.passed,
         },
     });
-    if let Some(line) = &checked.health.inconclusive {
+    // An inconclusive era did not succeed; the health's notes are
+    // notifications of level `note` either way.
+    let mut notifications: Vec<Value> = checked
+        .health
+        .inconclusive
+        .iter()
+        .map(|line| json!({"level": "error", "message": {"text": format!("inconclusive: {line}")}}))
+        .collect();
+    notifications.extend(
+        checked
+            .health
+            .notes
+            .iter()
+            .map(|note| json!({"level": "note", "message": {"text": note}})),
+    );
+    if !notifications.is_empty() {
         run["invocations"] = json!([{
-            "executionSuccessful": false,
-            "toolExecutionNotifications": [{
-                "level": "error",
-                "message": {"text": format!("inconclusive: {line}")},
-            }],
+            "executionSuccessful": checked.health.inconclusive.is_none(),
+            "toolExecutionNotifications": notifications,
         }]);
     }
     run

@@ -1,6 +1,6 @@
 //! `check --summary`: the report as Markdown for a CI job's summary page
 //! (GitHub Actions' `$GITHUB_STEP_SUMMARY`): a heading with the tool and the
-//! verdict, per era the property table, then each failed property with its
+//! verdict, per era the property table and the health's notes, then each failed property with its
 //! primary reason, its fix in the server's SDK, minimal answer and reproduction line. The same findings as
 //! the table, the JSON and the SARIF.
 
@@ -76,6 +76,10 @@ pub fn markdown(report: &ErasReport, baseline: Option<&Applied>, title: &str) ->
             );
         }
         out.push('\n');
+        // What the health noted: a break a long-lived client meets, a cost.
+        for note in &checked.health.notes {
+            let _ = writeln!(out, "> note: {}\n", cell(note));
+        }
         for property in &checked.properties {
             let Some(failure) = &property.failure else {
                 continue;
