@@ -23,7 +23,7 @@ use super::case_run::{
 use super::error::CheckError;
 use super::plan::Planned;
 use super::runner::{CaseId, Runner, ignored_close};
-use crate::evidence::wire::{Mark, Recording, Side};
+use crate::evidence::wire::{self, Frame, Mark, Recording, Side};
 use crate::harness::Session;
 use crate::oracle::property::{self, Class, Property};
 use crate::verdict::check::health::Unreached;
@@ -80,7 +80,9 @@ const STATE_RECHECKS: usize = 3;
 /// unless it ended cleanly: exit code 0 after its stdin closed, not killed,
 /// no stray stdout line and no server frame after its last case, and no
 /// server frame ahead of any case's `tools/call` (a note names the exit
-/// code when it was the only fault). A session whose only fault
+/// code when it was the only fault). Over stdio a server notification is
+/// neither ([`Frame::is_server_notification`]): it goes to the wire of the
+/// call it follows. A session whose only fault
 /// is that its server ignored stdin close (killed after the grace) re-runs
 /// its last case only, to show the fault once in a fresh process; when that
 /// run shows it too, or the fault is already shown, the session's runs stand.
@@ -166,7 +168,13 @@ pub(super) async fn session_runs(
         let Some(current) = open.as_mut() else {
             continue;
         };
-        let (run, late) = call_in_session(runner, current, steps, case).await?;
+        let (run, late, follows) = call_in_session(runner, current, steps, case).await?;
+        if let Some(&previous) = current.kept.last()
+            && let Some(earlier) = runs[previous].as_mut().filter(|_| !follows.is_empty())
+        {
+            earlier.wire.extend(follows);
+            journal(runner, &planned[previous].label, earlier);
+        }
         current.late_frame |= late;
         let news = run
             .violations(target)
@@ -190,7 +198,7 @@ pub(super) async fn session_runs(
         current.unanswered = run.call_failure.is_some();
         // The session ends before the fresh run starts: nothing of it overlaps.
         if let Some(ended) = open.take() {
-            close(runner, steps, planned, ended, &mut runs).await?;
+            close(runner, steps, planned, ended, &mut runs, false).await?;
         }
         let fresh = run_case(runner, steps, &case.plan, &capabilities, case.id()).await?;
         if run.reached_tool() && !run.answered() && fresh.answered() && !unanswered_noted {
@@ -273,7 +281,7 @@ pub(super) async fn session_runs(
         runs[index] = Some(judged);
     }
     if let Some(ended) = open.take() {
-        close(runner, steps, planned, ended, &mut runs).await?;
+        close(runner, steps, planned, ended, &mut runs, true).await?;
     }
     Ok(runs.into_iter().map_while(|run| run).collect())
 }
@@ -307,9 +315,11 @@ fn confirm(fresh: &CaseRun, runner: &Runner<'_>, confirmed: &mut Vec<Property>) 
     }
 }
 
-/// One case as the next `tools/call` of `open`'s session, and whether the
+/// One case as the next `tools/call` of `open`'s session; whether the
 /// server sent a frame after the previous case's part ended and before this
-/// case's `tools/call` request (a late frame of an earlier call).
+/// case's `tools/call` request (a late frame of an earlier call), over stdio
+/// a notification excepted; and those notifications, when the session ran
+/// a case before, for that case's wire.
 ///
 /// # Errors
 /// [`CheckError::Hook`] when `--setup` or `--acted-cmd` fails.
@@ -318,7 +328,7 @@ async fn call_in_session(
     open: &mut OpenSession,
     steps: &Arc<Vec<Step>>,
     case: &Planned,
-) -> Result<(CaseRun, bool), CheckError> {
+) -> Result<(CaseRun, bool, Vec<Frame>), CheckError> {
     let target = runner.target;
     let (phase, label) = case.id();
     runner.started(phase, label);
@@ -337,12 +347,21 @@ async fn call_in_session(
         &target.consent,
     );
     let call = call_tool(target, &mut open.session, responder).await;
-    let during = open.session.recording_since(before);
+    let mut during = open.session.recording_since(before);
     open.since = before.after(&during);
-    let late = during
-        .wire
-        .first()
-        .is_some_and(|frame| frame.from == Side::Server);
+    // Server frames ahead of this case's own: sent after the previous call.
+    // Over stdio, notifications alone end nothing and go to that call.
+    let ahead = wire::leading_server_frames(&during.wire).len();
+    let harmless = target.transport.url().is_none()
+        && during.wire[..ahead]
+            .iter()
+            .all(Frame::is_server_notification);
+    let follows_previous: Vec<Frame> = if harmless && !open.kept.is_empty() {
+        during.wire.drain(..ahead).collect()
+    } else {
+        Vec::new()
+    };
+    let late = ahead > 0 && !harmless;
     let mut wire = open.handshake.wire.clone();
     wire.extend(during.wire);
     let mut stray = open.handshake.stray_stdout.clone();
@@ -370,11 +389,12 @@ async fn call_in_session(
     };
     journal(runner, case.label.as_str(), &run);
     runner.finished_one();
-    Ok((run, late))
+    Ok((run, late, follows_previous))
 }
 
 /// Ends `open`'s session: when it ended cleanly its last case gets the
-/// session's stderr; when its only fault is an ignored stdin close, its last
+/// session's stderr and, when that case was its last call (`last_kept`),
+/// the frames after its part (over stdio, notifications); when its only fault is an ignored stdin close, its last
 /// case is re-run fresh to show it (unless already shown); otherwise every
 /// case it kept is re-run in a fresh process.
 async fn close(
@@ -383,6 +403,7 @@ async fn close(
     planned: &[Planned],
     open: OpenSession,
     runs: &mut [Option<CaseRun>],
+    last_kept: bool,
 ) -> Result<(), CheckError> {
     // Where its last case's part ended: a frame after it (during that case's
     // `--acted-cmd`, or as its stdin closed) came after its last case.
@@ -391,18 +412,25 @@ async fn close(
     // close): its exit, whatever it is, is not the server's to judge.
     let stopped_by_check = runner.stops_sessions();
     let finished = runner.finish_session(open.session).await;
-    let frame_after_last_case = finished
-        .recording
-        .wire
+    let after: Vec<Frame> =
+        finished.recording.wire[seen.wire.min(finished.recording.wire.len())..].to_vec();
+    // Over stdio, notifications after the last call's reply are that call's.
+    let stdio = runner.target.transport.url().is_none();
+    let frame_after_last_case = after
         .iter()
-        .skip(seen.wire)
-        .any(|frame| frame.from == Side::Server);
+        .any(|frame| frame.from == Side::Server && !(stdio && frame.is_server_notification()));
     let tidy = !frame_after_last_case
         && !open.late_frame
         && finished.recording.stray_lines_seen() <= seen.stray_stdout;
     if tidy && (stopped_by_check || finished.ended_cleanly(seen.stray_stdout)) {
-        if let Some(last) = open.kept.last().and_then(|&index| runs[index].as_mut()) {
+        if let Some(&index) = open.kept.last()
+            && let Some(last) = runs[index].as_mut()
+        {
             last.stderr = finished.exit.stderr;
+            if last_kept && !after.is_empty() {
+                last.wire.extend(after);
+                journal(runner, &planned[index].label, last);
+            }
         }
         return Ok(());
     }

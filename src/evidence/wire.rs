@@ -34,6 +34,30 @@ pub struct Frame {
     pub text: Option<String>,
 }
 
+impl Frame {
+    /// Whether it is a JSON-RPC notification from the server (a `method`,
+    /// no `id`: `notifications/message`, `notifications/progress`): nothing
+    /// waits on it, and no property over stdio judges it by where it falls
+    /// between two calls (a request, such as a late `elicitation/create`, is
+    /// judged by its place).
+    pub fn is_server_notification(&self) -> bool {
+        self.from == Side::Server
+            && self.message.get("method").is_some()
+            && self.message.get("id").is_none()
+    }
+}
+
+/// The server frames `wire` starts with, ahead of the client's first frame:
+/// in a session's part for one call, those the server sent after the
+/// previous call's part ended (frames of an earlier call).
+pub fn leading_server_frames(wire: &[Frame]) -> &[Frame] {
+    let ahead = wire
+        .iter()
+        .take_while(|frame| frame.from == Side::Server)
+        .count();
+    &wire[..ahead]
+}
+
 /// A frame whose line is `message` serialized, as the unit tests' evidence
 /// builds them by hand.
 #[cfg(test)]
@@ -137,6 +161,33 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn the_leading_server_frames_end_at_the_clients_first_frame() {
+        let server = |seq| {
+            frame(
+                seq,
+                Side::Server,
+                json!({"method": "notifications/message"}),
+            )
+        };
+        let client = frame(2, Side::Client, json!({"id": 1, "method": "tools/call"}));
+        let wire = vec![server(0), server(1), client.clone(), server(3)];
+        assert_eq!(leading_server_frames(&wire), &wire[..2]);
+        assert_eq!(leading_server_frames(&[client]), &[] as &[Frame]);
+        assert_eq!(leading_server_frames(&[]), &[] as &[Frame]);
+    }
+
+    #[test]
+    fn a_server_notification_has_a_method_and_no_id() {
+        let log = json!({"jsonrpc": "2.0", "method": "notifications/message", "params": {}});
+        let ask = json!({"jsonrpc": "2.0", "id": 3, "method": "elicitation/create"});
+        let reply = json!({"jsonrpc": "2.0", "id": 3, "result": {}});
+        assert!(frame(0, Side::Server, log.clone()).is_server_notification());
+        assert!(!frame(0, Side::Client, log).is_server_notification());
+        assert!(!frame(0, Side::Server, ask).is_server_notification());
+        assert!(!frame(0, Side::Server, reply).is_server_notification());
+    }
 
     #[test]
     fn a_mark_after_a_part_adds_each_list_of_the_part_to_its_own() {

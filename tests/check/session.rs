@@ -484,48 +484,103 @@ fn judged_fresh_with_one_note(options: &[&str], cases: usize, note: &str) {
     assert!(fresh.health.notes.is_empty(), "{:?}", fresh.health.notes);
 }
 
-/// A frame the server sends after a call's reply belongs to that call,
-/// whenever it arrives. `forms.py --notes-after-call 1` sends a
-/// `notifications/message` 0.2 s after the reply to its first `tools/call`;
-/// `--setup` waits until it is sent, so in a session it arrives between two
-/// calls. The next case sees a frame ahead of its `tools/call` (a late frame
-/// of the earlier call): both re-run fresh, and every planned case's record,
-/// in both modes, holds the notification after its own call's reply (none is
-/// lost between two calls, none kept in a later case's wire). The report is
-/// the one `--fresh` gives.
-#[test]
-fn a_frame_sent_between_two_calls_of_a_session_stays_with_the_call_it_follows() {
+/// `forms.py --form enum --notes-after-call 1 --pending-file PATH` plus
+/// `extra`, with a `--setup` that waits until the frame after the first call
+/// is sent (so in a session it arrives between two calls), 2 random cases;
+/// the report and records of each mode.
+fn a_frame_between_two_calls(extra: &[&str]) -> [(CheckReport, Vec<CaseRecord>); 2] {
     let folder = tempfile::tempdir().expect("a temporary folder");
     let pending = folder.path().join("pending");
     let pending = pending.to_str().expect("a UTF-8 path");
-    let target = forms_enum_target(&["--notes-after-call", "1", "--pending-file", pending], 2)
+    let mut options = vec!["--notes-after-call", "1", "--pending-file", pending];
+    options.extend(extra);
+    let target = forms_enum_target(&options, 2)
         .setup(format!("while [ -e '{pending}' ]; do sleep 0.05; done"));
-    let [(fresh, fresh_records), (session, session_records)] = both_modes(&target);
+    both_modes(&target)
+}
+
+/// The planned cases' records.
+fn planned_records(records: &[CaseRecord]) -> Vec<&CaseRecord> {
+    records
+        .iter()
+        .filter(|record| PLANNED.iter().any(|prefix| record.case.starts_with(prefix)))
+        .collect()
+}
+
+/// The methods of a record's frames, in order.
+fn methods(record: &CaseRecord) -> Vec<&str> {
+    record
+        .wire
+        .iter()
+        .filter_map(|frame| frame.message["method"].as_str())
+        .collect()
+}
+
+/// A request the server sends after a call's reply belongs to that call,
+/// whenever it arrives. `forms.py --ping-after-call` sends a `ping` 0.2 s
+/// after the reply to its first `tools/call`; in a session it arrives
+/// between two calls. The next case sees a request ahead of its `tools/call`
+/// (a late frame of the earlier call): both re-run fresh, and every planned
+/// case's record, in both modes, holds the `ping` after its own call's reply
+/// (none is lost between two calls, none kept in a later case's wire). The
+/// report is the one `--fresh` gives.
+#[test]
+fn a_request_sent_between_two_calls_of_a_session_stays_with_the_call_it_follows() {
+    let [(fresh, fresh_records), (session, session_records)] =
+        a_frame_between_two_calls(&["--ping-after-call"]);
     assert!(fresh.passed, "{}", report::check::table(&fresh));
     assert_eq!(judged(&session), judged(&fresh));
     for (mode, records) in [("fresh", &fresh_records), ("session", &session_records)] {
-        let planned: Vec<&CaseRecord> = records
-            .iter()
-            .filter(|record| PLANNED.iter().any(|prefix| record.case.starts_with(prefix)))
-            .collect();
+        let planned = planned_records(records);
         assert!(planned.len() > 2, "{mode}: coverage and random");
         for record in planned {
-            let methods: Vec<&str> = record
-                .wire
-                .iter()
-                .filter_map(|frame| frame.message["method"].as_str())
-                .collect();
+            let methods = methods(record);
             let call = methods.iter().position(|method| *method == "tools/call");
-            let notes: Vec<usize> = (0..methods.len())
-                .filter(|&at| methods[at] == "notifications/message")
+            let pings: Vec<usize> = (0..methods.len())
+                .filter(|&at| methods[at] == "ping")
                 .collect();
             assert!(
-                matches!((call, notes.as_slice()), (Some(call), [note]) if call < *note),
-                "{mode}: {} holds its call's late notification: {methods:?}",
+                matches!((call, pings.as_slice()), (Some(call), [ping]) if call < *ping),
+                "{mode}: {} holds its call's late ping: {methods:?}",
                 record.case
             );
         }
     }
+}
+
+/// Over stdio, a notification the server sends after a call's reply (a log
+/// line) ends no session: nothing waits on it and no property judges it by
+/// its place. It goes to the call it follows: in a session, the first
+/// planned case's record holds it after its own reply, no other planned
+/// record holds one, and every planned case ran in the one session
+/// (consecutive `tools/call` ids). The report is the one `--fresh` gives.
+#[test]
+fn a_notification_sent_between_two_calls_of_a_session_goes_to_the_call_it_follows() {
+    let [(fresh, _), (session, session_records)] = a_frame_between_two_calls(&[]);
+    assert!(fresh.passed, "{}", report::check::table(&fresh));
+    assert_eq!(judged(&session), judged(&fresh));
+    let planned = planned_records(&session_records);
+    assert!(planned.len() > 2, "coverage and random");
+    for (at, record) in planned.iter().enumerate() {
+        let methods = methods(record);
+        let notes: Vec<usize> = (0..methods.len())
+            .filter(|&index| methods[index] == "notifications/message")
+            .collect();
+        let call = methods.iter().position(|method| *method == "tools/call");
+        if at == 0 {
+            assert!(
+                matches!((call, notes.as_slice()), (Some(call), [note]) if call < *note),
+                "{} holds its call's notification: {methods:?}",
+                record.case
+            );
+        } else {
+            assert_eq!(notes, Vec::<usize>::new(), "{}: {methods:?}", record.case);
+        }
+    }
+    let ids = planned_call_ids(&session_records);
+    let first = ids[0].as_u64().expect("a numeric id");
+    let consecutive: Vec<Value> = (first..first + ids.len() as u64).map(Value::from).collect();
+    assert_eq!(ids, consecutive, "one session");
 }
 
 /// A server that exits with status 1 when its stdin closes
@@ -602,14 +657,14 @@ fn a_sessions_stderr_is_kept_with_its_last_case() {
     );
 }
 
-/// A server frame after a session's last case (`--farewell`: a log
-/// notification as the server exits) may belong to any case of the session,
-/// so the session cannot vouch for them: its cases are re-run in fresh
-/// processes, each of whose calls is the first of its process, and the
-/// report is the fresh one.
+/// A server request after a session's last case (`--farewell-ping`: a
+/// `ping` as the server exits) may belong to any case of the session, so the
+/// session cannot vouch for them: its cases are re-run in fresh processes,
+/// each of whose calls is the first of its process, and the report is the
+/// fresh one.
 #[test]
-fn a_server_frame_after_the_last_case_has_the_sessions_cases_re_run_fresh() {
-    let target = calculator_target(&["--farewell"], 4);
+fn a_server_request_after_the_last_case_has_the_sessions_cases_re_run_fresh() {
+    let target = calculator_target(&["--farewell-ping"], 4);
     let [(fresh, fresh_records), (session, session_records)] = both_modes(&target);
     assert!(fresh.passed, "{}", report::check::table(&fresh));
     assert_eq!(judged(&session), judged(&fresh));
@@ -617,6 +672,33 @@ fn a_server_frame_after_the_last_case_has_the_sessions_cases_re_run_fresh() {
     let ids = planned_call_ids(&session_records);
     assert!(ids.len() > 4, "{ids:?}");
     assert!(ids.iter().all(|id| id == first), "{ids:?}");
+}
+
+/// Over stdio, a notification after a session's last case (`--farewell`: a
+/// log line as the server exits) leaves the session standing: its cases are
+/// not re-run (consecutive `tools/call` ids, one process), and the last
+/// planned case's record ends with it, after its own reply.
+#[test]
+fn a_notification_after_the_last_case_goes_to_it_and_the_session_stands() {
+    let target = calculator_target(&["--farewell"], 4);
+    let [(fresh, _), (session, session_records)] = both_modes(&target);
+    assert!(fresh.passed, "{}", report::check::table(&fresh));
+    assert_eq!(judged(&session), judged(&fresh));
+    let ids = planned_call_ids(&session_records);
+    let first = ids[0].as_u64().expect("a numeric id");
+    let consecutive: Vec<Value> = (first..first + ids.len() as u64).map(Value::from).collect();
+    assert_eq!(ids, consecutive, "one session");
+    let last = planned_records(&session_records)
+        .pop()
+        .expect("planned cases ran");
+    assert_eq!(
+        last.wire
+            .last()
+            .map(|frame| &frame.message["params"]["data"]),
+        Some(&json!("goodbye")),
+        "{:?}",
+        methods(last)
+    );
 }
 
 /// `calculator.py --linger-after-refusal` (it ignores stdin close once it has
@@ -662,12 +744,13 @@ fn a_session_whose_only_fault_is_an_ignored_stdin_close_already_shown_stands() {
     assert_eq!(ids, later, "one session, every case a later call of it");
 }
 
-/// A session with another fault besides (`--farewell`: a server frame after
-/// its last case) cannot vouch for any of its cases: they are all re-run in
-/// fresh processes, though the ignored stdin close is already shown.
+/// A session with another fault besides (`--farewell-ping`: a server
+/// request after its last case) cannot vouch for any of its cases: they are
+/// all re-run in fresh processes, though the ignored stdin close is already
+/// shown.
 #[test]
 fn a_session_with_an_ignored_stdin_close_and_another_fault_re_runs_every_case() {
-    let (_, ids) = lingering(&["--farewell"]);
+    let (_, ids) = lingering(&["--farewell-ping"]);
     assert!(ids.len() > 2, "{ids:?}");
     assert!(ids.iter().all(|id| *id == ids[0]), "{ids:?}");
 }
