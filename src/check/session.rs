@@ -271,7 +271,8 @@ pub(super) async fn session_runs(
                 "asked for a form"
             };
             runner.note(format!(
-                "the tool {what} only in a server process that had served no call before: from {} on, each case ran in a fresh process",
+                "the tool {what} in a fresh server process but not in one that had served {} before: from {} on, each case ran in a fresh process",
+                crate::format::counted(served, "call"),
                 case.label
             ));
         }
