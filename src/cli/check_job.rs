@@ -315,7 +315,11 @@ pub(super) async fn check_single(
     .await
     {
         Ok(checked) => checked,
-        Err(error) if error.is::<Interrupted>() => return Err(error),
+        Err(error) if error.is::<Interrupted>() => {
+            // Stopped: no report of an earlier run may pass for this one's.
+            not_checked_reports(&args, chosen, &format!("{error:#}"))?;
+            return Err(error);
+        }
         Err(error) => {
             // Every report the options ask for still says why, so a CI job
             // that reads them never reads nothing (or an earlier run's).
@@ -576,6 +580,17 @@ pub(super) async fn check_one(
                 writeln!(file, "{line}").context("cannot write cases.jsonl")?;
             }
             file.flush().context("cannot write cases.jsonl")?;
+        }
+        if let Some(dir) = output {
+            let stopped = json!({
+                "passed": false,
+                "outcome": "not_checked",
+                "server_command": target.command,
+                "url": target.transport.url(),
+                "tool": target.tool,
+                "error": "interrupted: stopped by a signal before its report",
+            });
+            write_check_json(dir, &(serde_json::to_string_pretty(&stopped)? + "\n"))?;
         }
         return Err(Interrupted(match output {
             Some(dir) => format!(

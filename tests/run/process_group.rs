@@ -514,7 +514,9 @@ fn a_hostile_run_stopped_by_sigterm_keeps_the_case_in_flight_and_kills_its_group
 
 /// `check` stopped by SIGINT while its server hangs at start-up: the server is
 /// killed, the check exits 2, and the message says where the calls that ran
-/// before it are, or, without `--output`, that none were kept.
+/// before it are, or, without `--output`, that none were kept. No report an
+/// earlier run left passes for this one: JUnit, SARIF, the summary and
+/// `check.json` say the tool was not checked, and why.
 #[test]
 fn a_check_stopped_by_sigint_says_where_the_calls_that_ran_are_or_that_none_were_kept() {
     for with_output in [false, true] {
@@ -540,6 +542,14 @@ fn a_check_stopped_by_sigint_says_where_the_calls_that_ran_are_or_that_none_were
         if with_output {
             args.extend(["--output", &output]);
         }
+        // An earlier run's reports, all passing.
+        let junit = scratch.arg("check.xml");
+        let sarif = scratch.arg("check.sarif");
+        let summary = scratch.arg("summary.md");
+        std::fs::write(&junit, r#"<testsuites tests="8" failures="0"/>"#).expect("old JUnit");
+        std::fs::write(&sarif, "{\"runs\": []}").expect("old SARIF");
+        std::fs::write(&summary, "## elicit-check check `t`: PASSED\n\n").expect("old summary");
+        args.extend(["--junit", &junit, "--sarif", &sarif, "--summary", &summary]);
         args.extend(["--", "sh", "-c", &script]);
         let (ended, server) = stopped_by_sigint(&args, &pid_file);
         assert_eq!(ended.status.code(), Some(2));
@@ -552,6 +562,33 @@ fn a_check_stopped_by_sigint_says_where_the_calls_that_ran_are_or_that_none_were
             "interrupted; no report (give --output DIR to keep the sessions that finish)".to_owned()
         };
         assert!(stderr.contains(&said), "{stderr}");
+        let read = |path: &str| std::fs::read_to_string(path).expect("a report written");
+        let junit = read(&junit);
+        assert!(
+            junit.contains("errors=\"1\"") && junit.contains("message=\"interrupted; "),
+            "{junit}"
+        );
+        let sarif: Value = serde_json::from_str(&read(&sarif)).expect("SARIF is JSON");
+        let invocation = &sarif["runs"][0]["invocations"][0];
+        assert_eq!(invocation["executionSuccessful"], false, "{sarif:#}");
+        let summary = read(&summary);
+        assert!(
+            summary.contains(&format!("## elicit-check check `t`: NOT CHECKED\n\n{said}")),
+            "appended after the old one: {summary}"
+        );
+        if with_output {
+            let report: Value =
+                serde_json::from_str(&read(&format!("{output}/check.json"))).expect("JSON");
+            assert_eq!(
+                (&report["passed"], &report["outcome"], &report["error"]),
+                (
+                    &Value::Bool(false),
+                    &Value::from("not_checked"),
+                    &Value::from("interrupted: stopped by a signal before its report")
+                ),
+                "{report:#}"
+            );
+        }
         // The server leads its own group; a zombie left for init to reap is gone.
         assert_eq!(
             wait_group_gone(server),
