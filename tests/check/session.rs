@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use elicit_check::check::{self, CaseRecord, CheckReport, Target};
+use elicit_check::check::{self, CaseRecord, CheckReport, PropertyFailure, Target};
 use elicit_check::peers::PEERS;
 use elicit_check::report;
 use serde_json::{Value, json};
@@ -266,6 +266,29 @@ fn jobs_run_fresh_processes_at_once_and_change_nothing_but_the_time() {
     }
 }
 
+/// `calculator.py` with `options` and `cases` random cases in both modes:
+/// `--fresh` passes, session mode fails `property` alone: the session's
+/// report, its records and the property's failure.
+fn fails_in_session_only(
+    options: &[&str],
+    cases: usize,
+    property: u8,
+) -> (CheckReport, Vec<CaseRecord>, PropertyFailure) {
+    let [(fresh, _), (session, records)] = both_modes(&calculator_target(options, cases));
+    assert!(fresh.passed, "{}", report::check::table(&fresh));
+    assert_eq!(
+        support::failing(&session),
+        vec![property],
+        "{}",
+        report::check::table(&session)
+    );
+    let failure = session
+        .property(property)
+        .and_then(|verdict| verdict.failure.clone())
+        .expect("the property's failure");
+    (session, records, failure)
+}
+
 /// An act that no earlier call can make right is judged where it was seen: a
 /// server whose earlier calls change how it answers (`remembers-consent`:
 /// once it has computed, it reads the fields after a decline too) acts on a
@@ -276,19 +299,8 @@ fn jobs_run_fresh_processes_at_once_and_change_nothing_but_the_time() {
 /// reproduction is the check again with its seed. `--fresh` cannot see it.
 #[test]
 fn an_act_on_a_decline_that_only_earlier_calls_of_the_session_cause_fails_property_1() {
-    let target = calculator_target(&["--bug", "remembers-consent"], 12);
-    let [(fresh, _), (session, session_records)] = both_modes(&target);
-    assert!(fresh.passed, "{}", report::check::table(&fresh));
-    assert_eq!(
-        support::failing(&session),
-        vec![1],
-        "{}",
-        report::check::table(&session)
-    );
-    let failure = session.properties[0]
-        .failure
-        .as_ref()
-        .expect("property 1's failure");
+    let (session, session_records, failure) =
+        fails_in_session_only(&["--bug", "remembers-consent"], 12, 1);
     // No fresh process acts on a decline: the failing call came after
     // others, and it says how many.
     let served = failure
@@ -347,19 +359,7 @@ fn an_act_on_a_decline_that_only_earlier_calls_of_the_session_cause_fails_proper
 /// cases ran in a fresh process each (the tool asks only in a new one).
 #[test]
 fn a_tool_that_stops_asking_after_its_first_call_fails_property_7_in_a_session() {
-    let target = calculator_target(&["--bug", "asks-once"], 8);
-    let [(fresh, _), (session, _)] = both_modes(&target);
-    assert!(fresh.passed, "{}", report::check::table(&fresh));
-    assert_eq!(
-        support::failing(&session),
-        vec![7],
-        "{}",
-        report::check::table(&session)
-    );
-    let failure = session.properties[6]
-        .failure
-        .as_ref()
-        .expect("property 7's failure");
+    let (session, _, failure) = fails_in_session_only(&["--bug", "asks-once"], 8, 7);
     assert_eq!(
         failure.reason,
         "acted without asking: no elicitation/create in the call (client capabilities {\"elicitation\":{\"form\":{},\"url\":{}}}), after 1 earlier call of the same server process (run again alone in a fresh process, it kept property 7)"
@@ -516,6 +516,15 @@ fn methods(record: &CaseRecord) -> Vec<&str> {
         .collect()
 }
 
+/// Every planned case of `records` ran in one session: their `tools/call`
+/// ids are consecutive.
+fn assert_one_session(records: &[CaseRecord]) {
+    let ids = planned_call_ids(records);
+    let first = ids[0].as_u64().expect("a numeric id");
+    let consecutive: Vec<Value> = (first..first + ids.len() as u64).map(Value::from).collect();
+    assert_eq!(ids, consecutive, "one session");
+}
+
 /// A request the server sends after a call's reply belongs to that call,
 /// whenever it arrives. `forms.py --ping-after-call` sends a `ping` 0.2 s
 /// after the reply to its first `tools/call`; in a session it arrives
@@ -577,10 +586,7 @@ fn a_notification_sent_between_two_calls_of_a_session_goes_to_the_call_it_follow
             assert_eq!(notes, Vec::<usize>::new(), "{}: {methods:?}", record.case);
         }
     }
-    let ids = planned_call_ids(&session_records);
-    let first = ids[0].as_u64().expect("a numeric id");
-    let consecutive: Vec<Value> = (first..first + ids.len() as u64).map(Value::from).collect();
-    assert_eq!(ids, consecutive, "one session");
+    assert_one_session(&session_records);
 }
 
 /// A server that exits with status 1 when its stdin closes
@@ -684,10 +690,7 @@ fn a_notification_after_the_last_case_goes_to_it_and_the_session_stands() {
     let [(fresh, _), (session, session_records)] = both_modes(&target);
     assert!(fresh.passed, "{}", report::check::table(&fresh));
     assert_eq!(judged(&session), judged(&fresh));
-    let ids = planned_call_ids(&session_records);
-    let first = ids[0].as_u64().expect("a numeric id");
-    let consecutive: Vec<Value> = (first..first + ids.len() as u64).map(Value::from).collect();
-    assert_eq!(ids, consecutive, "one session");
+    assert_one_session(&session_records);
     let last = planned_records(&session_records)
         .pop()
         .expect("planned cases ran");
