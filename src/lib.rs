@@ -12,6 +12,7 @@
 //! - [`evidence`]: what a case leaves behind (frames, stray lines, how the process
 //!   ended): written by the harness, read by oracles, verdicts and reports.
 //! - [`mod@format`]: how messages write counts and durations (the bottom of the tree).
+//! - [`mod@lock`]: a mutex lock that keeps its data after a panic elsewhere (the bottom too).
 //! - [`server`]: the reference server, an rmcp handler over the pure core
 //!   ([`server::form`], [`server::reply`], [`server::decision`], [`server::outcome`]).
 //! - [`oracle`], [`compare`]: judgements that share no code with the core.
@@ -54,6 +55,7 @@ pub mod evidence;
 pub mod fix;
 pub mod format;
 pub mod harness;
+pub mod lock;
 pub mod oracle;
 pub mod peers;
 pub mod report;

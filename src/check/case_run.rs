@@ -21,6 +21,7 @@ use crate::harness::era::Protocol;
 use crate::harness::hooks;
 use crate::harness::proxy::{Frame, Responder, StrayLine};
 use crate::harness::{Session, ToolCall};
+use crate::lock::lock;
 use crate::oracle::consent::DeclaredConsent;
 use crate::oracle::property::{self, ActedRule, Class, Observation, Property, Reading, SentAnswer};
 use crate::schema::Form;
@@ -610,13 +611,6 @@ pub(super) async fn finish_run(
         acted_before: false,
         served_before: 0,
     })
-}
-
-/// Locks a mutex, keeping the data after a panic elsewhere.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 #[cfg(test)]

@@ -21,13 +21,14 @@ use std::sync::Arc;
 use serde_json::{Map, Value, json};
 
 use super::case_run::{
-    CaseRun, Step, acted_before, finish_run, form_capabilities, lock, open, responder,
+    CaseRun, Step, acted_before, finish_run, form_capabilities, open, responder,
 };
 use super::error::CheckError;
 use super::plan::consenting_plan;
 use super::progress::Phase;
 use super::runner::{CaseId, Runner};
 use crate::harness::rounds::RetryFault;
+use crate::lock::lock;
 use crate::oracle::property::{Class, Property};
 use crate::schema::answer::{Built, GeneratedAnswer};
 

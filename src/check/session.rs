@@ -17,7 +17,7 @@
 use std::sync::Arc;
 
 use super::case_run::{
-    CaseRun, Step, acted_after, acted_before, call_tool, form_capabilities, journal, lock, open,
+    CaseRun, Step, acted_after, acted_before, call_tool, form_capabilities, journal, open,
     responder, run_case, run_setup,
 };
 use super::error::CheckError;
@@ -25,6 +25,7 @@ use super::plan::Planned;
 use super::runner::{CaseId, Runner, ignored_close};
 use crate::evidence::wire::{self, Frame, Mark, Recording, Side};
 use crate::harness::Session;
+use crate::lock::lock;
 use crate::oracle::property::{self, Class, Property};
 use crate::verdict::check::health::Unreached;
 
@@ -95,13 +96,13 @@ const STATE_RECHECKS: usize = 3;
 /// answers (a slot booked by the session's first call refuses every later
 /// booking): every case kept from a session after its first act is re-run
 /// fresh, the remaining cases run in a fresh process each, and the health
-/// says so in a note. A case whose session run breaks a property its fresh
-/// run keeps is judged on its session run when the property is one an act
-/// alone breaks ([`Property::broken_by_an_act`]: acting on a refusal, on an
-/// invalid accept, without a consenting answer; its failure counts the
-/// calls served before, [`CaseRun::served_before`]); otherwise it leaves a
-/// note: the fresh run is the one judged, but a client that keeps one
-/// connection meets the break. So does the first case
+/// says so in a note. A case whose session run breaks properties its fresh
+/// run keeps, each of them, is judged on its session run when one is a
+/// property an act alone breaks ([`Property::broken_by_an_act`]: acting on
+/// a refusal, on an invalid accept, without a consenting answer; its failure
+/// counts the calls served before, [`CaseRun::served_before`]); otherwise
+/// it leaves a note: the fresh run is the one judged, but a client that
+/// keeps one connection meets the break. So does the first case
 /// that got no reply in its session (its server exited or hung after the
 /// calls it served) and one in a fresh process.
 ///
@@ -240,13 +241,14 @@ pub(super) async fn session_runs(
         let kept_by_fresh = fresh.violations(target);
         let only_in_session =
             |property: &Property| !kept_by_fresh.iter().any(|(kept, _)| kept == property);
-        // An act that no earlier call can make right is judged where it was
-        // seen: the session run, its earlier calls part of the reproduction.
+        // An act no earlier call can make right is judged where it was seen,
+        // when the fresh run keeps all the session run broke.
         let judged_in_session = run.call_failure.is_none()
             && !late
+            && broken_in_session.iter().all(only_in_session)
             && broken_in_session
                 .iter()
-                .any(|property| property.broken_by_an_act() && only_in_session(property));
+                .any(|property| property.broken_by_an_act());
         if let Some(&property) = broken_in_session
             .iter()
             .find(|property| only_in_session(property) && !session_only.contains(property))

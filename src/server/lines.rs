@@ -32,6 +32,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
+use crate::lock::lock;
 use crate::server::reply;
 use crate::unique_names::UniqueNames;
 
@@ -352,10 +353,6 @@ pub async fn merge_outbound(
         }
     }
     let _ = to.flush().await;
-}
-
-fn lock(gate: &Mutex<Gate>) -> std::sync::MutexGuard<'_, Gate> {
-    gate.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 #[cfg(test)]

@@ -9,13 +9,14 @@
 use serde_json::{Map, Value, json};
 
 use crate::case::Answer;
-use crate::check::case_run::{call_tool, form_capabilities, lock, open};
+use crate::check::case_run::{call_tool, form_capabilities, open};
 use crate::check::error::CheckError;
 use crate::check::runner::Runner;
 use crate::check::target::Target;
 use crate::format::last_lines;
 use crate::harness::client;
 use crate::harness::proxy::Responder;
+use crate::lock::lock;
 use crate::schema::coverage::consenting_value;
 use crate::schema::judge::Judge;
 use crate::schema::{Form, Kind};

@@ -116,12 +116,8 @@ pub(super) async fn first_message(response: Response) {
     }
 }
 
-/// Locks `mutex`, keeping what a panicking holder left.
-pub(super) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
+/// Locks a mutex, keeping what a panicking holder left.
+pub(super) use crate::lock::lock;
 
 /// Sets the negotiated version from an `initialize` result line, once.
 pub(super) fn learn_version(version: &Mutex<Option<String>>, line: &str) {

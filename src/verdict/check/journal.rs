@@ -41,9 +41,7 @@ impl Journal {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<CaseRecord>> {
-        self.0
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        crate::lock::lock(&self.0)
     }
 }
 
