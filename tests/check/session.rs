@@ -374,6 +374,27 @@ fn a_tool_that_stops_asking_after_its_first_call_fails_property_7_in_a_session()
     );
 }
 
+/// A session-only break of a property an act does not break is judged on
+/// the fresh run, and noted once: `forms.py --noise-from 3` prints a log
+/// line on stdout from its process's third call on, so each session's third
+/// case breaks property 5 and its fresh run (a first call) keeps it. The
+/// report is the one `--fresh` gives, and one note names the first such
+/// case, however many sessions broke it.
+#[test]
+fn a_session_only_break_of_another_property_is_judged_fresh_and_noted_once() {
+    let target = forms_enum_target(&["--noise-from", "3"], 6);
+    let [(fresh, _), (session, _)] = both_modes(&target);
+    assert!(fresh.passed, "{}", report::check::table(&fresh));
+    assert_eq!(judged(&session), judged(&fresh));
+    assert_eq!(
+        session.health.notes,
+        vec![
+            "coverage 2 broke property 5 only after earlier calls of its server process (its fresh run keeps it): the fresh run is the one judged, but a client that keeps one connection meets the break"
+                .to_owned()
+        ]
+    );
+}
+
 /// `forms.py --form enum OPTIONS`, checked on `choose_size` with the acted
 /// pointer `/acted`, `cases` random cases and seed 3.
 fn forms_enum_target(options: &[&str], cases: usize) -> Target {
