@@ -355,16 +355,16 @@ async fn call_in_session(
     // Server frames ahead of this case's own: sent after the previous call.
     // Over stdio, notifications alone end nothing and go to that call.
     let ahead = wire::leading_server_frames(&during.wire).len();
-    let harmless = target.transport.url().is_none()
-        && during.wire[..ahead]
-            .iter()
-            .all(Frame::is_server_notification);
+    let stdio = target.transport.url().is_none();
+    let harmless = during.wire[..ahead]
+        .iter()
+        .all(|frame| stdio && frame.is_server_notification());
     let follows_previous: Vec<Frame> = if harmless && !open.kept.is_empty() {
         during.wire.drain(..ahead).collect()
     } else {
         Vec::new()
     };
-    let late = ahead > 0 && !harmless;
+    let late = !harmless;
     let mut wire = open.handshake.wire.clone();
     wire.extend(during.wire);
     let mut stray = open.handshake.stray_stdout.clone();
@@ -430,7 +430,7 @@ async fn close(
             && let Some(last) = runs[index].as_mut()
         {
             last.stderr = finished.exit.stderr;
-            if last_kept && !after.is_empty() {
+            if last_kept {
                 last.wire.extend(after);
                 journal(runner, &planned[index].label, last);
             }
