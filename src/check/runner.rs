@@ -12,6 +12,7 @@ use super::progress::{Phase, Progress};
 use super::target::Target;
 use crate::harness::child::Environment;
 use crate::harness::{Finished, Session};
+use crate::lock::lock;
 
 /// The variable naming the era a server or hook runs in: `2025-11-25` or
 /// `2026-07-28`.
@@ -196,10 +197,7 @@ impl<'t> Runner<'t> {
 
     /// Keeps a note for the report's health.
     pub(super) fn note(&self, note: String) {
-        let mut notes = self
-            .notes
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut notes = lock(&self.notes);
         if !notes.contains(&note) {
             notes.push(note);
         }
@@ -207,10 +205,7 @@ impl<'t> Runner<'t> {
 
     /// The notes kept so far.
     pub(super) fn notes(&self) -> Vec<String> {
-        self.notes
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone()
+        lock(&self.notes).clone()
     }
 
     /// The coverage and random cases planned, once the probe has read the form.

@@ -23,6 +23,7 @@ use super::case_run::{
 use super::error::CheckError;
 use super::plan::Planned;
 use super::runner::{CaseId, Runner, ignored_close};
+use crate::evidence::HarnessFailure;
 use crate::evidence::wire::{self, Frame, Mark, Recording, Side};
 use crate::harness::Session;
 use crate::lock::lock;
@@ -104,7 +105,8 @@ const STATE_RECHECKS: usize = 3;
 /// it leaves a note: the fresh run is the one judged, but a client that
 /// keeps one connection meets the break. So does the first case
 /// that got no reply in its session (its server exited or hung after the
-/// calls it served) and one in a fresh process.
+/// calls it served) and one in a fresh process; when it waited out the
+/// call's bound, each later case runs in a fresh process.
 ///
 /// The runs stop early, short of `planned`, when [`Unreached`] says so.
 ///
@@ -204,11 +206,14 @@ pub(super) async fn session_runs(
         let fresh = run_case(runner, steps, &case.plan, &capabilities, case.id()).await?;
         if run.reached_tool() && !run.answered() && fresh.answered() && !unanswered_noted {
             unanswered_noted = true;
+            // A call that waited out its bound would cost it in every session.
+            fresh_only = matches!(run.call_failure, Some(HarnessFailure::CallTimedOut { .. }));
             runner.note(format!(
-                "{} got no reply in a server process that had served {} before ({}), and a reply in a fresh process: the fresh run is the one judged, but a client that keeps one connection meets it",
+                "{} got no reply in a server process that had served {} before ({}), and a reply in a fresh process: the fresh run is the one judged, but a client that keeps one connection meets it{}",
                 case.label,
                 crate::format::counted(served, "call"),
-                crate::oracle::no_reply::no_reply(run.call_failure.as_ref(), run.http.is_empty())
+                crate::oracle::no_reply::no_reply(run.call_failure.as_ref(), run.http.is_empty()),
+                if fresh_only { "; each later case ran in a fresh process" } else { "" }
             ));
         }
         if recheck && !short_of_form {
@@ -245,6 +250,7 @@ pub(super) async fn session_runs(
         // when the fresh run keeps all the session run broke.
         let judged_in_session = run.call_failure.is_none()
             && !late
+            && target.acted.reads_a_reply_field()
             && broken_in_session.iter().all(only_in_session)
             && broken_in_session
                 .iter()

@@ -74,17 +74,12 @@ impl Property {
         self as u8
     }
 
-    /// Whether an act alone breaks it (1, 2, 7 and 8: acting on a refusal,
-    /// on an invalid accept, without a valid consenting answer, on a state
-    /// not issued): no earlier call can make such an act right, since an
-    /// accept returns input for its own request and authorizes nothing else.
+    /// Whether an act alone breaks it (1, 2, 7, 8): no accept authorizes another call's act.
     pub fn broken_by_an_act(self) -> bool {
+        use Property::{NoActOnInvalid, NoActOnRefusal, NoActWithoutAnswer, StateVerified};
         matches!(
             self,
-            Property::NoActOnRefusal
-                | Property::NoActOnInvalid
-                | Property::NoActWithoutAnswer
-                | Property::StateVerified
+            NoActOnRefusal | NoActOnInvalid | NoActWithoutAnswer | StateVerified
         )
     }
 
@@ -256,6 +251,13 @@ impl fmt::Display for ActedRule {
 }
 
 impl ActedRule {
+    /// Whether it reads a field of the call's own reply (`--acted /pointer`,
+    /// `/pointer=value`), where an earlier call's act or a late one does not
+    /// show: a text, a non-error reply or `--acted-cmd`'s state may.
+    pub fn reads_a_reply_field(&self) -> bool {
+        matches!(self, ActedRule::Pointer(_) | ActedRule::Equals(..))
+    }
+
     /// The option words that give this rule on a command line, e.g.
     /// `["--acted", "/dry_run=false"]`.
     pub fn words(&self) -> Vec<String> {

@@ -351,6 +351,27 @@ fn an_act_on_a_decline_that_only_earlier_calls_of_the_session_cause_fails_proper
     );
 }
 
+/// The same break, read with a text pattern (`--acted-text '"computed": true'`),
+/// is judged on the fresh run and noted: a pattern may match a reply that
+/// recounts what earlier calls did, so only a field of the call's own reply
+/// (`--acted /pointer`) fails a session-only act. The report is the one
+/// `--fresh` gives, and the note names the break.
+#[test]
+fn a_session_only_act_read_from_the_replys_text_is_judged_fresh_and_noted() {
+    let target = calculator_target(&["--bug", "remembers-consent"], 12)
+        .acted_text(regex::Regex::new(r#""computed": true"#).expect("a regex"));
+    let [(fresh, _), (session, _)] = both_modes(&target);
+    assert!(fresh.passed, "{}", report::check::table(&fresh));
+    assert_eq!(judged(&session), judged(&fresh));
+    let [note] = session.health.notes.as_slice() else {
+        panic!("one note: {:?}", session.health.notes);
+    };
+    assert!(
+        note.ends_with(" broke property 1 only after earlier calls of its server process (its fresh run keeps it): the fresh run is the one judged, but a client that keeps one connection meets the break"),
+        "{note}"
+    );
+}
+
 /// A tool that asks on its process's first call only and then acts on that
 /// answer in every later call without asking (`asks-once`: consent held per
 /// connection) fails property 7 in a session, on the call after the first:
@@ -484,6 +505,35 @@ fn a_server_that_dies_after_some_calls_of_a_session_is_noted_and_judged_fresh() 
             "coverage 3 got no reply in a server process that had served 3 calls before (no reply to tools/call: the server's stdout closed first (it exited or crashed in the call)), and a reply in a fresh process: the fresh run is the one judged, but a client that keeps one connection meets it",
         );
     }
+}
+
+/// A server that hangs in the 2nd `tools/call` of its process (`forms.py
+/// --hang-from 2`) would cost every session the call's bound (1 s here):
+/// after the first case that waited it out in a session and got a reply in a
+/// fresh process, each later case runs in a fresh process, as the one note
+/// says. The report is the one `--fresh` gives, and from `coverage 1` on
+/// every planned call is the first of its process.
+#[test]
+fn a_server_that_hangs_after_its_first_call_has_the_later_cases_run_fresh() {
+    let target =
+        forms_enum_target(&["--hang-from", "2"], 4).limits(elicit_check::harness::Limits {
+            startup: std::time::Duration::from_secs(30),
+            call: std::time::Duration::from_secs(1),
+            shutdown: std::time::Duration::from_secs(5),
+        });
+    let [(fresh, _), (session, records)] = both_modes(&target);
+    assert!(fresh.passed, "{}", report::check::table(&fresh));
+    assert_eq!(judged(&session), judged(&fresh));
+    assert_eq!(
+        session.health.notes,
+        vec![
+            "coverage 1 got no reply in a server process that had served 1 call before (no reply to tools/call within 1 s), and a reply in a fresh process: the fresh run is the one judged, but a client that keeps one connection meets it; each later case ran in a fresh process"
+                .to_owned()
+        ]
+    );
+    let ids = planned_call_ids(&records);
+    assert!(ids.len() > 4, "{ids:?}");
+    assert!(ids.iter().all(|id| *id == ids[0]), "{ids:?}");
 }
 
 /// `forms.py --form enum OPTIONS` checked with `cases` random cases in both

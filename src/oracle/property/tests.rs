@@ -1133,3 +1133,19 @@ fn an_act_alone_breaks_properties_1_2_7_and_8_and_no_other() {
         .collect();
     assert_eq!(broken, vec![1, 2, 7, 8]);
 }
+
+#[test]
+fn only_a_field_of_the_calls_own_reply_is_read_as_that_calls_act_alone() {
+    let field = ActedRule::Pointer("/booked".into());
+    let value = ActedRule::Equals("/status".into(), json!("booked"));
+    let text = ActedRule::Text {
+        regex: regex::Regex::new("booked").expect("a regex"),
+        not_error: false,
+    };
+    let command = ActedRule::Command("test -e booked".into());
+    assert!(field.reads_a_reply_field());
+    assert!(value.reads_a_reply_field());
+    assert!(!text.reads_a_reply_field());
+    assert!(!ActedRule::NotError.reads_a_reply_field());
+    assert!(!command.reads_a_reply_field());
+}
