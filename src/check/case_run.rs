@@ -16,6 +16,7 @@ use super::target::Target;
 use crate::case::Answer;
 use crate::evidence::HarnessFailure;
 use crate::evidence::http::HttpRecord;
+pub(crate) use crate::harness::client::form_capabilities;
 use crate::harness::client::{self, FORM_NOT_DECLARED, URL_NOT_DECLARED};
 use crate::harness::era::Protocol;
 use crate::harness::hooks;
@@ -161,13 +162,6 @@ impl CaseRun {
             consent: &target.consent,
         })
     }
-}
-
-/// `{"elicitation":{"form":{},"url":{}}}`: form elicitation, and URL
-/// elicitation so that a tool with a URL step (a sign-in, a payment page)
-/// before or after its form reaches the form and completes.
-pub(crate) fn form_capabilities() -> Value {
-    json!({"elicitation": {"form": {}, "url": {}}})
 }
 
 /// A session's record for the evidence.

@@ -279,8 +279,8 @@ pub(super) async fn session_runs(
                 "asked for a form"
             };
             runner.note(format!(
-                "the tool {what} in a fresh server process but not in one that had served {} before: from {} on, each case ran in a fresh process",
-                crate::format::counted(served, "call"),
+                "the tool {what} in a fresh server process but not as call {} of a session: from {} on, each case ran in a fresh process",
+                served + 1,
                 case.label
             ));
         }

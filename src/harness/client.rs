@@ -34,6 +34,14 @@ pub fn not_declared(message: &str) -> Answer {
 /// The JSON-RPC error message for an elicitation mode rmcp knows and this client does not.
 pub const UNKNOWN_MODE: &str = "elicitation mode not declared: unknown";
 
+/// `{"elicitation":{"form":{},"url":{}}}`, what `check`'s client declares
+/// for its cases: form elicitation, and URL elicitation so that a tool with
+/// a URL step (a sign-in, a payment page) before or after its form reaches
+/// the form and completes.
+pub fn form_capabilities() -> Value {
+    json!({"elicitation": {"form": {}, "url": {}}})
+}
+
 /// Whether raw declared `capabilities` include form elicitation, read straight
 /// from MCP 2025-11-25 (Elicitation, "Capabilities"): `elicitation` is an object
 /// with `form`, or with neither `form` nor `url` (legacy `{}`).
@@ -138,6 +146,14 @@ mod tests {
     use rmcp::ServiceExt;
     use rmcp::model::ErrorCode;
     use rmcp::service::ServiceError;
+
+    #[test]
+    fn checks_client_declares_form_and_url_elicitation() {
+        assert_eq!(
+            form_capabilities(),
+            json!({"elicitation": {"form": {}, "url": {}}})
+        );
+    }
 
     #[test]
     fn form_is_declared_by_form_or_by_the_legacy_empty_object() {

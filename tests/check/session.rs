@@ -389,7 +389,7 @@ fn a_tool_that_stops_asking_after_its_first_call_fails_property_7_in_a_session()
     assert_eq!(
         session.health.notes,
         vec![
-            "the tool asked for a form in a fresh server process but not in one that had served 1 call before: from coverage 1 on, each case ran in a fresh process"
+            "the tool asked for a form in a fresh server process but not as call 2 of a session: from coverage 1 on, each case ran in a fresh process"
                 .to_owned()
         ]
     );
@@ -702,7 +702,7 @@ fn a_tool_that_asks_once_per_process_is_judged_with_a_fresh_process_per_case() {
     };
     assert!(
         note.starts_with(
-            "the tool asked for a form in a fresh server process but not in one that had served 1 call before: from "
+            "the tool asked for a form in a fresh server process but not as call 2 of a session: from "
         ) && note.ends_with(" on, each case ran in a fresh process"),
         "{note}"
     );

@@ -774,7 +774,7 @@ fn a_health_note_reaches_junit_sarif_and_the_summary() {
     let output = crate::support::elicit_check("check", &args);
     let table = String::from_utf8_lossy(&output.stdout).into_owned();
     assert_eq!(output.status.code(), Some(0), "{table}");
-    let note = "the tool asked for a form in a fresh server process but not in one that had served 1 call before: from coverage 1 on, each case ran in a fresh process";
+    let note = "the tool asked for a form in a fresh server process but not as call 2 of a session: from coverage 1 on, each case ran in a fresh process";
     assert!(table.contains(&format!("note: {note}\n")), "{table}");
     let (junit, sarif, summary) = reports.read();
     assert!(
