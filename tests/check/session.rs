@@ -566,7 +566,10 @@ fn a_frame_between_two_calls(extra: &[&str]) -> [(CheckReport, Vec<CaseRecord>);
     let mut options = vec!["--notes-after-call", "1", "--pending-file", pending];
     options.extend(extra);
     let target = forms_enum_target(&options, 2)
-        .setup(format!("while [ -e '{pending}' ]; do sleep 0.05; done"));
+        // Bounded (10 s), so a test process killed mid-case leaves no loop behind.
+        .setup(format!(
+            "for _ in $(seq 200); do [ -e '{pending}' ] || break; sleep 0.05; done"
+        ));
     both_modes(&target)
 }
 
