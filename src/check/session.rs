@@ -315,6 +315,13 @@ fn refused_after_act(run: &CaseRun, consent: &[crate::oracle::consent::DeclaredC
         && property::withheld_consent(&judged, consent).is_none()
 }
 
+/// Whether `frame`, outside any call of a session, ends it: a server frame
+/// but a notification over stdio ([`Frame::is_server_notification`]).
+fn ends_a_session(runner: &Runner<'_>, frame: &Frame) -> bool {
+    let stdio = runner.target.transport.url().is_none();
+    frame.from == Side::Server && !(stdio && frame.is_server_notification())
+}
+
 /// Adds to `confirmed` each property `fresh` breaks.
 fn confirm(fresh: &CaseRun, runner: &Runner<'_>, confirmed: &mut Vec<Property>) {
     for (property, _) in fresh.violations(runner.target) {
@@ -361,10 +368,9 @@ async fn call_in_session(
     // Server frames ahead of this case's own: sent after the previous call.
     // Over stdio, notifications alone end nothing and go to that call.
     let ahead = wire::leading_server_frames(&during.wire).len();
-    let stdio = target.transport.url().is_none();
-    let harmless = during.wire[..ahead]
+    let harmless = !during.wire[..ahead]
         .iter()
-        .all(|frame| stdio && frame.is_server_notification());
+        .any(|frame| ends_a_session(runner, frame));
     let follows_previous: Vec<Frame> = if harmless && !open.kept.is_empty() {
         during.wire.drain(..ahead).collect()
     } else {
@@ -421,13 +427,15 @@ async fn close(
     // close): its exit, whatever it is, is not the server's to judge.
     let stopped_by_check = runner.stops_sessions();
     let finished = runner.finish_session(open.session).await;
-    let after: Vec<Frame> =
-        finished.recording.wire[seen.wire.min(finished.recording.wire.len())..].to_vec();
-    // Over stdio, notifications after the last call's reply are that call's.
-    let stdio = runner.target.transport.url().is_none();
-    let frame_after_last_case = after
+    let after: Vec<Frame> = finished
+        .recording
+        .wire
         .iter()
-        .any(|frame| frame.from == Side::Server && !(stdio && frame.is_server_notification()));
+        .skip(seen.wire)
+        .cloned()
+        .collect();
+    // Over stdio, notifications after the last call's reply are that call's.
+    let frame_after_last_case = after.iter().any(|frame| ends_a_session(runner, frame));
     let tidy = !frame_after_last_case
         && !open.late_frame
         && finished.recording.stray_lines_seen() <= seen.stray_stdout;
