@@ -172,7 +172,9 @@ impl Session {
     }
 
     /// [`Session::open`] with the server started in `environment` (`check --env`,
-    /// `--cwd`) and reached over `transport`.
+    /// `--cwd`) and reached over `transport`. Once the handshake has finished,
+    /// the recording holds it whole, the client's `notifications/initialized`
+    /// included (waited for within the startup limit).
     ///
     /// # Errors
     /// As [`Session::open`].
@@ -195,7 +197,15 @@ impl Session {
             "",
         )?;
         match tokio::time::timeout(limits.startup, handler.serve(client_io)).await {
-            Ok(Ok(client)) => session.client = Some(client),
+            Ok(Ok(client)) => {
+                session.client = Some(client);
+                // rmcp has written `notifications/initialized`; the handshake
+                // is whole once the proxy has recorded it.
+                session
+                    .state
+                    .client_frame_recorded("notifications/initialized", limits.startup)
+                    .await;
+            }
             Ok(Err(error)) => {
                 session.startup_error = Some(HarnessFailure::HandshakeFailed {
                     request: Handshake::Initialize,

@@ -9,10 +9,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::Notify;
 
 use super::cross_session::CrossSessionAnswer;
 use crate::case::{Answer, WireAnswer};
@@ -88,6 +89,11 @@ pub struct Shared {
     /// Streamable HTTP: a reply to plant in another session before the
     /// client's next elicitation reply (taken once by the bridge).
     cross_session: Option<CrossSessionAnswer>,
+    /// Woken each time a client frame is recorded and when the client→server
+    /// pump ends ([`ProxyState::client_frame_recorded`]).
+    client_progress: Arc<Notify>,
+    /// Whether the client→server pump has ended: no client frame comes after.
+    client_pump_ended: bool,
 }
 
 /// A [`Responder`] in the shared state (shown as `Responder` in debug output).
@@ -118,6 +124,8 @@ impl ProxyState {
             pending_requests: BTreeMap::new(),
             responder: None,
             cross_session: None,
+            client_progress: Arc::new(Notify::new()),
+            client_pump_ended: false,
         })))
     }
 
@@ -219,7 +227,57 @@ impl ProxyState {
         self.lock().recording.wire.len()
     }
 
+    /// Waits until a client frame whose `method` is `method` is recorded (the
+    /// rmcp client has written it, but the pump that records and forwards it
+    /// runs apart), the client→server pump has ended, or `within` has passed;
+    /// whether the frame is recorded. Used after the handshake, so that a
+    /// recording taken then holds the client's `notifications/initialized`
+    /// (MCP 2025-11-25, lifecycle: the client sends it after the
+    /// `initialize` result) and no later part of the recording does.
+    pub async fn client_frame_recorded(&self, method: &str, within: Duration) -> bool {
+        let wait = async {
+            loop {
+                let progress = Arc::clone(&self.lock().client_progress);
+                let next = progress.notified();
+                tokio::pin!(next);
+                next.as_mut().enable();
+                {
+                    let shared = self.lock();
+                    let recorded = shared.recording.wire.iter().any(|frame| {
+                        frame.from == Side::Client
+                            && frame.message.get("method").and_then(Value::as_str) == Some(method)
+                    });
+                    if recorded || shared.client_pump_ended {
+                        return recorded;
+                    }
+                }
+                next.await;
+            }
+        };
+        tokio::time::timeout(within, wait).await.unwrap_or(false)
+    }
+
+    /// Marks the client→server pump ended and wakes whoever waits on a client
+    /// frame ([`ProxyState::client_frame_recorded`]).
+    fn client_pump_ended(&self) {
+        let progress = {
+            let mut shared = self.lock();
+            shared.client_pump_ended = true;
+            Arc::clone(&shared.client_progress)
+        };
+        progress.notify_waiters();
+    }
+
     fn record(&self, from: Side, message: Value, text: Option<String>) {
+        let progress = self.record_frame(from, message, text);
+        if from == Side::Client {
+            progress.notify_waiters();
+        }
+    }
+
+    /// Records one frame; the notifier of client frames, woken once the lock
+    /// is released.
+    fn record_frame(&self, from: Side, message: Value, text: Option<String>) -> Arc<Notify> {
         let mut shared = self.lock();
         let seq = shared.next_seq;
         shared.next_seq += 1;
@@ -232,6 +290,7 @@ impl ProxyState {
             message,
             text,
         });
+        Arc::clone(&shared.client_progress)
     }
 
     /// Records one HTTP step of `exchange` (Streamable HTTP) in the session's order.
@@ -506,6 +565,7 @@ where
             break;
         }
     }
+    state.client_pump_ended();
     let _ = to_server.shutdown().await;
     state.event("client closed; server stdin closed");
 }

@@ -560,10 +560,16 @@ fn judged_fresh_with_one_note(options: &[&str], cases: usize, note: &str) {
 /// is sent (so in a session it arrives between two calls), 2 random cases;
 /// the report and records of each mode.
 fn a_frame_between_two_calls(extra: &[&str]) -> [(CheckReport, Vec<CaseRecord>); 2] {
+    a_frame_after_call("1", extra)
+}
+
+/// [`a_frame_between_two_calls`] with the frame sent after call `call`
+/// (`"0"`: after the handshake, before a session's first call).
+fn a_frame_after_call(call: &str, extra: &[&str]) -> [(CheckReport, Vec<CaseRecord>); 2] {
     let folder = tempfile::tempdir().expect("a temporary folder");
     let pending = folder.path().join("pending");
     let pending = pending.to_str().expect("a UTF-8 path");
-    let mut options = vec!["--notes-after-call", "1", "--pending-file", pending];
+    let mut options = vec!["--notes-after-call", call, "--pending-file", pending];
     options.extend(extra);
     let target = forms_enum_target(&options, 2)
         // Bounded (10 s), so a test process killed mid-case leaves no loop behind.
@@ -654,6 +660,60 @@ fn a_notification_sent_between_two_calls_of_a_session_goes_to_the_call_it_follow
             assert!(
                 matches!((call, notes.as_slice()), (Some(call), [note]) if call < *note),
                 "{} holds its call's notification: {methods:?}",
+                record.case
+            );
+        } else {
+            assert_eq!(notes, Vec::<usize>::new(), "{}: {methods:?}", record.case);
+        }
+    }
+    assert_one_session(&session_records);
+}
+
+/// Over stdio, a notification the server sends after the handshake and
+/// before the first call (`forms.py --notes-after-call 0`: 0.2 s after the
+/// client's `notifications/initialized`) ends no session and stays in the
+/// part of the session's first case, ahead of its `tools/call`: no other
+/// planned record holds it, and every planned record in both modes shows the
+/// whole handshake (`initialize`, then the client's
+/// `notifications/initialized`, once, before the `tools/call`), however
+/// late the proxy records that notification. The report is the one `--fresh`
+/// gives.
+#[test]
+fn a_notification_sent_before_a_sessions_first_call_stays_with_its_first_case() {
+    let [(fresh, fresh_records), (session, session_records)] = a_frame_after_call("0", &[]);
+    assert!(fresh.passed, "{}", report::check::table(&fresh));
+    assert_eq!(judged(&session), judged(&fresh));
+    for (mode, records) in [("fresh", &fresh_records), ("session", &session_records)] {
+        let planned = planned_records(records);
+        assert!(planned.len() > 2, "{mode}: coverage and random");
+        for record in planned {
+            let methods = methods(record);
+            let handshake = ["initialize", "notifications/initialized"];
+            let call = methods.iter().position(|method| *method == "tools/call");
+            assert!(
+                methods.starts_with(&handshake)
+                    && methods
+                        .iter()
+                        .filter(|method| **method == handshake[1])
+                        .count()
+                        == 1
+                    && call.is_some(),
+                "{mode}: {} holds the handshake once: {methods:?}",
+                record.case
+            );
+        }
+    }
+    let planned = planned_records(&session_records);
+    for (at, record) in planned.iter().enumerate() {
+        let methods = methods(record);
+        let notes: Vec<usize> = (0..methods.len())
+            .filter(|&index| methods[index] == "notifications/message")
+            .collect();
+        let call = methods.iter().position(|method| *method == "tools/call");
+        if at == 0 {
+            assert!(
+                matches!((call, notes.as_slice()), (Some(call), [note]) if *note < call),
+                "{} holds the notification ahead of its call: {methods:?}",
                 record.case
             );
         } else {

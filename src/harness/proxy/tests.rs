@@ -295,3 +295,62 @@ fn a_member_is_spliced_as_the_last_key_of_any_object() {
         r#"{"result":[]}"#
     );
 }
+
+/// Waiting for a client frame: it is found once recorded, whether recorded
+/// before the wait or while it waits (the pump runs apart from the client);
+/// a frame from the server with that method, or a client frame of another
+/// method, is not it; when the client→server pump ends without it, the wait
+/// ends then, without it, and when nothing comes, at the bound. On a paused
+/// clock, so the time a wait took is exact: none but the last ran out its
+/// bound (60 s).
+#[test]
+fn a_client_frame_is_waited_for_until_recorded_the_pump_ends_or_the_bound_passes() {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .expect("runtime");
+    let initialized = "notifications/initialized";
+    let bound = std::time::Duration::from_secs(60);
+    let fresh = || ProxyState::new(json!({}), Instant::now());
+    runtime.block_on(async {
+        let start = tokio::time::Instant::now();
+        let before = fresh();
+        before.record_client_line(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        assert!(before.client_frame_recorded(initialized, bound).await);
+
+        let later = fresh();
+        let recorder = later.clone();
+        let wait =
+            tokio::spawn(async move { later.client_frame_recorded(initialized, bound).await });
+        tokio::task::yield_now().await;
+        recorder.record_client_line(br#"{"jsonrpc":"2.0","method":"notifications/cancelled"}"#);
+        tokio::task::yield_now().await;
+        recorder.record_client_line(br#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+        assert!(wait.await.expect("the wait ends"));
+
+        let ended = fresh();
+        ended.record(
+            Side::Server,
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+            None,
+        );
+        let pump = tokio::spawn(client_to_server(
+            ended.clone(),
+            &br#"{"jsonrpc":"2.0","id":0,"method":"ping"}
+"#[..],
+            tokio::io::sink(),
+        ));
+        assert!(!ended.client_frame_recorded(initialized, bound).await);
+        pump.await.expect("the pump ends");
+        assert_eq!(
+            start.elapsed(),
+            std::time::Duration::ZERO,
+            "no wait ran out its bound"
+        );
+
+        let silent = fresh();
+        assert!(!silent.client_frame_recorded(initialized, bound).await);
+        assert_eq!(start.elapsed(), bound);
+    });
+}
