@@ -68,8 +68,9 @@ pub(crate) fn failure_of(
 /// [`CaseRun::served_before`] earlier calls of its server process (session
 /// mode) whose fresh run kept the property: not shrunk (a candidate alone in
 /// a fresh process would not show it); the reason counts the earlier calls,
-/// and the reproduction is the check again with its seed, which runs the
-/// same calls in the same order.
+/// and the reproduction is the check again with its seed (and its
+/// `--cases` when not the default), which runs the same calls in the same
+/// order.
 pub(crate) fn in_session(
     target: &Target,
     (property, reason): (Property, String),
@@ -83,6 +84,11 @@ pub(crate) fn in_session(
     let mut failure = failure_of(target, (property, reason), run, None, 0, false, seed);
     let mut again = base_command(target);
     again.extend(["--seed".to_owned(), seed.to_string()]);
+    // The earlier calls are the same for any count of random cases that
+    // reaches this one; the default may not.
+    if target.cases != crate::check::target::DEFAULT_CASES {
+        again.extend(["--cases".to_owned(), target.cases.to_string()]);
+    }
     failure.reproduce = join_command(&again, &target.command);
     failure
 }
@@ -156,6 +162,18 @@ mod tests {
             once.reason.starts_with("acted, after 1 earlier call of"),
             "{}",
             once.reason
+        );
+        // A count of random cases not the default is repeated: the default
+        // may stop short of the case.
+        let more = in_session(
+            &target.clone().cases(300),
+            (Property::NoActOnRefusal, "acted".to_owned()),
+            &acted_on(json!({"action": "cancel"}), 250),
+            9,
+        );
+        assert_eq!(
+            more.reproduce,
+            "elicit-check check --tool book --acted /booked --protocol 2025-11-25 --seed 9 --cases 300 -- python3 srv.py"
         );
     }
 }
