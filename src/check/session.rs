@@ -29,6 +29,7 @@ use crate::harness::Session;
 use crate::lock::lock;
 use crate::oracle::property::{self, Class, Property};
 use crate::verdict::check::health::Unreached;
+use crate::verdict::check::session_notes as notes;
 
 /// A server process running cases one after another (session mode).
 struct OpenSession {
@@ -208,21 +209,19 @@ pub(super) async fn session_runs(
             unanswered_noted = true;
             // A call that waited out its bound would cost it in every session.
             fresh_only = matches!(run.call_failure, Some(HarnessFailure::CallTimedOut { .. }));
-            runner.note(format!(
-                "{} got no reply in a server process that had served {} before ({}), and a reply in a fresh process: the fresh run is the one judged, but a client that keeps one connection meets it{}",
-                case.label,
-                crate::format::counted(served, "call"),
-                crate::oracle::no_reply::no_reply(run.call_failure.as_ref(), run.http.is_empty()),
-                if fresh_only { "; each later case ran in a fresh process" } else { "" }
+            let why =
+                crate::oracle::no_reply::no_reply(run.call_failure.as_ref(), run.http.is_empty());
+            runner.note(notes::no_reply_in_session(
+                &case.label,
+                served,
+                &why,
+                fresh_only,
             ));
         }
         if recheck && !short_of_form {
             if fresh.reading.acted {
                 fresh_only = true;
-                runner.note(format!(
-                    "the tool refused the consenting valid accept of {} after an earlier call of its server process acted, and acted on it in a fresh process: its state across calls changes its answers, so each case that ran after an act in a session, and each case from {} on, ran in a fresh process",
-                    case.label, case.label
-                ));
+                runner.note(notes::state_changes_answers(&case.label));
                 let again: Vec<Planned> = after_act
                     .iter()
                     .map(|&earlier| planned[earlier].clone())
@@ -263,11 +262,7 @@ pub(super) async fn session_runs(
             && !judged_in_session
         {
             session_only.push(property);
-            runner.note(format!(
-                "{} broke property {} only after earlier calls of its server process (its fresh run keeps it): the fresh run is the one judged, but a client that keeps one connection meets the break",
-                case.label,
-                property.number()
-            ));
+            runner.note(notes::session_only(&case.label, property, &target.acted));
         }
         // A session run without reply is a server that died or hung, not
         // one that asks only once per process.
@@ -278,11 +273,7 @@ pub(super) async fn session_runs(
             } else {
                 "asked for a form"
             };
-            runner.note(format!(
-                "the tool {what} in a fresh server process but not as call {} of a session: from {} on, each case ran in a fresh process",
-                served + 1,
-                case.label
-            ));
+            runner.note(notes::stops_asking(what, served + 1, &case.label));
         }
         let judged = if judged_in_session { run } else { fresh };
         confirm(&judged, runner, confirmed);
@@ -457,9 +448,7 @@ async fn close(
         && !finished.exit.forced_kill
         && !finished.exit.group_left_running
     {
-        runner.note(format!(
-            "a session's server process exited with status {code} when its stdin closed (a session's runs stand when it exits with 0): each case it ran was re-run in a fresh process"
-        ));
+        runner.note(notes::exit_status(code));
     }
     let mut again: &[usize] = &open.kept;
     if tidy && ignored_close(&finished) && !finished.exit.group_left_running {

@@ -296,7 +296,8 @@ fn fails_in_session_only(
 /// authorizes nothing beyond its own request, so the session run fails
 /// property 1 though its fresh run keeps it: the reason counts the calls the
 /// process served before, the answer is that call's decline, and the
-/// reproduction is the check again with its seed. `--fresh` cannot see it.
+/// reproduction is the check again with its seed and its count of random
+/// cases (12, not the default). `--fresh` cannot see it.
 #[test]
 fn an_act_on_a_decline_that_only_earlier_calls_of_the_session_cause_fails_property_1() {
     let (session, session_records, failure) =
@@ -318,7 +319,8 @@ fn an_act_on_a_decline_that_only_earlier_calls_of_the_session_cause_fails_proper
     assert_eq!(failure.answers.len(), 1, "{:?}", failure.answers);
     assert_eq!(failure.answers[0]["action"], json!("decline"));
     assert!(
-        failure.reproduce.contains(" --seed 3 -- ") && !failure.reproduce.contains("--answer"),
+        failure.reproduce.contains(" --seed 3 --cases 12 -- ")
+            && !failure.reproduce.contains("--answer"),
         "{}",
         failure.reproduce
     );
@@ -355,7 +357,8 @@ fn an_act_on_a_decline_that_only_earlier_calls_of_the_session_cause_fails_proper
 /// is judged on the fresh run and noted: a pattern may match a reply that
 /// recounts what earlier calls did, so only a field of the call's own reply
 /// (`--acted /pointer`) fails a session-only act. The report is the one
-/// `--fresh` gives, and the note names the break.
+/// `--fresh` gives, and the note names the break, the doubt (the pattern may
+/// read an earlier call's act) and the rule that judges it where it was seen.
 #[test]
 fn a_session_only_act_read_from_the_replys_text_is_judged_fresh_and_noted() {
     let target = calculator_target(&["--bug", "remembers-consent"], 12)
@@ -367,7 +370,7 @@ fn a_session_only_act_read_from_the_replys_text_is_judged_fresh_and_noted() {
         panic!("one note: {:?}", session.health.notes);
     };
     assert!(
-        note.ends_with(" broke property 1 only after earlier calls of its server process (its fresh run keeps it): the fresh run is the one judged, but a client that keeps one connection meets the break"),
+        note.ends_with(" broke property 1 only after earlier calls of its server process (its fresh run keeps it): the fresh run is the one judged; with --acted-text the reading may show an earlier call's act (one that lands after its reply, or one its reply recounts), while an acted rule on a field of the call's own reply (--acted /pointer) judges an act where it was seen"),
         "{note}"
     );
 }

@@ -14,7 +14,8 @@
 //! that repeat a failure and [`failure`] a failure from the call that showed
 //! it; [`outcome`] holds the report's types;
 //! [`case_record`] is one judged call as the evidence folder keeps it, and
-//! [`journal`] the calls that ran and are not logged yet.
+//! [`journal`] the calls that ran and are not logged yet; [`session_notes`]
+//! says what session mode showed that the judged runs do not.
 
 pub mod assemble;
 pub mod case_record;
@@ -23,4 +24,5 @@ pub mod health;
 pub mod journal;
 pub mod outcome;
 pub mod reproduction;
+pub mod session_notes;
 pub mod tally;
