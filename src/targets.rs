@@ -2,9 +2,11 @@
 //! command line's files and options (`--config FILE`, `--target NAME`,
 //! `--shard K/N`, `--server-json FILE`). Out: the targets, as a config's
 //! [`config::TargetConfig`]s, each of which the command line turns into a
-//! [`crate::check::Target`] for the job.
+//! [`Target`](target::Target) for the job.
 //!
 //! One concept per file:
+//! - `target`: the job's input, one [`target::Target`]: the server, the tool,
+//!   the acted rule and the job's knobs;
 //! - `config`: `elicit-check.toml`, one `[[target]]` per tool;
 //! - `shard`: `--shard K/N`, the K-th of N slices of a config's targets (and,
 //!   with one target, of its planned cases: [`crate::check::Target::shard`]);
@@ -20,3 +22,4 @@ pub mod eliciting_tools;
 pub mod registry;
 pub mod server_json;
 pub mod shard;
+pub mod target;

@@ -12,7 +12,6 @@ use serde_json::{Value, json};
 use super::error::CheckError;
 use super::progress::Phase;
 use super::runner::{CaseId, Runner};
-use super::target::Target;
 use crate::case::Answer;
 use crate::evidence::HarnessFailure;
 use crate::evidence::http::HttpRecord;
@@ -29,6 +28,7 @@ use crate::schema::Form;
 use crate::schema::answer::GeneratedAnswer;
 use crate::schema::coverage::{self, accept};
 use crate::schema::judge::Judge;
+use crate::targets::target::Target;
 use crate::verdict::check::case_record::CaseRecord;
 use crate::verdict::check::tally::CallSummary;
 

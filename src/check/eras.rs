@@ -19,10 +19,10 @@ use serde::{Deserialize, Serialize};
 
 use super::check_era;
 use super::error::CheckError;
-use super::target::Target;
 use crate::fix::remedy;
 use crate::fix::sdk::SdkGuess;
 use crate::harness::era::Protocol;
+use crate::targets::target::Target;
 use crate::verdict::check::case_record::CaseRecord;
 use crate::verdict::check::outcome::CheckReport;
 

@@ -44,7 +44,7 @@
 //! the ignored stdin close counted until shown, the era's progress
 //! (`progress`).
 //!
-//! One concept per file: [`Target`] (`target`), [`CheckError`] (`error`), the
+//! One concept per file: [`CheckError`] (`error`), the
 //! era's runner (`runner`), running one case (`case_run`) and its hooks
 //! (`--setup`, `--acted-cmd`: the commands in [`crate::harness::hooks`]; the
 //! calls not logged yet kept in [`crate::verdict::check::journal`]), the probe (`probe`), planning the cases
@@ -54,8 +54,9 @@
 //! (the tally, the health, each property's verdict, the reproduction lines,
 //! each judged call's record), and a failure's
 //! fix in the server's SDK in [`crate::fix`].
-//! The job's input is one [`Target`]; a config's targets, the slices of a CI
-//! matrix and a registry's servers become targets in [`crate::targets`] (each
+//! The job's input is one [`Target`] ([`crate::targets::target`]); a
+//! config's targets, the slices of a CI matrix and a registry's servers
+//! become targets in [`crate::targets`] too (each
 //! tool of a registry's server that elicits is found there, by calling it once
 //! with this job's case runner).
 //!
@@ -77,7 +78,6 @@ mod retry;
 pub mod runner;
 mod session;
 mod shrink;
-pub(crate) mod target;
 
 use std::sync::Arc;
 
@@ -99,6 +99,7 @@ use runner::Runner;
 use session::{fresh_runs, session_runs};
 use shrink::shrink;
 
+pub use crate::targets::target::{DEFAULT_CASES, MAX_SHRINK_RUNS, Target};
 pub use crate::verdict::check::assemble::MAX_REFUSED_LISTED;
 pub use crate::verdict::check::case_record::CaseRecord;
 pub use crate::verdict::check::outcome::{
@@ -106,7 +107,6 @@ pub use crate::verdict::check::outcome::{
 };
 pub use case_run::CaseRun;
 pub use error::CheckError;
-pub use target::{DEFAULT_CASES, MAX_SHRINK_RUNS, Target};
 
 /// Runs the check, blocking on a runtime of its own (for a downstream `#[test]`).
 ///

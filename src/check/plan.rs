@@ -9,10 +9,10 @@ use serde_json::{Map, Value};
 
 use super::case_run::Step;
 use super::progress::Phase;
-use super::target::Target;
 use crate::oracle::property::{self, Class, Property};
 use crate::schema::answer::{Built, GeneratedAnswer};
 use crate::schema::coverage::{self, accept};
+use crate::targets::target::Target;
 
 /// One planned call of the coverage or random phase.
 #[derive(Clone)]

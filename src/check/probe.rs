@@ -16,7 +16,6 @@ use super::error::CheckError;
 use super::plan::consenting_plan;
 use super::progress::Phase;
 use super::runner::{CaseId, Runner};
-use super::target::Target;
 use crate::format::last_lines;
 use crate::harness::era::Protocol;
 use crate::oracle::consent::{self, DeclaredConsent};
@@ -26,6 +25,7 @@ use crate::schema::Form;
 use crate::schema::answer::{Built, GeneratedAnswer};
 use crate::schema::coverage;
 use crate::schema::judge::Judge;
+use crate::targets::target::Target;
 use crate::verdict::check::case_record::CaseRecord;
 
 /// What the probe learnt.
@@ -299,8 +299,8 @@ mod tests {
     use serde_json::{Map, json};
 
     use super::{arguments_hint, not_asked};
-    use crate::check::target::Target;
     use crate::harness::era::Protocol;
+    use crate::targets::target::Target;
 
     #[test]
     fn a_refused_call_without_arguments_hints_at_arguments_and_nothing_else_does() {

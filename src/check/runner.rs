@@ -9,10 +9,10 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 
 use super::progress::{Phase, Progress};
-use super::target::Target;
 use crate::harness::child::Environment;
 use crate::harness::{Finished, Session};
 use crate::lock::lock;
+use crate::targets::target::Target;
 
 /// The variable naming the era a server or hook runs in: `2025-11-25` or
 /// `2026-07-28`.

@@ -1,6 +1,6 @@
 //! Shrinking a property's failure: proptest's shrinking loop over stdio, one
 //! fresh server process per candidate, at most
-//! [`Target::max_shrink_runs`](super::target::Target::max_shrink_runs) runs,
+//! [`Target::max_shrink_runs`](crate::targets::target::Target::max_shrink_runs) runs,
 //! keeping the smallest case that still breaks the property, as a
 //! [`PropertyFailure`] ([`failure_of`]).
 

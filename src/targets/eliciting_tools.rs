@@ -12,7 +12,6 @@ use crate::case::Answer;
 use crate::check::case_run::{call_tool, form_capabilities, open};
 use crate::check::error::CheckError;
 use crate::check::runner::Runner;
-use crate::check::target::Target;
 use crate::format::last_lines;
 use crate::harness::client;
 use crate::harness::proxy::Responder;
@@ -20,6 +19,7 @@ use crate::lock::lock;
 use crate::schema::coverage::consenting_value;
 use crate::schema::judge::Judge;
 use crate::schema::{Form, Kind};
+use crate::targets::target::Target;
 
 /// What calling one listed tool showed.
 #[derive(Debug, Clone, PartialEq)]

@@ -10,7 +10,6 @@ use super::outcome::{CheckReport, PropertyFailure, PropertyReport, PropertyVerdi
 use super::reproduction::{base_command, join_command};
 use super::tally::{self, Tally};
 use crate::check::case_run::Step;
-use crate::check::target::Target;
 use crate::fix::flaw::Flaw;
 use crate::fix::sdk::SdkGuess;
 use crate::format::counted;
@@ -21,6 +20,7 @@ use crate::oracle::format_shape::{self, ShapeRefusal};
 use crate::oracle::property::{ActedRule, Property};
 use crate::schema::Form;
 use crate::schema::coverage::{self, accept};
+use crate::targets::target::Target;
 
 /// Most valid accepts the server refused that are listed as warnings of
 /// property 3 (refusals a consent field explains are not listed; the rest

@@ -9,10 +9,10 @@ use serde_json::Value;
 use super::outcome::PropertyFailure;
 use super::reproduction::{base_command, join_command};
 use crate::check::case_run::CaseRun;
-use crate::check::target::Target;
 use crate::fix::flaw::Flaw;
 use crate::format::last_lines;
 use crate::oracle::property::{Class, Property};
+use crate::targets::target::Target;
 
 /// A failure of `property` for `reason` from a run, with the flaw it shows
 /// (its fix is given once the check's SDK is known: `super::eras`, with `crate::fix::remedy::fix`).
@@ -86,7 +86,7 @@ pub(crate) fn in_session(
     again.extend(["--seed".to_owned(), seed.to_string()]);
     // The earlier calls are the same for any count of random cases that
     // reaches this one; the default may not.
-    if target.cases != crate::check::target::DEFAULT_CASES {
+    if target.cases != crate::targets::target::DEFAULT_CASES {
         again.extend(["--cases".to_owned(), target.cases.to_string()]);
     }
     failure.reproduce = join_command(&again, &target.command);

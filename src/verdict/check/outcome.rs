@@ -59,7 +59,7 @@ pub struct PropertyFailure {
     pub built_as: Vec<String>,
     /// Stdio runs spent shrinking.
     pub shrink_runs: usize,
-    /// Whether shrinking stopped at [`Target::max_shrink_runs`](crate::check::target::Target::max_shrink_runs) before it was done.
+    /// Whether shrinking stopped at [`Target::max_shrink_runs`](crate::targets::target::Target::max_shrink_runs) before it was done.
     pub shrink_stopped_early: bool,
     /// The minimal case's whole wire.
     pub wire: Vec<Frame>,

@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::check::target::Target;
+use crate::targets::target::Target;
 
 /// `elicit-check check --tool T [--arguments JSON] ACTED [--strict]
 /// [--allow-unasked] [--consent POINTER=JSON]... --protocol ERA [--setup CMD] [--env K=V]... [--cwd DIR]`,

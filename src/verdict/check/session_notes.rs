@@ -1,9 +1,9 @@
 //! The notes a check's sessions leave in its health: what a session showed
 //! that the judged runs do not, so a user who reads only the verdicts learns
-//! it too. Session mode ([`crate::check`]'s sessions) decides when a note is
+//! it too. Session mode (the sessions of [`mod@crate::check`]) decides when a note is
 //! due; this module says it, in the protocol's terms. Each function returns
 //! one note (a sentence, no trailing period) for
-//! [`crate::verdict::check::outcome::CheckHealth`]'s `notes`.
+//! [`crate::verdict::check::health::Health`]'s `notes`.
 
 use crate::oracle::property::{ActedRule, Property};
 

@@ -93,7 +93,7 @@ pub struct Target {
     pub independent_cases: bool,
     /// Where the check says how far it is (`--progress`, or a terminal);
     /// none: nowhere.
-    pub progress: Option<super::progress::ProgressSink>,
+    pub progress: Option<crate::check::progress::ProgressSink>,
     /// The calls that finished and are not in the evidence yet (shared by
     /// the target's copies): a check stopped by a signal writes them too
     /// ([`crate::verdict::check::journal`]).
