@@ -10,9 +10,12 @@
 //! refuses after it acted earlier in the session is re-run fresh, and when it
 //! acts there, the tool's earlier calls changed its answers: every case that
 //! ran in a session after an act is re-run fresh, and so is every later case.
-//! An act no earlier call can make right ([`Property::broken_by_an_act`]) is
-//! judged on the session run that showed it, even when its fresh run keeps
-//! the property: an accept authorizes nothing beyond its own request.
+//! A break no earlier call can make right (an act read from the call's own
+//! reply, a non-boolean acted value, over stdio a wire fault: see
+//! [`judged_where_seen`]) is judged on the session run that showed it, even
+//! when its fresh run keeps the property: an accept authorizes nothing
+//! beyond its own request, and a client that keeps one connection reads
+//! every line its server writes.
 
 use std::sync::Arc;
 
@@ -99,12 +102,13 @@ const STATE_RECHECKS: usize = 3;
 /// booking): every case kept from a session after its first act is re-run
 /// fresh, the remaining cases run in a fresh process each, and the health
 /// says so in a note. A case whose session run breaks properties its fresh
-/// run keeps, each of them, is judged on its session run when one is a
-/// property an act alone breaks ([`Property::broken_by_an_act`]: acting on
-/// a refusal, on an invalid accept, without a consenting answer; its failure
-/// counts the calls served before, [`CaseRun::served_before`]); otherwise
-/// it leaves a note: the fresh run is the one judged, but a client that
-/// keeps one connection meets the break. So does the first case
+/// run keeps, each of them, is judged on its session run when each is a
+/// break no earlier call can make right ([`judged_where_seen`]: acting on a
+/// refusal, on an invalid accept, without a consenting answer, read from a
+/// field of the reply; a non-boolean acted value; over stdio a wire fault);
+/// its failure counts the calls served before ([`CaseRun::served_before`]).
+/// Otherwise it leaves a note: the fresh run is the one judged
+/// ([`notes::session_only`]). So does the first case
 /// that got no reply in its session (its server exited or hung after the
 /// calls it served) and one in a fresh process; when it waited out the
 /// call's bound, each later case runs in a fresh process.
@@ -245,15 +249,14 @@ pub(super) async fn session_runs(
         let kept_by_fresh = fresh.violations(target);
         let only_in_session =
             |property: &Property| !kept_by_fresh.iter().any(|(kept, _)| kept == property);
-        // An act no earlier call can make right is judged where it was seen,
+        // What no earlier call can make right is judged where it was seen,
         // when the fresh run keeps all the session run broke.
         let judged_in_session = run.call_failure.is_none()
             && !late
-            && target.acted.reads_a_reply_field()
-            && broken_in_session.iter().all(only_in_session)
+            && !broken_in_session.is_empty()
             && broken_in_session
                 .iter()
-                .any(|property| property.broken_by_an_act());
+                .all(|&property| only_in_session(&property) && judged_where_seen(runner, property));
         if let Some(&property) = broken_in_session
             .iter()
             .find(|property| only_in_session(property) && !session_only.contains(property))
@@ -290,6 +293,25 @@ pub(super) async fn session_runs(
 /// the case sends the probe's base, the tool acted on it as in the probe.
 fn tested(case: &Planned, run: &CaseRun) -> bool {
     run.reached_form() && (!case.base || run.reading.acted)
+}
+
+/// Whether a session run's break of `property` is evidence whatever the
+/// calls before it did, so the session run is judged: an act read from a
+/// field of the call's own reply (`--acted /pointer`) that breaks property
+/// 1, 2, 7 or 8 (no accept authorizes another request's act), an acted value
+/// that is not a boolean (property 6, the reply's own shape), or, over stdio,
+/// a wire fault of the call's own part (property 5: a stdout line that is not
+/// JSON-RPC, an `elicitation/create` outside the call; over Streamable HTTP a
+/// server may end a session, MCP 2025-11-25 Transports, "Session Management").
+/// A refusal (property 3) may be the earlier calls' doing, and a session
+/// declares one capability (property 4).
+fn judged_where_seen(runner: &Runner<'_>, property: Property) -> bool {
+    let acted = &runner.target.acted;
+    match property {
+        Property::CleanWire => runner.target.transport.url().is_none(),
+        Property::ActedIsBoolean => true,
+        property => property.broken_by_an_act() && acted.reads_a_reply_field(),
+    }
 }
 
 /// Whether `run`, a call of a session in which an earlier call acted, sent
