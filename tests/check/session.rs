@@ -266,15 +266,14 @@ fn jobs_run_fresh_processes_at_once_and_change_nothing_but_the_time() {
     }
 }
 
-/// `calculator.py` with `options` and `cases` random cases in both modes:
-/// `--fresh` passes, session mode fails `property` alone: the session's
-/// report, its records and the property's failure.
+/// The check of `target` in both modes: `--fresh` passes, session mode fails
+/// `property` alone: the session's report, its records and the property's
+/// failure.
 fn fails_in_session_only(
-    options: &[&str],
-    cases: usize,
+    target: &Target,
     property: u8,
 ) -> (CheckReport, Vec<CaseRecord>, PropertyFailure) {
-    let [(fresh, _), (session, records)] = both_modes(&calculator_target(options, cases));
+    let [(fresh, _), (session, records)] = both_modes(target);
     assert!(fresh.passed, "{}", report::check::table(&fresh));
     assert_eq!(
         support::failing(&session),
@@ -301,7 +300,7 @@ fn fails_in_session_only(
 #[test]
 fn an_act_on_a_decline_that_only_earlier_calls_of_the_session_cause_fails_property_1() {
     let (session, session_records, failure) =
-        fails_in_session_only(&["--bug", "remembers-consent"], 12, 1);
+        fails_in_session_only(&calculator_target(&["--bug", "remembers-consent"], 12), 1);
     // No fresh process acts on a decline: the failing call came after
     // others, and it says how many.
     let served = failure
@@ -383,7 +382,8 @@ fn a_session_only_act_read_from_the_replys_text_is_judged_fresh_and_noted() {
 /// cases ran in a fresh process each (the tool asks only in a new one).
 #[test]
 fn a_tool_that_stops_asking_after_its_first_call_fails_property_7_in_a_session() {
-    let (session, _, failure) = fails_in_session_only(&["--bug", "asks-once"], 8, 7);
+    let (session, _, failure) =
+        fails_in_session_only(&calculator_target(&["--bug", "asks-once"], 8), 7);
     assert_eq!(
         failure.reason,
         "acted without asking: no elicitation/create in the call (client capabilities {\"elicitation\":{\"form\":{},\"url\":{}}}), after 1 earlier call of the same server process (run again alone in a fresh process, it kept property 7)"
@@ -408,19 +408,8 @@ fn a_tool_that_stops_asking_after_its_first_call_fails_property_7_in_a_session()
 /// note.
 #[test]
 fn a_stdout_line_printed_only_by_a_later_call_of_a_session_fails_property_5() {
-    let target = forms_enum_target(&["--noise-from", "3"], 6);
-    let [(fresh, _), (session, _)] = both_modes(&target);
-    assert!(fresh.passed, "{}", report::check::table(&fresh));
-    assert_eq!(
-        support::failing(&session),
-        vec![5],
-        "{}",
-        report::check::table(&session)
-    );
-    let failure = session
-        .property(5)
-        .and_then(|verdict| verdict.failure.clone())
-        .expect("the property's failure");
+    let (session, _, failure) =
+        fails_in_session_only(&forms_enum_target(&["--noise-from", "3"], 6), 5);
     assert!(
         failure.reason.starts_with("stdout line #")
             && failure.reason.ends_with(
@@ -442,19 +431,8 @@ fn a_stdout_line_printed_only_by_a_later_call_of_a_session_fails_property_5() {
 /// call fails property 6 though its fresh run keeps it; `--fresh` passes.
 #[test]
 fn an_acted_value_that_only_a_later_call_of_a_session_drifts_fails_property_6() {
-    let target = forms_enum_target(&["--drift-from", "3"], 6);
-    let [(fresh, _), (session, _)] = both_modes(&target);
-    assert!(fresh.passed, "{}", report::check::table(&fresh));
-    assert_eq!(
-        support::failing(&session),
-        vec![6],
-        "{}",
-        report::check::table(&session)
-    );
-    let failure = session
-        .property(6)
-        .and_then(|verdict| verdict.failure.clone())
-        .expect("the property's failure");
+    let (session, _, failure) =
+        fails_in_session_only(&forms_enum_target(&["--drift-from", "3"], 6), 6);
     assert!(
         failure.reason.ends_with(
             ", after 2 earlier calls of the same server process (run again alone in a fresh process, it kept property 6)"
