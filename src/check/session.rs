@@ -160,7 +160,11 @@ pub(super) async fn session_runs(
                 runs[index] = Some(fresh);
                 continue;
             }
-            let handshake = session.recording_since(Mark::default());
+            let mut handshake = session.recording_since(Mark::default());
+            // What the server sent after it is the first case's, not every case's.
+            handshake
+                .wire
+                .truncate(wire::handshake_len(&handshake.wire));
             let since = Mark::default().after(&handshake);
             open = Some(OpenSession {
                 session,

@@ -47,6 +47,20 @@ impl Frame {
     }
 }
 
+/// How many of `frames`, the first a session recorded, are its handshake:
+/// up to the last frame the client sent or the last response the server
+/// sent (MCP 2025-11-25, Lifecycle: `initialize`, its result and the
+/// client's `notifications/initialized`; 2026-07-28: `server/discover` and
+/// its result). A notification or request the server sent after those is
+/// not the handshake's: it goes to the session's first call, not to every
+/// call's copy of the handshake.
+pub fn handshake_len(frames: &[Frame]) -> usize {
+    frames
+        .iter()
+        .rposition(|frame| frame.from == Side::Client || frame.message.get("method").is_none())
+        .map_or(0, |last| last + 1)
+}
+
 /// The server frames `wire` starts with, ahead of the client's first frame:
 /// in a session's part for one call, those the server sent after the
 /// previous call's part ended (frames of an earlier call).
@@ -161,6 +175,44 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    /// A handshake ends at the client's last frame or the server's last
+    /// response: a server notification or request after it is not the
+    /// handshake's, one before the client's last frame is; no frame, none.
+    #[test]
+    fn a_handshake_ends_at_the_clients_last_frame_or_the_servers_last_response() {
+        let frames = |messages: &[(Side, Value)]| -> Vec<Frame> {
+            messages
+                .iter()
+                .enumerate()
+                .map(|(seq, (from, message))| frame(seq as u64, *from, message.clone()))
+                .collect()
+        };
+        let initialize = (Side::Client, json!({"id": 0, "method": "initialize"}));
+        let result = (Side::Server, json!({"id": 0, "result": {}}));
+        let initialized = (Side::Client, json!({"method": "notifications/initialized"}));
+        let log = (Side::Server, json!({"method": "notifications/message"}));
+        let ping = (Side::Server, json!({"id": 0, "method": "ping"}));
+        let whole = [initialize.clone(), result.clone(), initialized.clone()];
+        assert_eq!(handshake_len(&frames(&whole)), 3);
+        let after = [
+            initialize.clone(),
+            result.clone(),
+            initialized.clone(),
+            log.clone(),
+            ping,
+        ];
+        assert_eq!(handshake_len(&frames(&after)), 3);
+        let before = [initialize.clone(), result.clone(), log.clone(), initialized];
+        assert_eq!(handshake_len(&frames(&before)), 4);
+        let discover = [
+            (Side::Client, json!({"id": 0, "method": "server/discover"})),
+            result,
+            log,
+        ];
+        assert_eq!(handshake_len(&frames(&discover)), 2);
+        assert_eq!(handshake_len(&[]), 0);
+    }
 
     #[test]
     fn the_leading_server_frames_end_at_the_clients_first_frame() {
