@@ -256,7 +256,8 @@ fn write_failure(out: &mut String, failure: &PropertyFailure, verbose: bool) {
     };
     let _ = writeln!(
         out,
-        "     minimal answer: {}{shrink}",
+        "     {}: {}{shrink}",
+        failure.answers_title(),
         if answers.is_empty() {
             "none sent".to_owned()
         } else {

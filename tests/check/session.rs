@@ -424,6 +424,13 @@ fn a_stdout_line_printed_only_by_a_later_call_of_a_session_fails_property_5() {
         failure.reproduce
     );
     assert_eq!(session.health.notes, Vec::<String>::new());
+    // Its answer is the third call's, sent after two others: not minimal.
+    let table = report::check::table(&session);
+    assert!(
+        table.contains("     answer (after 2 earlier calls of its server process, not shrunk): {")
+            && !table.contains("minimal answer"),
+        "{table}"
+    );
 }
 
 /// The same for the reply's own shape: `forms.py --drift-from 3` answers

@@ -257,6 +257,7 @@ fn apply_names_the_best_sdk_of_the_eras_and_fills_every_failure() {
             built_as: Vec::new(),
             shrink_runs: 0,
             shrink_stopped_early: false,
+            earlier_calls: 0,
             wire: Vec::new(),
             stray_stdout: Vec::new(),
             reproduce: String::new(),

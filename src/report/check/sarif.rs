@@ -241,8 +241,8 @@ fn run(report: &ErasReport, checked: &CheckReport, context: &Context<'_>) -> Val
                 "ruleIndex": usize::from(property.property) - 1,
                 "level": "error",
                 "message": {"text": format!(
-                    "{}\nfix: {}\nminimal answer: {answers}\nreproduce: {}",
-                    failure.reason, failure.fix, failure.reproduce
+                    "{}\nfix: {}\n{}: {answers}\nreproduce: {}",
+                    failure.reason, failure.fix, failure.answers_title(), failure.reproduce
                 )},
                 "locations": [location()],
                 "properties": {

@@ -108,14 +108,13 @@ pub fn markdown(report: &ErasReport, baseline: Option<&Applied>, title: &str) ->
                 );
             }
             let answers: Vec<String> = failure.answers.iter().map(ToString::to_string).collect();
+            let title = failure.answers_title();
+            // A sentence's first word: the title starts with an ASCII letter.
+            let title = format!("{}{}", title[..1].to_uppercase(), &title[1..]);
             if answers.is_empty() {
-                let _ = writeln!(out, "Minimal answer: none sent\n");
+                let _ = writeln!(out, "{title}: none sent\n");
             } else {
-                let _ = writeln!(
-                    out,
-                    "Minimal answer:\n\n```json\n{}\n```\n",
-                    answers.join("\n")
-                );
+                let _ = writeln!(out, "{title}:\n\n```json\n{}\n```\n", answers.join("\n"));
             }
             let _ = writeln!(out, "Reproduce:\n\n```sh\n{}\n```\n", failure.reproduce);
         }

@@ -46,6 +46,7 @@ pub(crate) fn failure_of(
         answers,
         shrink_runs,
         shrink_stopped_early,
+        earlier_calls: 0,
         wire: run.wire.clone(),
         stray_stdout: run.stray.clone(),
         reproduce: join_command(&replay, &target.command),
@@ -82,6 +83,7 @@ pub(crate) fn in_session(
         crate::format::counted(run.served_before, "earlier call")
     );
     let mut failure = failure_of(target, (property, reason), run, None, 0, false, seed);
+    failure.earlier_calls = run.served_before;
     let mut again = base_command(target);
     again.extend(["--seed".to_owned(), seed.to_string()]);
     // The earlier calls are the same for any count of random cases that
@@ -146,6 +148,12 @@ mod tests {
         );
         assert_eq!(failure.answers, vec![decline]);
         assert_eq!((failure.shrink_runs, failure.case_index), (0, None));
+        // Its answer is that call's, not a minimal one: the reports say so.
+        assert_eq!(failure.earlier_calls, 2);
+        assert_eq!(
+            failure.answers_title(),
+            "answer (after 2 earlier calls of its server process, not shrunk)"
+        );
         assert_eq!(
             failure.reproduce,
             "elicit-check check --tool book --acted /booked --protocol 2025-11-25 --seed 9 -- python3 srv.py"

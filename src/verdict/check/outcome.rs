@@ -39,6 +39,11 @@ impl PropertyVerdict {
     }
 }
 
+/// Whether `count` is 0 (a field left out of the JSON report).
+fn is_zero(count: &usize) -> bool {
+    *count == 0
+}
+
 /// A property's minimal failure.
 #[derive(Debug, Clone, Serialize)]
 pub struct PropertyFailure {
@@ -61,6 +66,13 @@ pub struct PropertyFailure {
     pub shrink_runs: usize,
     /// Whether shrinking stopped at [`Target::max_shrink_runs`](crate::targets::target::Target::max_shrink_runs) before it was done.
     pub shrink_stopped_early: bool,
+    /// The calls its server process served before the call that showed it
+    /// (session mode, a break no earlier call can make right); 0, and not
+    /// written, when the call had a process of its own. When not 0 the
+    /// answers are that call's, not shrunk: alone in a fresh process they
+    /// pass, and the check again with its seed reproduces the failure.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub earlier_calls: usize,
     /// The minimal case's whole wire.
     pub wire: Vec<Frame>,
     /// Its non-JSON-RPC stdout lines.
@@ -73,6 +85,22 @@ pub struct PropertyFailure {
     pub reply: Value,
     /// The last lines of the server's stderr in that case.
     pub stderr: String,
+}
+
+impl PropertyFailure {
+    /// What its answers are called in a report: `minimal answer`, or, for a
+    /// failure seen after earlier calls of a session ([`Self::earlier_calls`]),
+    /// `answer (after N earlier calls of its server process, not shrunk)`.
+    pub fn answers_title(&self) -> String {
+        if self.earlier_calls == 0 {
+            "minimal answer".to_owned()
+        } else {
+            format!(
+                "answer (after {} of its server process, not shrunk)",
+                crate::format::counted(self.earlier_calls, "earlier call")
+            )
+        }
+    }
 }
 
 /// One property's line of the report.
