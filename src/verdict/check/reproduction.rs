@@ -5,11 +5,14 @@
 
 use serde_json::Value;
 
+use crate::harness::Limits;
 use crate::targets::target::Target;
 
 /// `elicit-check check --tool T [--arguments JSON] ACTED [--strict]
-/// [--allow-unasked] [--consent POINTER=JSON]... --protocol ERA [--setup CMD] [--env K=V]... [--cwd DIR]`,
-/// the program named as the user invoked it.
+/// [--allow-unasked] [--consent POINTER=JSON]... --protocol ERA [--setup CMD] [--env K=V]... [--cwd DIR]
+/// [--startup-timeout SECS] [--call-timeout SECS] [--shutdown-grace SECS]`
+/// (each bound only when not its default), the program named as the user
+/// invoked it.
 pub(crate) fn base_command(target: &Target) -> Vec<String> {
     let mut command = vec![
         target.invoked_as.clone(),
@@ -51,6 +54,19 @@ pub(crate) fn base_command(target: &Target) -> Vec<String> {
     if let Some(cwd) = &target.environment.cwd {
         command.extend(["--cwd".to_owned(), cwd.display().to_string()]);
     }
+    // The bounds not the defaults: a failure may hang on them (a server
+    // killed after its --shutdown-grace, a call cut at --call-timeout).
+    let usual = Limits::default();
+    let limits = target.limits;
+    for (option, bound, default) in [
+        ("--startup-timeout", limits.startup, usual.startup),
+        ("--call-timeout", limits.call, usual.call),
+        ("--shutdown-grace", limits.shutdown, usual.shutdown),
+    ] {
+        if bound != default {
+            command.extend([option.to_owned(), bound.as_secs_f64().to_string()]);
+        }
+    }
     command
 }
 
@@ -65,4 +81,43 @@ pub(crate) fn join_command(args: &[String], server: &[String]) -> String {
         crate::error::shell_words(args),
         crate::error::shell_words(server)
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    /// The bounds a check ran under are repeated when they are not the
+    /// defaults (10 s, 10 s, 5 s), in seconds as the options take them, and
+    /// left out when they are.
+    #[test]
+    fn a_reproduction_repeats_the_bounds_that_are_not_the_defaults() {
+        let target = Target::stdio(["python3", "srv.py"])
+            .tool("book")
+            .acted_pointer("/booked");
+        let plain = base_command(&target).join(" ");
+        assert_eq!(
+            plain,
+            "elicit-check check --tool book --acted /booked --protocol 2025-11-25"
+        );
+        let bounded = target.limits(Limits {
+            startup: Duration::from_secs(10),
+            call: Duration::from_millis(2500),
+            shutdown: Duration::from_secs(1),
+        });
+        assert_eq!(
+            base_command(&bounded).join(" "),
+            "elicit-check check --tool book --acted /booked --protocol 2025-11-25 --call-timeout 2.5 --shutdown-grace 1"
+        );
+        let slow_start = bounded.limits(Limits {
+            startup: Duration::from_secs(30),
+            ..Limits::default()
+        });
+        assert_eq!(
+            base_command(&slow_start).join(" "),
+            "elicit-check check --tool book --acted /booked --protocol 2025-11-25 --startup-timeout 30"
+        );
+    }
 }
