@@ -398,56 +398,49 @@ fn a_tool_that_stops_asking_after_its_first_call_fails_property_7_in_a_session()
     );
 }
 
-/// A wire fault no earlier call can make right is judged where it was seen:
-/// `forms.py --noise-from 3` prints a log line on stdout (not JSON-RPC) from
-/// its process's third call on, which every client that keeps one
-/// connection reads. The session's third call (coverage 2) fails property 5
-/// though its fresh run (a first call) keeps it: the reason counts the two
-/// calls before it, and the reproduction is the check again with its seed
-/// and its count of random cases. `--fresh` passes, and nothing is left to a
-/// note.
+/// A wire fault or a reply's shape no earlier call can make right is judged
+/// where it was seen. `forms.py --noise-from 3` prints a log line on stdout
+/// (not JSON-RPC) from its process's third call on, which every client that
+/// keeps one connection reads; `--drift-from 3` answers `"acted": 1` or `0`
+/// from then on. The session's third call (coverage 2) fails property 5, or
+/// 6, though its fresh run (a first call) keeps it: the reason counts the
+/// two calls before it, the answer is that call's (not called minimal), and
+/// the reproduction is the check again with its seed and its count of random
+/// cases. `--fresh` passes, and nothing is left to a note.
 #[test]
-fn a_stdout_line_printed_only_by_a_later_call_of_a_session_fails_property_5() {
-    let (session, _, failure) =
-        fails_in_session_only(&forms_enum_target(&["--noise-from", "3"], 6), 5);
-    assert!(
-        failure.reason.starts_with("stdout line #")
-            && failure.reason.ends_with(
-                " is not a JSON-RPC message: \"forms.py: call 3\", after 2 earlier calls of the same server process (run again alone in a fresh process, it kept property 5)"
-            ),
-        "{}",
-        failure.reason
-    );
-    assert!(
-        failure.reproduce.contains(" --seed 3 --cases 6 -- "),
-        "{}",
-        failure.reproduce
-    );
-    assert_eq!(session.health.notes, Vec::<String>::new());
-    // Its answer is the third call's, sent after two others: not minimal.
-    let table = report::check::table(&session);
-    assert!(
-        table.contains("     answer (after 2 earlier calls of its server process, not shrunk): {")
-            && !table.contains("minimal answer"),
-        "{table}"
-    );
-}
-
-/// The same for the reply's own shape: `forms.py --drift-from 3` answers
-/// `"acted": 1` or `0` from its process's third call on. The session's third
-/// call fails property 6 though its fresh run keeps it; `--fresh` passes.
-#[test]
-fn an_acted_value_that_only_a_later_call_of_a_session_drifts_fails_property_6() {
-    let (session, _, failure) =
-        fails_in_session_only(&forms_enum_target(&["--drift-from", "3"], 6), 6);
-    assert!(
-        failure.reason.ends_with(
-            ", after 2 earlier calls of the same server process (run again alone in a fresh process, it kept property 6)"
+fn a_stdout_line_or_a_drifted_acted_value_only_a_later_call_shows_fails_in_the_session() {
+    let ways = [
+        (
+            "--noise-from",
+            5,
+            " is not a JSON-RPC message: \"forms.py: call 3\"",
         ),
-        "{}",
-        failure.reason
-    );
-    assert_eq!(session.health.notes, Vec::<String>::new());
+        ("--drift-from", 6, " (a number), not a boolean"),
+    ];
+    for (option, property, fault) in ways {
+        let (session, _, failure) =
+            fails_in_session_only(&forms_enum_target(&[option, "3"], 6), property);
+        assert!(
+            failure.reason.ends_with(&format!(
+                "{fault}, after 2 earlier calls of the same server process (run again alone in a fresh process, it kept property {property})"
+            )),
+            "{option}: {}",
+            failure.reason
+        );
+        assert!(
+            failure.reproduce.contains(" --seed 3 --cases 6 -- "),
+            "{option}: {}",
+            failure.reproduce
+        );
+        assert_eq!(session.health.notes, Vec::<String>::new(), "{option}");
+        let table = report::check::table(&session);
+        assert!(
+            table.contains(
+                "     answer (after 2 earlier calls of its server process, not shrunk): {"
+            ) && !table.contains("minimal answer"),
+            "{option}: {table}"
+        );
+    }
 }
 
 /// `forms.py --form enum OPTIONS`, checked on `choose_size` with the acted
