@@ -675,25 +675,11 @@ fn a_notification_sent_between_two_calls_of_a_session_goes_to_the_call_it_follow
     let [(fresh, _), (session, session_records)] = a_frame_between_two_calls(&[]);
     assert!(fresh.passed, "{}", report::check::table(&fresh));
     assert_eq!(judged(&session), judged(&fresh));
-    let planned = planned_records(&session_records);
-    assert!(planned.len() > 2, "coverage and random");
-    for (at, record) in planned.iter().enumerate() {
-        let methods = methods(record);
-        let notes: Vec<usize> = (0..methods.len())
-            .filter(|&index| methods[index] == "notifications/message")
-            .collect();
-        let call = methods.iter().position(|method| *method == "tools/call");
-        if at == 0 {
-            assert!(
-                matches!((call, notes.as_slice()), (Some(call), [note]) if call < *note),
-                "{} holds its call's notification: {methods:?}",
-                record.case
-            );
-        } else {
-            assert_eq!(notes, Vec::<usize>::new(), "{}: {methods:?}", record.case);
-        }
-    }
-    assert_one_session(&session_records);
+    assert!(
+        planned_records(&session_records).len() > 2,
+        "coverage and random"
+    );
+    assert_the_first_case_alone_holds_the_notification(&session_records, false);
 }
 
 /// Over stdio, a notification the server sends after the handshake and
@@ -730,8 +716,14 @@ fn a_notification_sent_before_a_sessions_first_call_stays_with_its_first_case() 
             );
         }
     }
-    let planned = planned_records(&session_records);
-    for (at, record) in planned.iter().enumerate() {
+    assert_the_first_case_alone_holds_the_notification(&session_records, true);
+}
+
+/// The planned cases of `records` ran in one session, the first holds the
+/// one `notifications/message` (`ahead` of its `tools/call`, or after it),
+/// and no other holds one.
+fn assert_the_first_case_alone_holds_the_notification(records: &[CaseRecord], ahead: bool) {
+    for (at, record) in planned_records(records).iter().enumerate() {
         let methods = methods(record);
         let notes: Vec<usize> = (0..methods.len())
             .filter(|&index| methods[index] == "notifications/message")
@@ -739,15 +731,15 @@ fn a_notification_sent_before_a_sessions_first_call_stays_with_its_first_case() 
         let call = methods.iter().position(|method| *method == "tools/call");
         if at == 0 {
             assert!(
-                matches!((call, notes.as_slice()), (Some(call), [note]) if *note < call),
-                "{} holds the notification ahead of its call: {methods:?}",
+                matches!((call, notes.as_slice()), (Some(call), [note]) if (*note < call) == ahead),
+                "{} holds the notification (ahead of its call: {ahead}): {methods:?}",
                 record.case
             );
         } else {
             assert_eq!(notes, Vec::<usize>::new(), "{}: {methods:?}", record.case);
         }
     }
-    assert_one_session(&session_records);
+    assert_one_session(records);
 }
 
 /// A server that exits with status 1 when its stdin closes
